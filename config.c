@@ -1,0 +1,593 @@
+/*
+ * config.c: reading workbench-config.json, ${VAR} expansion, and
+ * validation that names the file, the place and what was expected.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workbench.h"
+
+#define CFG_MAX_FILE	(16 * 1024 * 1024)
+#define NAME_RULE	"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ (letters, " \
+			"digits and '-', joined by single '_'; no leading, " \
+			"trailing or doubled '_')"
+
+enum expand_error {
+	EXPAND_OK = 0,
+	EXPAND_UNSET = -1,
+	EXPAND_UNCLOSED = -2,
+	EXPAND_BADNAME = -3
+};
+
+/* The state of one load: where we are, where problems go. */
+struct loader {
+	struct cfg	*cfg;
+	struct json	 j;
+	struct buf	 path;		/* "toolboxes.dev.mcpServers.fs" */
+	FILE		*err;
+	int		 errors;
+};
+
+static void
+problem(struct loader *l, bool fatal, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(l->err, "%s: %s", l->cfg->path, fatal ? "" : "warning: ");
+	if (l->path.len > 0)
+		fprintf(l->err, "%s: ", buf_cstr(&l->path));
+	va_start(ap, fmt);
+	vfprintf(l->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', l->err);
+	if (fatal)
+		l->errors++;
+}
+
+static size_t
+path_push(struct loader *l, const char *fmt, const char *s)
+{
+	size_t old = l->path.len;
+
+	if (old > 0 && fmt[0] != '[')
+		buf_putc(&l->path, '.');
+	buf_printf(&l->path, fmt, s);
+	return old;
+}
+
+static void
+path_pop(struct loader *l, size_t old)
+{
+	l->path.len = old;
+}
+
+static bool
+valid_var_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/*
+ * Expand ${VAR}, ${VAR:-default} and $$ in s into out.  On error, var
+ * holds the variable's name (never its value).
+ */
+int
+cfg_expand(const char *s, struct buf *out, struct buf *var)
+{
+	const char *end, *dflt, *val;
+	size_t n;
+	char *name;
+
+	out->len = var->len = 0;
+	for (; *s != '\0'; s++) {
+		if (s[0] != '$' || (s[1] != '$' && s[1] != '{')) {
+			buf_putc(out, *s);
+			continue;
+		}
+		if (s[1] == '$') {
+			buf_putc(out, '$');
+			s++;
+			continue;
+		}
+		if ((end = strchr(s + 2, '}')) == NULL)
+			return EXPAND_UNCLOSED;
+		dflt = strstr(s + 2, ":-");
+		if (dflt != NULL && dflt > end)
+			dflt = NULL;
+		n = (size_t)((dflt != NULL ? dflt : end) - (s + 2));
+		buf_put(var, s + 2, n);
+		if (!valid_var_name(s + 2, n))
+			return EXPAND_BADNAME;
+		name = buf_cstr(var);
+		val = getenv(name);
+		if (dflt != NULL && (val == NULL || *val == '\0'))
+			buf_put(out, dflt + 2, (size_t)(end - dflt - 2));
+		else if (val == NULL)
+			return EXPAND_UNSET;
+		else
+			buf_puts(out, val);
+		var->len = 0;
+		s = end;
+	}
+	buf_cstr(out);
+	return EXPAND_OK;
+}
+
+/* A string field, expanded; NULL (and a problem reported) otherwise. */
+static char *
+expanded(struct loader *l, int t)
+{
+	struct buf out = { 0 }, var = { 0 };
+	char *raw;
+	int r;
+
+	if ((raw = json_strdup(&l->j, t)) == NULL) {
+		problem(l, true, "expected a string");
+		return NULL;
+	}
+	r = cfg_expand(raw, &out, &var);
+	free(raw);
+	buf_cstr(&var);
+	if (r == EXPAND_UNSET)
+		problem(l, true, "environment variable %s is not set "
+		    "(required by ${%s}); export %s=value, or give a default "
+		    "with ${%s:-default}", var.data, var.data, var.data,
+		    var.data);
+	else if (r == EXPAND_UNCLOSED)
+		problem(l, true, "unclosed '${' (close it with '}', or "
+		    "write $$ for a literal '$')");
+	else if (r == EXPAND_BADNAME)
+		problem(l, true, "invalid variable name '%s' in ${...} "
+		    "(letters, digits and '_', not starting with a digit)",
+		    var.data);
+	buf_free(&var);
+	if (r != EXPAND_OK) {
+		buf_free(&out);
+		return NULL;
+	}
+	return buf_cstr(&out);
+}
+
+/* A string field taken literally (descriptions, names). */
+static char *
+literal(struct loader *l, int t)
+{
+	char *s;
+
+	if ((s = json_strdup(&l->j, t)) == NULL)
+		problem(l, true, "expected a string");
+	return s;
+}
+
+static int
+positive_ms(struct loader *l, int t, bool zero_ok)
+{
+	long long v;
+
+	if (!json_get_int(&l->j, t, &v) || v < (zero_ok ? 0 : 1) ||
+	    v > 86400000) {
+		problem(l, true, "expected a whole number of milliseconds "
+		    "from %d to 86400000", zero_ok ? 0 : 1);
+		return -1;
+	}
+	return (int)v;
+}
+
+/*
+ * Walk the members of object obj: calls fn for each, with the path
+ * extended by the key.  Duplicate keys are an error: JSON leaves their
+ * meaning open, and a config should not be read two ways.
+ */
+typedef void member_fn(struct loader *, const char *, int, void *);
+
+static void
+each_member(struct loader *l, int obj, member_fn *fn, void *arg)
+{
+	int i, n, k, m;
+	size_t old;
+	char *key;
+
+	if (!json_is(&l->j, obj, JSMN_OBJECT)) {
+		problem(l, true, "expected an object");
+		return;
+	}
+	for (i = obj + 1, n = 0; n < l->j.tok[obj].size; n++) {
+		if ((key = json_strdup(&l->j, i)) == NULL)
+			key = xstrdup("?");
+		old = path_push(l, "%s", key);
+		for (k = obj + 1, m = 0; m < n; m++, k = json_next(&l->j, k + 1))
+			if (json_eq(&l->j, k, key))
+				break;
+		if (m < n)
+			problem(l, true, "duplicate key");
+		else
+			fn(l, key, i + 1, arg);
+		path_pop(l, old);
+		free(key);
+		i = json_next(&l->j, i + 1);
+	}
+}
+
+/* A NULL-terminated array of strings, each expanded. */
+static char **
+string_array(struct loader *l, int arr, bool expand)
+{
+	char **v;
+	int i, n;
+	size_t old;
+
+	if (!json_is(&l->j, arr, JSMN_ARRAY)) {
+		problem(l, true, "expected an array of strings");
+		return NULL;
+	}
+	v = xcalloc((size_t)l->j.tok[arr].size + 1, sizeof(*v));
+	for (i = arr + 1, n = 0; n < l->j.tok[arr].size; n++) {
+		old = l->path.len;
+		buf_printf(&l->path, "[%d]", n);
+		v[n] = expand ? expanded(l, i) : literal(l, i);
+		if (v[n] == NULL)
+			v[n] = xstrdup("");
+		path_pop(l, old);
+		i = json_next(&l->j, i);
+	}
+	return v;
+}
+
+static size_t
+count(char **v)
+{
+	size_t n = 0;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+env_member(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg_server *s = arg;
+	size_t n = count(s->env);
+	char *val;
+
+	if (!valid_var_name(key, strlen(key))) {
+		problem(l, true, "invalid environment variable name");
+		return;
+	}
+	if ((val = expanded(l, t)) == NULL)
+		return;
+	s->env = xrealloc(s->env, (n + 2) * sizeof(*s->env));
+	s->env[n] = xmalloc(strlen(key) + strlen(val) + 2);
+	sprintf(s->env[n], "%s=%s", key, val);
+	s->env[n + 1] = NULL;
+	free(val);
+}
+
+static void
+server_filters(struct loader *l, struct cfg_server *s, int t)
+{
+	if (json_eq(&l->j, t, "*"))
+		return;
+	if (json_is(&l->j, t, JSMN_STRING)) {
+		s->filters = xcalloc(2, sizeof(*s->filters));
+		s->filters[0] = literal(l, t);
+		return;
+	}
+	s->filters = string_array(l, t, false);
+	if (s->filters != NULL && s->filters[0] == NULL) {
+		problem(l, false, "empty toolFilters keeps no tool; "
+		    "leave it out or use \"*\" for all tools");
+	}
+}
+
+static void
+server_member(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg_server *s = arg;
+	char **args;
+	size_t i;
+
+	if (strcmp(key, "command") == 0) {
+		free(s->argv[0]);
+		s->argv[0] = expanded(l, t);
+		if (s->argv[0] != NULL && s->argv[0][0] == '\0')
+			problem(l, true, "command is empty");
+	} else if (strcmp(key, "args") == 0) {
+		if ((args = string_array(l, t, true)) == NULL)
+			return;
+		s->argv = xrealloc(s->argv, (count(args) + 2) *
+		    sizeof(*s->argv));
+		for (i = 0; args[i] != NULL; i++)
+			s->argv[i + 1] = args[i];
+		s->argv[i + 1] = NULL;
+		free(args);
+	} else if (strcmp(key, "env") == 0)
+		each_member(l, t, env_member, s);
+	else if (strcmp(key, "toolFilters") == 0)
+		server_filters(l, s, t);
+	else if (strcmp(key, "transport") == 0) {
+		if (!json_eq(&l->j, t, "stdio"))
+			problem(l, true, "unsupported transport (only \"stdio\" "
+			    "is supported: mcp-workbench starts each server "
+			    "as a child process)");
+	} else if (strcmp(key, "cwd") == 0)
+		s->cwd = expanded(l, t);
+	else if (strcmp(key, "inheritEnv") == 0) {
+		if (json_get_bool(&l->j, t, &s->inherit_env) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "initTimeoutMs") == 0)
+		s->init_timeout_ms = positive_ms(l, t, false);
+	else if (strcmp(key, "callTimeoutMs") == 0)
+		s->call_timeout_ms = positive_ms(l, t, true);
+	else
+		problem(l, false, "unknown key ignored");
+}
+
+static void
+check_name(struct loader *l, const char *what, const char *name)
+{
+	if (!tool_valid_config_name(name))
+		problem(l, true, "invalid %s name '%s': names must match %s",
+		    what, name, NAME_RULE);
+}
+
+static void
+server_entry(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg_toolbox *b = arg;
+	struct cfg_server *s;
+
+	check_name(l, "server", key);
+	b->servers = xrealloc(b->servers, ((size_t)b->nservers + 1) *
+	    sizeof(*b->servers));
+	s = &b->servers[b->nservers++];
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(key);
+	s->argv = xcalloc(2, sizeof(*s->argv));
+	s->init_timeout_ms = -1;
+	s->call_timeout_ms = -1;
+	each_member(l, t, server_member, s);
+	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
+	    json_is(&l->j, t, JSMN_OBJECT))
+		problem(l, true, "missing \"command\" (the program to run)");
+	if (s->argv[0] == NULL)
+		s->argv[0] = xstrdup("");
+}
+
+static void
+toolbox_member(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg_toolbox *b = arg;
+
+	if (strcmp(key, "description") == 0) {
+		free(b->description);
+		b->description = literal(l, t);
+	} else if (strcmp(key, "mcpServers") == 0)
+		each_member(l, t, server_entry, b);
+	else
+		problem(l, false, "unknown key ignored");
+}
+
+static void
+toolbox_entry(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg *c = l->cfg;
+	struct cfg_toolbox *b;
+
+	(void)arg;
+	check_name(l, "toolbox", key);
+	c->boxes = xrealloc(c->boxes, ((size_t)c->nboxes + 1) *
+	    sizeof(*c->boxes));
+	b = &c->boxes[c->nboxes++];
+	memset(b, 0, sizeof(*b));
+	b->name = xstrdup(key);
+	each_member(l, t, toolbox_member, b);
+	if (json_is(&l->j, t, JSMN_OBJECT) && json_get(&l->j, t,
+	    "mcpServers") < 0)
+		problem(l, true, "missing \"mcpServers\" (an object of "
+		    "servers)");
+	if (b->description == NULL)
+		b->description = xstrdup("");
+}
+
+static void
+top_member(struct loader *l, const char *key, int t, void *arg)
+{
+	struct cfg *c = l->cfg;
+	long long v;
+
+	(void)arg;
+	if (strcmp(key, "toolboxes") == 0)
+		each_member(l, t, toolbox_entry, NULL);
+	else if (strcmp(key, "toolMode") == 0) {
+		if (json_eq(&l->j, t, "proxy"))
+			c->mode = MODE_PROXY;
+		else if (json_eq(&l->j, t, "dynamic"))
+			c->mode = MODE_DYNAMIC;
+		else
+			problem(l, true, "expected \"proxy\" or \"dynamic\"");
+	} else if (strcmp(key, "initTimeoutMs") == 0)
+		c->init_timeout_ms = positive_ms(l, t, false);
+	else if (strcmp(key, "callTimeoutMs") == 0)
+		c->call_timeout_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "maxMessageBytes") == 0) {
+		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
+			problem(l, true, "expected a whole number of bytes "
+			    "from 1024 to 1073741824");
+		else
+			c->max_message = (size_t)v;
+	} else
+		problem(l, false, "unknown key ignored");
+}
+
+/* Servers without their own timeouts take the top-level ones. */
+static void
+apply_defaults(struct cfg *c)
+{
+	struct cfg_server *s;
+	int i, k;
+
+	for (i = 0; i < c->nboxes; i++)
+		for (k = 0; k < c->boxes[i].nservers; k++) {
+			s = &c->boxes[i].servers[k];
+			if (s->init_timeout_ms < 0)
+				s->init_timeout_ms = c->init_timeout_ms;
+			if (s->call_timeout_ms < 0)
+				s->call_timeout_ms = c->call_timeout_ms;
+		}
+}
+
+static void
+syntax_error(struct loader *l, const char *text, int r)
+{
+	size_t line, col;
+
+	if (r == JSON_NOTOBJ) {
+		problem(l, true, "the top level must be a JSON object");
+		return;
+	}
+	if (r == JSON_TOOBIG) {
+		problem(l, true, "too large to load");
+		return;
+	}
+	line = json_line_col(text, l->j.errpos, &col);
+	fprintf(l->err, "%s:%zu:%zu: JSON syntax error%s\n", l->cfg->path,
+	    line, col, l->j.errpos >= l->j.len ? " (unexpected end of file)" :
+	    "");
+	l->errors++;
+}
+
+/*
+ * Load a configuration from text.  Problems go to err; the count of fatal
+ * ones is returned (0: the configuration is usable).
+ */
+int
+cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
+    FILE *err)
+{
+	struct loader l = { .cfg = c, .err = err };
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(path);
+	c->init_timeout_ms = WB_INIT_TIMEOUT_MS;
+	c->max_message = WB_MAX_MESSAGE;
+	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
+		syntax_error(&l, text, r);
+	else {
+		each_member(&l, 0, top_member, NULL);
+		if (json_get(&l.j, 0, "toolboxes") < 0)
+			problem(&l, true, "missing \"toolboxes\" (an object "
+			    "of named toolboxes)");
+	}
+	apply_defaults(c);
+	free(l.j.tok);
+	buf_free(&l.path);
+	return l.errors;
+}
+
+static char *
+read_file(const char *path, size_t *len, FILE *err)
+{
+	struct buf b = { 0 };
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		buf_reserve(&b, 65536);
+		n = read(fd, b.data + b.len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (b.len += (size_t)n) > CFG_MAX_FILE)
+			break;
+	}
+	close(fd);
+	if (n < 0 || b.len > CFG_MAX_FILE) {
+		fprintf(err, "%s: cannot read: %s\n", path, n < 0 ?
+		    strerror(errno) : "larger than 16 MiB");
+		buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return buf_cstr(&b);
+}
+
+int
+cfg_load(struct cfg *c, const char *path, FILE *err)
+{
+	size_t len;
+	char *text;
+	int r;
+
+	if ((text = read_file(path, &len, err)) == NULL) {
+		memset(c, 0, sizeof(*c));
+		c->path = xstrdup(path);
+		return 1;
+	}
+	r = cfg_parse(c, path, text, len, err);
+	free(text);
+	return r;
+}
+
+static void
+free_strings(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+cfg_free(struct cfg *c)
+{
+	struct cfg_server *s;
+	int i, k;
+
+	for (i = 0; i < c->nboxes; i++) {
+		for (k = 0; k < c->boxes[i].nservers; k++) {
+			s = &c->boxes[i].servers[k];
+			free(s->name);
+			free_strings(s->argv);
+			free_strings(s->env);
+			free_strings(s->filters);
+			free(s->cwd);
+		}
+		free(c->boxes[i].servers);
+		free(c->boxes[i].name);
+		free(c->boxes[i].description);
+	}
+	free(c->boxes);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct cfg_toolbox *
+cfg_toolbox(const struct cfg *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nboxes; i++)
+		if (strcmp(c->boxes[i].name, name) == 0)
+			return &c->boxes[i];
+	return NULL;
+}

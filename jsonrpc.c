@@ -1,0 +1,748 @@
+/*
+ * jsonrpc.c: JSON tokenizing (jsmn) with the validation jsmn leaves out,
+ * token lookup, string unescaping, the JSON emitter and line framing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* This file holds jsmn's implementation; the others see the header. */
+#undef JSMN_HEADER
+#include <jsmn.h>
+
+#include "workbench.h"
+
+/*
+ * Token cap: 2 Mi tokens (40 MiB) is far more than any sane message needs,
+ * yet bounds what a hostile line can make us allocate.  Arrays above
+ * TOKEN_KEEP are given back after the message is handled.
+ */
+#define TOKEN_MIN	256
+#define TOKEN_MAX	(2u * 1024 * 1024)
+#define TOKEN_KEEP	(64u * 1024)
+#define READ_CHUNK	(64 * 1024)
+
+static bool
+valid_number(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9')
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	else
+		return false;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+static bool
+valid_primitive(const char *s, size_t n)
+{
+	if ((n == 4 && memcmp(s, "true", 4) == 0) ||
+	    (n == 5 && memcmp(s, "false", 5) == 0) ||
+	    (n == 4 && memcmp(s, "null", 4) == 0))
+		return true;
+	return valid_number(s, n);
+}
+
+static bool
+valid_string(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20)
+			return false;
+	return true;
+}
+
+/*
+ * jsmn accepts {"a" "b"}, ["k": 1], tru and raw control characters.
+ * Walk the tokens once and require real JSON: object members are string
+ * keys with exactly one value, primitives are literals or numbers, strings
+ * hold no raw control characters, and there is one root.
+ */
+static bool
+valid_tokens(const struct json *j)
+{
+	const jsmntok_t *t, *p;
+	int i;
+
+	for (i = 0; i < j->ntok; i++) {
+		t = &j->tok[i];
+		if (t->type == JSMN_PRIMITIVE &&
+		    !valid_primitive(j->js + t->start, t->end - t->start))
+			return false;
+		if (t->type == JSMN_STRING &&
+		    !valid_string(j->js + t->start, t->end - t->start))
+			return false;
+		if (t->parent < 0) {
+			if (i != 0)
+				return false;
+			continue;
+		}
+		p = &j->tok[t->parent];
+		if (p->type == JSMN_OBJECT) {
+			if (t->type != JSMN_STRING || t->size != 1)
+				return false;
+		} else if (t->type == JSMN_STRING && t->size != 0)
+			return false;
+		if (p->type == JSMN_STRING && j->tok[p->parent].type != JSMN_OBJECT)
+			return false;
+	}
+	return j->ntok > 0;
+}
+
+static size_t
+skip_space(const char *s, size_t i, size_t n)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+	    s[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* Tokenize any JSON value; grows the token array up to the cap. */
+int
+json_parse_any(struct json *j, const char *js, size_t len)
+{
+	jsmn_parser p;
+	unsigned int cap;
+	int r;
+
+	j->js = js;
+	j->len = len;
+	j->ntok = 0;
+	j->errpos = 0;
+	if (j->cap == 0) {
+		j->cap = TOKEN_MIN;
+		j->tok = xmalloc(j->cap * sizeof(*j->tok));
+	}
+	jsmn_init(&p);
+	while ((r = jsmn_parse(&p, js, len, j->tok, j->cap)) ==
+	    JSMN_ERROR_NOMEM) {
+		if (j->cap >= TOKEN_MAX)
+			return JSON_TOOBIG;
+		cap = j->cap * 4 > TOKEN_MAX ? TOKEN_MAX : j->cap * 4;
+		j->tok = xrealloc(j->tok, cap * sizeof(*j->tok));
+		j->cap = cap;
+	}
+	if (r < 0) {
+		j->errpos = p.pos;
+		return JSON_SYNTAX;
+	}
+	j->ntok = r;
+	if (!valid_tokens(j) ||
+	    skip_space(js, (size_t)j->tok[0].end, len) != len) {
+		j->errpos = j->ntok > 0 ? (size_t)j->tok[0].end : 0;
+		return JSON_SYNTAX;
+	}
+	return JSON_OK;
+}
+
+/* Tokenize one message: a single JSON object. */
+int
+json_parse(struct json *j, const char *js, size_t len)
+{
+	int r;
+
+	if ((r = json_parse_any(j, js, len)) != JSON_OK)
+		return r;
+	return j->tok[0].type == JSMN_OBJECT ? JSON_OK : JSON_NOTOBJ;
+}
+
+/* Give back a token array that one large message made large. */
+void
+json_release(struct json *j)
+{
+	if (j->cap <= TOKEN_KEEP)
+		return;
+	free(j->tok);
+	j->tok = NULL;
+	j->cap = 0;
+	j->ntok = 0;
+}
+
+/* The token after the subtree at i; no recursion, so depth is free. */
+int
+json_next(const struct json *j, int i)
+{
+	int end = j->tok[i].end;
+
+	for (i++; i < j->ntok && j->tok[i].start < end; i++)
+		;
+	return i;
+}
+
+bool
+json_is(const struct json *j, int i, jsmntype_t type)
+{
+	return i >= 0 && i < j->ntok && j->tok[i].type == type;
+}
+
+static bool
+hex4(const char *s, unsigned long *v)
+{
+	int i, d;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return false;
+		*v = *v << 4 | (unsigned long)d;
+	}
+	return true;
+}
+
+/* Unescape the string token i into out (not NUL-terminated). */
+static bool
+unescape(const struct json *j, int i, struct buf *out)
+{
+	const char *s = j->js + j->tok[i].start;
+	size_t n = j->tok[i].end - j->tok[i].start, k;
+	unsigned long cp, lo;
+
+	for (k = 0; k < n; k++) {
+		if (s[k] != '\\') {
+			buf_putc(out, s[k]);
+			continue;
+		}
+		if (++k >= n)
+			return false;
+		switch (s[k]) {
+		case 'b': buf_putc(out, '\b'); continue;
+		case 'f': buf_putc(out, '\f'); continue;
+		case 'n': buf_putc(out, '\n'); continue;
+		case 'r': buf_putc(out, '\r'); continue;
+		case 't': buf_putc(out, '\t'); continue;
+		case 'u': break;
+		default: buf_putc(out, s[k]); continue;
+		}
+		if (k + 4 >= n || !hex4(s + k + 1, &cp))
+			return false;
+		k += 4;
+		if (cp >= 0xd800 && cp < 0xdc00 && k + 6 < n &&
+		    s[k + 1] == '\\' && s[k + 2] == 'u' &&
+		    hex4(s + k + 3, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			k += 6;
+		}
+		if (cp == 0)
+			return false;
+		if (cp >= 0xd800 && cp < 0xe000)
+			cp = 0xfffd;
+		if (cp < 0x80)
+			buf_putc(out, (char)cp);
+		else if (cp < 0x800) {
+			buf_putc(out, (char)(0xc0 | cp >> 6));
+			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+		} else if (cp < 0x10000) {
+			buf_putc(out, (char)(0xe0 | cp >> 12));
+			buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+		} else {
+			buf_putc(out, (char)(0xf0 | cp >> 18));
+			buf_putc(out, (char)(0x80 | (cp >> 12 & 0x3f)));
+			buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+		}
+	}
+	return true;
+}
+
+/*
+ * The string token i unescaped, as a new C string; NULL when i is not a
+ * string or holds \u0000 (no name we handle may contain NUL).
+ */
+char *
+json_strdup(const struct json *j, int i)
+{
+	struct buf b = { 0 };
+
+	if (!json_is(j, i, JSMN_STRING))
+		return NULL;
+	if (!unescape(j, i, &b)) {
+		buf_free(&b);
+		return NULL;
+	}
+	buf_cstr(&b);
+	return b.data;
+}
+
+/* Does string token i equal s once unescaped? */
+bool
+json_eq(const struct json *j, int i, const char *s)
+{
+	const char *t;
+	size_t n;
+	char *u;
+	bool eq;
+
+	if (!json_is(j, i, JSMN_STRING))
+		return false;
+	t = j->js + j->tok[i].start;
+	n = j->tok[i].end - j->tok[i].start;
+	if (memchr(t, '\\', n) == NULL)
+		return strlen(s) == n && memcmp(t, s, n) == 0;
+	if ((u = json_strdup(j, i)) == NULL)
+		return false;
+	eq = strcmp(u, s) == 0;
+	free(u);
+	return eq;
+}
+
+/* The value of key in object obj, or -1. */
+int
+json_get(const struct json *j, int obj, const char *key)
+{
+	int i, n, end;
+
+	if (!json_is(j, obj, JSMN_OBJECT))
+		return -1;
+	end = j->tok[obj].size;
+	for (i = obj + 1, n = 0; n < end; n++) {
+		if (json_eq(j, i, key))
+			return i + 1;
+		i = json_next(j, i + 1);
+	}
+	return -1;
+}
+
+/* Follow a dotted path of keys ("params._meta.progressToken"). */
+int
+json_path(const struct json *j, int obj, const char *path)
+{
+	char key[64];
+	const char *dot;
+	size_t n;
+
+	while (obj >= 0 && *path != '\0') {
+		dot = strchr(path, '.');
+		n = dot == NULL ? strlen(path) : (size_t)(dot - path);
+		if (n >= sizeof(key))
+			return -1;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		obj = json_get(j, obj, key);
+		path += n + (dot != NULL);
+	}
+	return obj;
+}
+
+/* Is token i an integer (no fraction, no exponent)? */
+bool
+json_is_int(const struct json *j, int i)
+{
+	const char *s;
+	size_t n, k;
+
+	if (!json_is(j, i, JSMN_PRIMITIVE))
+		return false;
+	s = j->js + j->tok[i].start;
+	n = j->tok[i].end - j->tok[i].start;
+	k = (n > 0 && s[0] == '-');
+	if (k == n)
+		return false;
+	for (; k < n; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	return true;
+}
+
+/* Token i as an integer that fits a long long. */
+bool
+json_get_int(const struct json *j, int i, long long *v)
+{
+	char tmp[24];
+	size_t n;
+	char *end;
+
+	if (!json_is_int(j, i))
+		return false;
+	n = j->tok[i].end - j->tok[i].start;
+	if (n >= sizeof(tmp))
+		return false;
+	memcpy(tmp, j->js + j->tok[i].start, n);
+	tmp[n] = '\0';
+	errno = 0;
+	*v = strtoll(tmp, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* 0 and *v set for true/false, -1 otherwise. */
+int
+json_get_bool(const struct json *j, int i, bool *v)
+{
+	if (!json_is(j, i, JSMN_PRIMITIVE))
+		return -1;
+	if (j->js[j->tok[i].start] == 't')
+		*v = true;
+	else if (j->js[j->tok[i].start] == 'f')
+		*v = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* The raw text of token i, quotes included for strings. */
+const char *
+json_raw(const struct json *j, int i, size_t *n)
+{
+	int q = j->tok[i].type == JSMN_STRING;
+
+	*n = j->tok[i].end - j->tok[i].start + 2 * q;
+	return j->js + j->tok[i].start - q;
+}
+
+/* 1-based line of offset pos in s; *col gets the 1-based column. */
+size_t
+json_line_col(const char *s, size_t pos, size_t *col)
+{
+	size_t line = 1, start = 0, i;
+
+	for (i = 0; i < pos; i++)
+		if (s[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	*col = pos - start + 1;
+	return line;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, k;
+	unsigned long cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/*
+ * Emit s as a JSON string.  Control characters are escaped and invalid
+ * UTF-8 becomes U+FFFD, so whatever we got, we send valid JSON.
+ */
+void
+json_put_str(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, run, k;
+
+	buf_reserve(b, n + 2);
+	buf_putc(b, '"');
+	for (i = 0; i < n; i += k) {
+		for (run = i; run < n && u[run] >= 0x20 && u[run] < 0x80 &&
+		    u[run] != '"' && u[run] != '\\'; run++)
+			;
+		buf_put(b, s + i, run - i);
+		if ((i = run) >= n)
+			break;
+		k = 1;
+		switch (u[i]) {
+		case '"': buf_puts(b, "\\\""); break;
+		case '\\': buf_puts(b, "\\\\"); break;
+		case '\n': buf_puts(b, "\\n"); break;
+		case '\r': buf_puts(b, "\\r"); break;
+		case '\t': buf_puts(b, "\\t"); break;
+		default:
+			if (u[i] < 0x20) {
+				buf_puts(b, "\\u00");
+				buf_putc(b, hex[u[i] >> 4]);
+				buf_putc(b, hex[u[i] & 15]);
+			} else if ((k = utf8_len(u + i, n - i)) > 0)
+				buf_put(b, s + i, k);
+			else {
+				buf_puts(b, "\xef\xbf\xbd");
+				k = 1;
+			}
+		}
+	}
+	buf_putc(b, '"');
+}
+
+void
+json_put_cstr(struct buf *b, const char *s)
+{
+	json_put_str(b, s, strlen(s));
+}
+
+/* Emit "key": (keys are our own constants). */
+void
+json_put_key(struct buf *b, const char *key)
+{
+	buf_putc(b, '"');
+	buf_puts(b, key);
+	buf_puts(b, "\":");
+}
+
+/*
+ * Copy the raw object text obj (a whole "{...}") into b without its closing
+ * brace, followed by a comma when it had members, so that the caller can
+ * append members and close it.  Returns the bytes written.
+ */
+size_t
+json_add_members(struct buf *b, const char *obj, size_t n)
+{
+	size_t start = b->len, end = n - 1, i;
+
+	buf_put(b, obj, end);
+	for (i = 1; i < end && (obj[i] == ' ' || obj[i] == '\t' ||
+	    obj[i] == '\r' || obj[i] == '\n'); i++)
+		;
+	if (i < end)
+		buf_putc(b, ',');
+	return b->len - start;
+}
+
+bool
+rpc_valid_id(const struct json *j, int i)
+{
+	return json_is(j, i, JSMN_STRING) || json_is_int(j, i);
+}
+
+/*
+ * Find the top-level "id" in the start of a line too large to parse, so
+ * that the request it belongs to can still be answered.  Stops at the
+ * first value it cannot follow.
+ */
+int
+rpc_scan_id(const char *s, size_t n, const char **id, size_t *idlen)
+{
+	size_t i = skip_space(s, 0, n), k, start;
+	bool key;
+
+	if (i >= n || s[i++] != '{')
+		return -1;
+	for (;;) {
+		i = skip_space(s, i, n);
+		if (i >= n || s[i] != '"')
+			return -1;
+		key = i + 4 < n && memcmp(s + i, "\"id\"", 4) == 0;
+		for (k = i + 1; k < n && s[k] != '"'; k++)
+			if (s[k] == '\\')
+				k++;
+		i = skip_space(s, k + 1, n);
+		if (i >= n || s[i++] != ':')
+			return -1;
+		start = i = skip_space(s, i, n);
+		if (i < n && s[i] == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			i++;
+		} else
+			while (i < n && (s[i] == '-' || (s[i] >= '0' &&
+			    s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z')))
+				i++;
+		if (i > n || i == start)
+			return -1;
+		if (key) {
+			*id = s + start;
+			*idlen = i - start;
+			return 0;
+		}
+		i = skip_space(s, i, n);
+		if (i >= n || s[i++] != ',')
+			return -1;
+	}
+}
+
+/* Strip '\r' and a leading BOM, skip empty lines, hand over the rest. */
+static void
+peer_line(char *line, size_t n, const struct peer_ops *ops, void *ctx)
+{
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
+	if (n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+		line += 3;
+		n -= 3;
+	}
+	if (n > 0)
+		ops->line(ctx, line, n);
+}
+
+/* Remember the id of a line we are about to discard, if we can see it. */
+static void
+peer_drop_start(struct peer *p, const char *s, size_t n)
+{
+	const char *id;
+	size_t idlen;
+
+	free(p->dropped_id);
+	p->dropped_id = NULL;
+	if (rpc_scan_id(s, n, &id, &idlen) == 0)
+		p->dropped_id = xstrndup(id, idlen);
+}
+
+static void
+peer_drop_end(struct peer *p, size_t total, const struct peer_ops *ops,
+    void *ctx)
+{
+	ops->oversize(ctx, total, p->dropped_id);
+	free(p->dropped_id);
+	p->dropped_id = NULL;
+	p->dropped = 0;
+}
+
+/*
+ * Hand every complete line in the input to ops.  A line longer than max
+ * is never kept whole: once the buffer passes max without a newline, its
+ * bytes are counted and dropped until the newline, then reported.
+ */
+static void
+peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
+{
+	size_t pos = 0, n;
+	char *nl;
+
+	for (;;) {
+		if (p->dropped > 0) {
+			nl = memchr(p->in.data + pos, '\n', p->in.len - pos);
+			n = nl == NULL ? p->in.len - pos :
+			    (size_t)(nl - p->in.data) - pos;
+			p->dropped += n;
+			pos += n;
+			if (nl == NULL)
+				break;
+			peer_drop_end(p, p->dropped, ops, ctx);
+			p->scanned = ++pos;
+			continue;
+		}
+		nl = memchr(p->in.data + p->scanned, '\n',
+		    p->in.len - p->scanned);
+		if (nl == NULL)
+			break;
+		n = (size_t)(nl - p->in.data) - pos;
+		if (n > max) {
+			peer_drop_start(p, p->in.data + pos, n);
+			peer_drop_end(p, n, ops, ctx);
+		} else
+			peer_line(p->in.data + pos, n, ops, ctx);
+		p->scanned = pos += n + 1;
+	}
+	buf_consume(&p->in, pos);
+	p->scanned = p->in.len;
+	if (p->dropped == 0 && p->in.len > max) {
+		peer_drop_start(p, p->in.data, p->in.len);
+		p->dropped = p->in.len;
+		p->in.len = p->scanned = 0;
+	}
+}
+
+/*
+ * Read what the peer has (one chunk) and handle the complete lines.
+ * Returns the bytes read, 0 at end of file, -1 with errno on error
+ * (EAGAIN included).
+ */
+ssize_t
+peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
+{
+	ssize_t n;
+
+	buf_reserve(&p->in, READ_CHUNK);
+	do
+		n = read(p->rfd, p->in.data + p->in.len, READ_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		p->eof = true;
+	if (n <= 0)
+		return n;
+	p->in.len += (size_t)n;
+	peer_lines(p, max, ops, ctx);
+	return n;
+}
+
+/*
+ * Write as much queued output as the peer takes now.  Returns 0, or -1
+ * with errno when the peer is gone (EPIPE) or broken.
+ */
+int
+peer_flush(struct peer *p)
+{
+	ssize_t n;
+
+	while (p->outoff < p->out.len) {
+		n = write(p->wfd, p->out.data + p->outoff,
+		    p->out.len - p->outoff);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			return -1;
+		p->outoff += (size_t)n;
+	}
+	if (p->outoff == p->out.len)
+		p->out.len = p->outoff = 0;
+	else if (p->outoff > p->out.len / 2) {
+		buf_consume(&p->out, p->outoff);
+		p->outoff = 0;
+	}
+	return 0;
+}
+
+size_t
+peer_queued(const struct peer *p)
+{
+	return p->out.len - p->outoff;
+}
+
+void
+peer_free(struct peer *p)
+{
+	buf_free(&p->in);
+	buf_free(&p->out);
+	free(p->dropped_id);
+	p->dropped_id = NULL;
+	p->scanned = p->dropped = p->outoff = 0;
+	p->eof = false;
+}

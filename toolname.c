@@ -1,0 +1,132 @@
+/*
+ * toolname.c: the names of toolboxes, servers and tools.
+ *
+ * Dynamic mode lists a downstream tool as {toolbox}__{server}__{tool}.
+ * Toolbox and server names never hold a leading, trailing or doubled
+ * underscore, so the first two "__" always split the three parts, and
+ * whatever follows the second is the tool's own name, "__" and all.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+/* Limits clients enforce on tool names (SEP-986 and older clients). */
+#define TOOL_NAME_MAX		128
+#define TOOL_NAME_PORTABLE	64
+
+static bool
+name_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '-';
+}
+
+/* ^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ */
+bool
+tool_valid_config_name(const char *s)
+{
+	if (!name_char(*s))
+		return false;
+	for (; *s != '\0'; s++) {
+		if (*s == '_' && !name_char(s[1]))
+			return false;
+		if (*s != '_' && !name_char(*s))
+			return false;
+	}
+	return true;
+}
+
+/* Does a tool pass the server's toolFilters (names or fnmatch globs)? */
+bool
+tool_filter_match(char *const *filters, const char *name)
+{
+	if (filters == NULL)
+		return true;
+	for (; *filters != NULL; filters++)
+		if (strcmp(*filters, name) == 0 ||
+		    fnmatch(*filters, name, 0) == 0)
+			return true;
+	return false;
+}
+
+char *
+tool_join(const char *box, const char *server, const char *tool)
+{
+	size_t n = strlen(box) + strlen(server) + strlen(tool) + 5;
+	char *s = xmalloc(n);
+
+	strcpy(s, box);
+	strcat(s, "__");
+	strcat(s, server);
+	strcat(s, "__");
+	strcat(s, tool);
+	return s;
+}
+
+/*
+ * Split a generated name at its first two "__".  Returns 0 with three new
+ * strings, or -1 when any part would be empty.
+ */
+int
+tool_split(const char *name, char **box, char **server, char **tool)
+{
+	const char *a, *b;
+
+	if ((a = strstr(name, "__")) == NULL || a == name)
+		return -1;
+	if ((b = strstr(a + 2, "__")) == NULL || b == a + 2 || b[2] == '\0')
+		return -1;
+	*box = xstrndup(name, (size_t)(a - name));
+	*server = xstrndup(a + 2, (size_t)(b - a - 2));
+	*tool = xstrdup(b + 2);
+	return 0;
+}
+
+/*
+ * Can a generated name be listed?  0: yes; 1: yes, but longer than the 64
+ * characters many clients enforce; -1: no (too long, or characters
+ * outside [A-Za-z0-9_.-]).
+ */
+int
+tool_listable(const char *name)
+{
+	size_t n = strlen(name);
+	const char *s;
+
+	if (n == 0 || n > TOOL_NAME_MAX)
+		return -1;
+	for (s = name; *s != '\0'; s++)
+		if (!name_char(*s) && *s != '_' && *s != '.')
+			return -1;
+	return n > TOOL_NAME_PORTABLE;
+}
+
+/*
+ * The Node.js workbench named tools {toolbox}__{server}_{tool}.  For such
+ * a name, guess the corrected one: the longest server-shaped prefix after
+ * the first "__" is not knowable without the config, so the caller passes
+ * each candidate through; here we only build "{box}__{rest}" candidates.
+ * Returns the corrected name for the first '_' split, or NULL.
+ */
+char *
+tool_legacy_hint(const char *name)
+{
+	const char *a, *u;
+	char *fixed;
+	size_t n;
+
+	if ((a = strstr(name, "__")) == NULL || a == name)
+		return NULL;
+	if (strstr(a + 2, "__") != NULL)
+		return NULL;
+	if ((u = strchr(a + 2, '_')) == NULL || u == a + 2 || u[1] == '\0')
+		return NULL;
+	n = strlen(name) + 2;
+	fixed = xmalloc(n);
+	memcpy(fixed, name, (size_t)(u - name));
+	strcpy(fixed + (u - name), "__");
+	strcat(fixed, u + 1);
+	return fixed;
+}

@@ -1,0 +1,227 @@
+/*
+ * util.c: memory, growable buffers, the clock and the log queue.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workbench.h"
+
+/* The log queue on stderr; bounded so a stalled reader cannot grow us. */
+#define LOG_CAP		(1024 * 1024)
+
+static struct buf logq;
+static size_t log_dropped;
+
+static void
+out_of_memory(size_t n)
+{
+	/*
+	 * Every buffer is bounded, so this means the machine itself is out
+	 * of memory; there is no sane way to carry on.
+	 */
+	static const char msg[] = WB_NAME ": out of memory\n";
+
+	(void)n;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* Nothing more can be done. */
+	}
+	_exit(3);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p;
+
+	if ((p = malloc(n == 0 ? 1 : n)) == NULL)
+		out_of_memory(n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size)) == NULL)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *
+xrealloc(void *old, size_t n)
+{
+	void *p;
+
+	if ((p = realloc(old, n == 0 ? 1 : n)) == NULL)
+		out_of_memory(n);
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p;
+
+	p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+void
+buf_reserve(struct buf *b, size_t more)
+{
+	size_t cap;
+
+	if (b->cap - b->len > more)
+		return;
+	cap = b->cap < 256 ? 256 : b->cap;
+	while (cap - b->len <= more)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void
+buf_put(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void
+buf_putc(struct buf *b, char c)
+{
+	buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Drop the first n bytes. */
+void
+buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* The contents as a C string; the buffer keeps ownership. */
+char *
+buf_cstr(struct buf *b)
+{
+	buf_reserve(b, 1);
+	b->data[b->len] = '\0';
+	return b->data;
+}
+
+long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Queue raw log bytes (whole lines) and write what stderr takes now. */
+void
+wb_log_raw(const char *s, size_t n)
+{
+	if (logq.len + n > LOG_CAP) {
+		log_dropped += n;
+		return;
+	}
+	if (log_dropped > 0 && logq.len + 80 < LOG_CAP) {
+		buf_printf(&logq, WB_NAME ": %zu bytes of log dropped "
+		    "(stderr is not being read)\n", log_dropped);
+		log_dropped = 0;
+	}
+	buf_put(&logq, s, n);
+	wb_log_flush();
+}
+
+void
+wb_log(const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), WB_NAME ": ");
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	wb_log_raw(line, (size_t)n);
+}
+
+int
+wb_log_pending(void)
+{
+	return logq.len > 0;
+}
+
+void
+wb_log_flush(void)
+{
+	ssize_t n;
+
+	while (logq.len > 0) {
+		n = write(STDERR_FILENO, logq.data, logq.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf_consume(&logq, (size_t)n);
+	}
+}

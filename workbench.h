@@ -1,0 +1,206 @@
+/*
+ * mcp-workbench: a stdio MCP server that aggregates other stdio MCP servers.
+ * Shared types and prototypes, in one section per source file.
+ */
+#ifndef WORKBENCH_H
+#define WORKBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define JSMN_HEADER
+#include <jsmn.h>
+
+#define WB_NAME			"mcp-workbench"
+#define WB_MAX_MESSAGE		(16u * 1024 * 1024)
+#define WB_INIT_TIMEOUT_MS	30000
+#define WB_PROTOCOL_LATEST	"2025-11-25"
+
+struct cfg_server;
+
+/*
+ * util.c: memory, growable buffers, time, logging.
+ */
+struct buf {
+	char	*data;
+	size_t	 len;
+	size_t	 cap;
+};
+
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+void	*xrealloc(void *, size_t);
+char	*xstrdup(const char *);
+char	*xstrndup(const char *, size_t);
+
+void	 buf_reserve(struct buf *, size_t);
+void	 buf_put(struct buf *, const void *, size_t);
+void	 buf_puts(struct buf *, const char *);
+void	 buf_putc(struct buf *, char);
+void	 buf_printf(struct buf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	 buf_consume(struct buf *, size_t);
+void	 buf_free(struct buf *);
+char	*buf_cstr(struct buf *);
+
+long long now_ms(void);
+
+void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 wb_log_raw(const char *, size_t);
+int	 wb_log_pending(void);
+void	 wb_log_flush(void);
+
+/*
+ * jsonrpc.c: JSON tokenizing and lookup, unescaping, emitting, line framing.
+ */
+struct json {
+	const char	*js;
+	size_t		 len;
+	jsmntok_t	*tok;
+	int		 ntok;
+	unsigned int	 cap;
+	size_t		 errpos;	/* Offset of a syntax error. */
+};
+
+enum json_status {
+	JSON_OK = 0,
+	JSON_SYNTAX = -1,	/* Not well-formed JSON. */
+	JSON_TOOBIG = -2,	/* More tokens than the cap allows. */
+	JSON_NOTOBJ = -3	/* Well-formed, but not a single object. */
+};
+
+int	 json_parse(struct json *, const char *, size_t);
+int	 json_parse_any(struct json *, const char *, size_t);
+void	 json_release(struct json *);
+int	 json_next(const struct json *, int);
+int	 json_get(const struct json *, int, const char *);
+int	 json_path(const struct json *, int, const char *);
+bool	 json_is(const struct json *, int, jsmntype_t);
+bool	 json_eq(const struct json *, int, const char *);
+bool	 json_is_int(const struct json *, int);
+bool	 json_get_int(const struct json *, int, long long *);
+int	 json_get_bool(const struct json *, int, bool *);
+char	*json_strdup(const struct json *, int);
+const char *json_raw(const struct json *, int, size_t *);
+size_t	 json_line_col(const char *, size_t, size_t *);
+
+void	 json_put_str(struct buf *, const char *, size_t);
+void	 json_put_cstr(struct buf *, const char *);
+void	 json_put_key(struct buf *, const char *);
+size_t	 json_add_members(struct buf *, const char *, size_t);
+
+int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
+bool	 rpc_valid_id(const struct json *, int);
+
+/*
+ * A peer is one side we exchange JSON-RPC lines with: the client on
+ * stdin/stdout, or a child on its stdout/stdin.
+ */
+struct peer {
+	int		 rfd;
+	int		 wfd;
+	struct buf	 in;
+	struct buf	 out;
+	size_t		 outoff;		/* Bytes of out already written. */
+	size_t		 scanned;	/* Bytes of in searched for '\n'. */
+	size_t		 dropped;	/* Bytes of an oversized line. */
+	char		*dropped_id;	/* Its id, when one was found. */
+	bool		 eof;
+};
+
+struct peer_ops {
+	void	(*line)(void *, char *, size_t);
+	void	(*oversize)(void *, size_t, const char *);
+};
+
+ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
+int	 peer_flush(struct peer *);
+size_t	 peer_queued(const struct peer *);
+void	 peer_free(struct peer *);
+
+/*
+ * procmgr.c: child processes.
+ */
+#define PROC_TAIL	5	/* stderr lines kept to quote on failure */
+#define PROC_TAIL_LINE	200	/* and the bytes kept of each */
+
+struct proc {
+	pid_t		 pid;		/* 0 when not running */
+	bool		 reaped;	/* It exited; its group may linger. */
+	struct peer	 io;		/* rfd: its stdout, wfd: its stdin */
+	int		 errfd;
+	struct buf	 errline;	/* A partial stderr line. */
+	bool		 errcut;	/* Dropping the rest of a long line. */
+	char		*tail[PROC_TAIL];
+	int		 ntail;
+};
+
+int	 proc_signals(void);
+bool	 proc_signal_take(void);
+int	 proc_spawn(struct proc *, const struct cfg_server *, struct buf *);
+int	 proc_drain_stderr(struct proc *, const char *);
+void	 proc_tail(const struct proc *, struct buf *);
+void	 proc_close(struct proc *);
+void	 proc_retire(pid_t, bool);
+void	 proc_tick(long long);
+long long proc_deadline(void);
+int	 proc_dying(void);
+bool	 proc_reaped(pid_t);
+void	 proc_kill_all(void);
+void	 proc_status(int, struct buf *);
+
+/*
+ * config.c: workbench-config.json.
+ */
+enum tool_mode {
+	MODE_PROXY,
+	MODE_DYNAMIC
+};
+
+struct cfg_server {
+	char	 *name;
+	char	**argv;		/* argv[0] is the command; NULL-terminated. */
+	char	**env;		/* "NAME=value", NULL-terminated. */
+	char	**filters;	/* NULL-terminated; NULL means all tools. */
+	char	 *cwd;
+	bool	  inherit_env;
+	int	  init_timeout_ms;
+	int	  call_timeout_ms;
+};
+
+struct cfg_toolbox {
+	char			*name;
+	char			*description;
+	struct cfg_server	*servers;
+	int			 nservers;
+};
+
+struct cfg {
+	char			*path;
+	struct cfg_toolbox	*boxes;
+	int			 nboxes;
+	enum tool_mode		 mode;
+	int			 init_timeout_ms;
+	int			 call_timeout_ms;
+	size_t			 max_message;
+};
+
+int	 cfg_load(struct cfg *, const char *, FILE *);
+int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
+void	 cfg_free(struct cfg *);
+int	 cfg_expand(const char *, struct buf *, struct buf *);
+const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
+
+/*
+ * toolname.c: names, the structured identifier and tool filters.
+ */
+bool	 tool_valid_config_name(const char *);
+bool	 tool_filter_match(char *const *, const char *);
+char	*tool_join(const char *, const char *, const char *);
+int	 tool_split(const char *, char **, char **, char **);
+int	 tool_listable(const char *);
+char	*tool_legacy_hint(const char *);
+
+#endif /* WORKBENCH_H */
