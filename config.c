@@ -303,6 +303,8 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 
 	if (strcmp(key, "command") == 0) {
 		free(s->argv[0]);
+		free(s->command);
+		s->command = json_strdup(&l->j, t);
 		s->argv[0] = expanded(l, t);
 		if (s->argv[0] != NULL && s->argv[0][0] == '\0')
 			problem(l, true, "command is empty");
@@ -324,8 +326,12 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 			problem(l, true, "unsupported transport (only \"stdio\" "
 			    "is supported: mcp-workbench starts each server "
 			    "as a child process)");
-	} else if (strcmp(key, "cwd") == 0)
+	} else if (strcmp(key, "cwd") == 0) {
+		free(s->cwd_raw);
+		free(s->cwd);
+		s->cwd_raw = json_strdup(&l->j, t);
 		s->cwd = expanded(l, t);
+	}
 	else if (strcmp(key, "inheritEnv") == 0) {
 		if (json_get_bool(&l->j, t, &s->inherit_env) < 0)
 			problem(l, true, "expected true or false");
@@ -366,6 +372,8 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 		problem(l, true, "missing \"command\" (the program to run)");
 	if (s->argv[0] == NULL)
 		s->argv[0] = xstrdup("");
+	if (s->command == NULL)
+		s->command = xstrdup(s->argv[0]);
 }
 
 static void
@@ -571,6 +579,8 @@ cfg_free(struct cfg *c)
 			free_strings(s->env);
 			free_strings(s->filters);
 			free(s->cwd);
+			free(s->cwd_raw);
+			free(s->command);
 		}
 		free(c->boxes[i].servers);
 		free(c->boxes[i].name);

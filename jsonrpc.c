@@ -81,10 +81,11 @@ valid_string(const char *s, size_t n)
  * jsmn accepts {"a" "b"}, ["k": 1], tru and raw control characters.
  * Walk the tokens once and require real JSON: object members are string
  * keys with exactly one value, primitives are literals or numbers, strings
- * hold no raw control characters, and there is one root.
+ * hold no raw control characters, and there is one root.  Returns the
+ * first offending token, or -1.
  */
-static bool
-valid_tokens(const struct json *j)
+static int
+invalid_token(const struct json *j)
 {
 	const jsmntok_t *t, *p;
 	int i;
@@ -93,25 +94,25 @@ valid_tokens(const struct json *j)
 		t = &j->tok[i];
 		if (t->type == JSMN_PRIMITIVE &&
 		    !valid_primitive(j->js + t->start, t->end - t->start))
-			return false;
+			return i;
 		if (t->type == JSMN_STRING &&
 		    !valid_string(j->js + t->start, t->end - t->start))
-			return false;
+			return i;
 		if (t->parent < 0) {
 			if (i != 0)
-				return false;
+				return i;
 			continue;
 		}
 		p = &j->tok[t->parent];
 		if (p->type == JSMN_OBJECT) {
 			if (t->type != JSMN_STRING || t->size != 1)
-				return false;
+				return i;
 		} else if (t->type == JSMN_STRING && t->size != 0)
-			return false;
+			return i;
 		if (p->type == JSMN_STRING && j->tok[p->parent].type != JSMN_OBJECT)
-			return false;
+			return i;
 	}
-	return j->ntok > 0;
+	return -1;
 }
 
 static size_t
@@ -123,13 +124,38 @@ skip_space(const char *s, size_t i, size_t n)
 	return i;
 }
 
+/*
+ * Strict jsmn wants a delimiter after a primitive, so a whole text that is
+ * one number or literal ("42") ends "partial".  It is valid JSON: give it
+ * its one token.
+ */
+static bool
+bare_primitive(struct json *j)
+{
+	size_t start = skip_space(j->js, 0, j->len), end = j->len;
+
+	while (end > start && (j->js[end - 1] == ' ' || j->js[end - 1] == '\t' ||
+	    j->js[end - 1] == '\r' || j->js[end - 1] == '\n'))
+		end--;
+	if (end == start || !valid_primitive(j->js + start, end - start))
+		return false;
+	j->tok[0].type = JSMN_PRIMITIVE;
+	j->tok[0].start = (int)start;
+	j->tok[0].end = (int)end;
+	j->tok[0].size = 0;
+	j->tok[0].parent = -1;
+	j->ntok = 1;
+	return true;
+}
+
 /* Tokenize any JSON value; grows the token array up to the cap. */
 int
 json_parse_any(struct json *j, const char *js, size_t len)
 {
 	jsmn_parser p;
 	unsigned int cap;
-	int r;
+	size_t end;
+	int r, bad;
 
 	j->js = js;
 	j->len = len;
@@ -148,14 +174,24 @@ json_parse_any(struct json *j, const char *js, size_t len)
 		j->tok = xrealloc(j->tok, cap * sizeof(*j->tok));
 		j->cap = cap;
 	}
+	if (r == JSMN_ERROR_PART && bare_primitive(j))
+		return JSON_OK;
 	if (r < 0) {
 		j->errpos = p.pos;
 		return JSON_SYNTAX;
 	}
 	j->ntok = r;
-	if (!valid_tokens(j) ||
-	    skip_space(js, (size_t)j->tok[0].end, len) != len) {
-		j->errpos = j->ntok > 0 ? (size_t)j->tok[0].end : 0;
+	if (r == 0) {
+		j->errpos = len;
+		return JSON_SYNTAX;
+	}
+	if ((bad = invalid_token(j)) >= 0) {
+		j->errpos = (size_t)j->tok[bad].start;
+		return JSON_SYNTAX;
+	}
+	end = (size_t)j->tok[0].end + (j->tok[0].type == JSMN_STRING);
+	if (skip_space(js, end, len) != len) {
+		j->errpos = end;
 		return JSON_SYNTAX;
 	}
 	return JSON_OK;

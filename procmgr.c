@@ -257,10 +257,10 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 		waitpid(pid, NULL, 0);
 		if (rep.stage == 0)
 			buf_printf(why, "cannot change directory to '%s': %s",
-			    cs->cwd, strerror(rep.err));
+			    cs->cwd_raw, strerror(rep.err));
 		else
 			buf_printf(why, "cannot execute '%s': %s",
-			    cs->argv[0], strerror(rep.err));
+			    cs->command, strerror(rep.err));
 		pid = -1;
 	}
 	if (pid < 0) {

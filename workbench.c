@@ -94,6 +94,7 @@ struct toolbox {
 	bool			 open;
 	struct waiter		*waiters;
 	int			 nwaiters;
+	bool			 starting;	/* Inside box_open's loop. */
 };
 
 static struct {
@@ -569,7 +570,7 @@ cursor_seen(struct server *s, const char *cursor)
 static void
 on_tools_page(struct server *s, const struct json *j, int result)
 {
-	int tools, t, n;
+	int tools, t, n, before = s->nfresh;
 	char *cursor;
 
 	tools = json_get(j, result, "tools");
@@ -586,8 +587,14 @@ on_tools_page(struct server *s, const struct json *j, int result)
 	if (cursor == NULL || cursor[0] == '\0')
 		srv_ready(s);
 	else if (cursor_seen(s, cursor)) {
-		wb_log("%s: tools/list repeated cursor; stopping after %d "
+		/* A server that loops repeats its pages: drop this one. */
+		wb_log("%s: tools/list repeated a cursor; keeping the first %d "
 		    "pages", s->label, s->ncursors);
+		while (s->nfresh > before) {
+			s->nfresh--;
+			free(s->fresh[s->nfresh].name);
+			free(s->fresh[s->nfresh].json);
+		}
 		srv_ready(s);
 	} else if (s->ncursors >= LIST_PAGES_MAX) {
 		wb_log("%s: tools/list has more than %d pages; keeping the "
@@ -822,7 +829,7 @@ box_settle(struct toolbox *b)
 	struct buf sum = { 0 }, *o;
 	int i, ready;
 
-	if (b->nwaiters == 0)
+	if (b->nwaiters == 0 || b->starting)
 		return;
 	for (i = 0; i < b->nservers; i++)
 		if (b->servers[i].state == SRV_STARTING)
@@ -867,8 +874,11 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	w = &b->waiters[b->nwaiters++];
 	w->cid = xstrndup(cid, cidlen);
 	w->cidlen = cidlen;
+	/* A server failing at once must not answer before the rest start. */
+	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
 		srv_ensure(&b->servers[i]);
+	b->starting = false;
 	box_settle(b);
 }
 
@@ -1758,7 +1768,7 @@ print_check(const struct cfg *c)
 		    ": " : "", b->description);
 		for (k = 0; k < b->nservers; k++)
 			printf("  %s: %s\n", b->servers[k].name,
-			    b->servers[k].argv[0]);
+			    b->servers[k].command);
 	}
 }
 

@@ -161,10 +161,12 @@ enum tool_mode {
 
 struct cfg_server {
 	char	 *name;
+	char	 *command;	/* As written: messages never show values. */
 	char	**argv;		/* argv[0] is the command; NULL-terminated. */
 	char	**env;		/* "NAME=value", NULL-terminated. */
 	char	**filters;	/* NULL-terminated; NULL means all tools. */
 	char	 *cwd;
+	char	 *cwd_raw;	/* As written. */
 	bool	  inherit_env;
 	int	  init_timeout_ms;
 	int	  call_timeout_ms;

@@ -1,0 +1,504 @@
+// Shared helpers for the end-to-end suites (node --test tests/e2e/).
+//
+// The workbench under test is $WORKBENCH or the repository's ./mcp-workbench.
+// Downstream servers are the C mock (tests/mock-server, built by `make`) and
+// the pinned npm servers, run with `node` on their installed entry points:
+// no npx, no network.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const TESTS_DIR = path.dirname(E2E_DIR);
+export const REPO_DIR = path.dirname(TESTS_DIR);
+export const WORKBENCH = process.env.WORKBENCH
+    ? path.resolve(process.env.WORKBENCH)
+    : path.join(REPO_DIR, 'mcp-workbench');
+export const MOCK = process.env.MOCK_SERVER
+    ? path.resolve(process.env.MOCK_SERVER)
+    : path.join(TESTS_DIR, 'mock-server');
+export const NODE = process.execPath;
+
+// ---------------------------------------------------------------------------
+// Bookkeeping: everything spawned or created here is cleaned up by cleanup()
+// (suites call it from after()) and, as a last resort, on process exit.
+
+const liveProcs = new Set();	// ChildProcess objects we spawned
+const mockPgids = new Set();	// process groups of mock servers seen on stderr
+const tempDirs = new Set();
+
+function killQuietly(pid, sig) {
+	try {
+		process.kill(pid, sig);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function notePids(text) {
+	for (const m of text.matchAll(/mock-server: started pid=(\d+)/g))
+		mockPgids.add(Number(m[1]));
+}
+
+export function cleanup() {
+	for (const p of liveProcs) {
+		if (p.exitCode === null && p.signalCode === null)
+			killQuietly(p.pid, 'SIGKILL');
+	}
+	liveProcs.clear();
+	// Each mock server is a process group leader (setsid) if the
+	// workbench did its job; kill the group, then the pid itself.
+	for (const pid of mockPgids) {
+		killQuietly(-pid, 'SIGKILL');
+		killQuietly(pid, 'SIGKILL');
+	}
+	mockPgids.clear();
+	for (const d of tempDirs) {
+		try {
+			fs.rmSync(d, { recursive: true, force: true });
+		} catch {
+			// ignore
+		}
+	}
+	tempDirs.clear();
+}
+
+process.on('exit', cleanup);
+
+export function makeTempDir(prefix = 'wb-e2e-') {
+	const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	tempDirs.add(d);
+	return d;
+}
+
+// Write a config object (or raw text) to a fresh temporary file; returns its path.
+export function writeConfig(config, name = 'workbench-config.json') {
+	const dir = makeTempDir('wb-cfg-');
+	const file = path.join(dir, name);
+	fs.writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2));
+	return file;
+}
+
+// ---------------------------------------------------------------------------
+// Small utilities.
+
+export function sleep(ms) {
+	return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function withTimeout(promise, ms, what) {
+	let timer;
+	const t = new Promise((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+	});
+	try {
+		return await Promise.race([promise, t]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+export async function waitFor(pred, ms = 5000, what = 'condition', step = 20) {
+	const end = Date.now() + ms;
+	for (;;) {
+		const v = await pred();
+		if (v)
+			return v;
+		if (Date.now() > end)
+			throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+		await sleep(step);
+	}
+}
+
+export function pidAlive(pid) {
+	try {
+		process.kill(pid, 0);
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
+	// A zombie still answers kill(0); look at /proc on Linux.
+	try {
+		const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const state = st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3);
+		return state !== 'Z' && state !== 'X';
+	} catch {
+		return false;
+	}
+}
+
+export function groupAlive(pgid) {
+	try {
+		process.kill(-pgid, 0);
+		return true;
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
+}
+
+// Pids of processes whose process group is pgid (Linux /proc), zombies excluded.
+export function groupMembers(pgid) {
+	const out = [];
+	for (const ent of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(ent))
+			continue;
+		try {
+			const st = fs.readFileSync(`/proc/${ent}/stat`, 'utf8');
+			const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
+			// rest[0] state, rest[1] ppid, rest[2] pgrp
+			if (Number(rest[2]) === pgid && rest[0] !== 'Z')
+				out.push(Number(ent));
+		} catch {
+			// raced with exit
+		}
+	}
+	return out;
+}
+
+// Pids "mock-server: started pid=N" seen in a text (the workbench forwards
+// its children's stderr as "[toolbox/server] line").
+export function mockStarts(text, prefix = null) {
+	const p = prefix === null ? '(?:\\[[^\\]\\n]*\\] )?' : escapeRe(prefix);
+	const re = new RegExp(`^${p}mock-server: started pid=(\\d+)$`, 'gm');
+	return [...text.matchAll(re)].map((m) => Number(m[1]));
+}
+
+export function escapeRe(s) {
+	return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// ---------------------------------------------------------------------------
+// Downstream server descriptions for configs.
+
+export function mock(...args) {
+	return { command: MOCK, args };
+}
+
+function packageBin(pkg) {
+	const dir = path.join(TESTS_DIR, 'node_modules', ...pkg.split('/'));
+	const meta = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+	let bin = meta.bin;
+	if (typeof bin === 'object')
+		bin = Object.values(bin)[0];
+	if (typeof bin !== 'string')
+		throw new Error(`${pkg}: no bin in package.json`);
+	return path.join(dir, bin);
+}
+
+export function everythingServer() {
+	return { command: NODE, args: [packageBin('@modelcontextprotocol/server-everything'), 'stdio'] };
+}
+
+export function memoryServer(file) {
+	return {
+		command: NODE,
+		args: [packageBin('@modelcontextprotocol/server-memory')],
+		env: { MEMORY_FILE_PATH: file },
+	};
+}
+
+export function filesystemServer(...dirs) {
+	return { command: NODE, args: [packageBin('@modelcontextprotocol/server-filesystem'), ...dirs] };
+}
+
+export function haveWorkbench() {
+	return fs.existsSync(WORKBENCH);
+}
+
+export function haveMock() {
+	return fs.existsSync(MOCK);
+}
+
+// ---------------------------------------------------------------------------
+// The workbench under the official SDK client.
+
+// Start the workbench on a config (object or path) and connect an SDK
+// Client. Options: args (extra CLI args), env (the child's environment:
+// the SDK adds HOME LOGNAME PATH SHELL TERM USER), capabilities (the
+// client's), cwd, connectTimeout.
+export async function startWorkbench(config, opts = {}) {
+	const configPath = typeof config === 'string' ? config : writeConfig(config);
+	const transport = new StdioClientTransport({
+		command: WORKBENCH,
+		args: ['-c', configPath, ...(opts.args ?? [])],
+		env: opts.env,
+		cwd: opts.cwd,
+		stderr: 'pipe',
+	});
+	let stderr = '';
+	transport.stderr.on('data', (d) => {
+		stderr += d.toString();
+		notePids(stderr.slice(-8192));
+	});
+	const client = new Client(
+		{ name: 'wb-e2e', version: '1.0.0' },
+		{ capabilities: opts.capabilities ?? {} },
+	);
+	try {
+		await withTimeout(client.connect(transport), opts.connectTimeout ?? 10000, 'SDK connect/initialize');
+	} catch (e) {
+		const proc = transport._process;
+		try {
+			await transport.close();
+		} catch {
+			// ignore
+		}
+		if (proc && proc.exitCode === null)
+			killQuietly(proc.pid, 'SIGKILL');
+		e.message += `\nworkbench stderr:\n${stderr}`;
+		throw e;
+	}
+	const proc = transport._process;
+	liveProcs.add(proc);
+	const exited = new Promise((resolve) => {
+		if (proc.exitCode !== null || proc.signalCode !== null)
+			resolve({ code: proc.exitCode, signal: proc.signalCode, at: Date.now() });
+		else
+			proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
+	});
+	const wb = {
+		client,
+		transport,
+		proc,
+		pid: proc.pid,
+		configPath,
+		exited,
+		get stderr() {
+			return stderr;
+		},
+		async waitStderr(re, ms = 5000) {
+			return waitFor(() => re.test(stderr), ms, `stderr matching ${re}\nstderr so far:\n${stderr}`);
+		},
+		callTool(name, args, options) {
+			return client.callTool({ name, arguments: args }, undefined, options);
+		},
+		openToolbox(name, options) {
+			return client.callTool({ name: 'open_toolbox', arguments: { toolbox_name: name } }, undefined, options);
+		},
+		useTool(toolbox, server, name, args, options) {
+			const a = { tool: { toolbox, server, name } };
+			if (args !== undefined)
+				a.arguments = args;
+			return client.callTool({ name: 'use_tool', arguments: a }, undefined, options);
+		},
+		async close() {
+			try {
+				await withTimeout(client.close(), 6000, 'client.close');
+			} catch {
+				// fall through to the kill
+			}
+			if (proc.exitCode === null && proc.signalCode === null)
+				killQuietly(proc.pid, 'SIGKILL');
+			liveProcs.delete(proc);
+			notePids(stderr);
+		},
+	};
+	return wb;
+}
+
+// The text of a tool result's first content item, and that text parsed.
+export function resultText(result) {
+	const c = result?.content?.[0];
+	if (!c || c.type !== 'text')
+		throw new Error(`result has no text content: ${JSON.stringify(result)}`);
+	return c.text;
+}
+
+export function resultJson(result) {
+	const text = resultText(result);
+	try {
+		return JSON.parse(text);
+	} catch {
+		throw new Error(`result text is not JSON: ${text}`);
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Raw line client: spawns the binary directly, writes raw bytes, reads lines.
+
+export function startRaw(config, opts = {}) {
+	const configPath = config === null ? null
+	    : typeof config === 'string' ? config : writeConfig(config);
+	const args = configPath === null ? [...(opts.args ?? [])] : ['-c', configPath, ...(opts.args ?? [])];
+	const proc = spawn(WORKBENCH, args, {
+		stdio: ['pipe', 'pipe', 'pipe'],
+		env: opts.env ?? process.env,
+		cwd: opts.cwd,
+	});
+	liveProcs.add(proc);
+	proc.stdin.on('error', () => {});
+	let stderr = '';
+	let partial = '';
+	const lines = [];
+	let waiter = null;
+	proc.stderr.on('data', (d) => {
+		stderr += d.toString();
+		notePids(stderr.slice(-8192));
+	});
+	proc.stdout.on('data', (d) => {
+		partial += d.toString();
+		let i;
+		while ((i = partial.indexOf('\n')) >= 0) {
+			lines.push(partial.slice(0, i));
+			partial = partial.slice(i + 1);
+		}
+		if (waiter && lines.length > 0) {
+			const w = waiter;
+			waiter = null;
+			w();
+		}
+	});
+	let spawnError = null;
+	const exited = new Promise((resolve) => {
+		const done = (code, signal) => {
+			resolve({ code, signal, at: Date.now() });
+			if (waiter) {
+				const w = waiter;
+				waiter = null;
+				w();
+			}
+		};
+		proc.once('exit', done);
+		proc.once('error', (e) => {
+			spawnError = e;
+			done(null, null);
+		});
+	});
+	const raw = {
+		proc,
+		pid: proc.pid,
+		configPath,
+		exited,
+		get stderr() {
+			return stderr;
+		},
+		get pending() {
+			return lines.slice();
+		},
+		get partial() {
+			return partial;
+		},
+		write(text) {
+			proc.stdin.write(text);
+		},
+		sendLine(text) {
+			proc.stdin.write(text + '\n');
+		},
+		send(obj) {
+			proc.stdin.write(JSON.stringify(obj) + '\n');
+		},
+		// Next stdout line (without its '\n'), or an error after ms.
+		async readLine(ms = 5000) {
+			const end = Date.now() + ms;
+			while (lines.length === 0) {
+				if (spawnError)
+					throw new Error(`cannot run ${WORKBENCH}: ${spawnError.message}`);
+				if (proc.exitCode !== null || proc.signalCode !== null)
+					throw new Error(`workbench exited (${proc.exitCode ?? proc.signalCode}) before answering; stderr:\n${stderr}`);
+				const left = end - Date.now();
+				if (left <= 0)
+					throw new Error(`no answer line within ${ms} ms; stderr:\n${stderr}`);
+				await new Promise((r) => {
+					const t = setTimeout(() => {
+						waiter = null;
+						r();
+					}, left);
+					waiter = () => {
+						clearTimeout(t);
+						r();
+					};
+				});
+			}
+			return lines.shift();
+		},
+		async readJson(ms = 5000) {
+			const line = await raw.readLine(ms);
+			try {
+				return JSON.parse(line);
+			} catch {
+				throw new Error(`answer line is not JSON: ${JSON.stringify(line)}`);
+			}
+		},
+		// Send one message and read the next answer line (raw text + parsed).
+		async request(objOrText, ms = 5000) {
+			if (typeof objOrText === 'string')
+				raw.sendLine(objOrText);
+			else
+				raw.send(objOrText);
+			const line = await raw.readLine(ms);
+			let json;
+			try {
+				json = JSON.parse(line);
+			} catch {
+				throw new Error(`answer line is not JSON: ${JSON.stringify(line)}`);
+			}
+			return { line, json };
+		},
+		// Assert that nothing arrives on stdout for ms milliseconds.
+		async expectSilence(ms = 300) {
+			await sleep(ms);
+			if (lines.length > 0 || partial.length > 0)
+				throw new Error(`unexpected output: ${JSON.stringify(lines.concat(partial ? [partial] : []))}`);
+		},
+		// initialize + notifications/initialized; returns the result.
+		async initialize(protocolVersion = '2025-11-25', capabilities = {}) {
+			const { json } = await raw.request({
+				jsonrpc: '2.0', id: 'init', method: 'initialize',
+				params: { protocolVersion, capabilities, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
+			});
+			if (!json.result)
+				throw new Error(`initialize failed: ${JSON.stringify(json)}`);
+			raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+			return json.result;
+		},
+		async close(ms = 3000) {
+			try {
+				proc.stdin.end();
+			} catch {
+				// ignore
+			}
+			const r = await Promise.race([exited, sleep(ms).then(() => null)]);
+			if (r === null)
+				killQuietly(proc.pid, 'SIGKILL');
+			liveProcs.delete(proc);
+			notePids(stderr);
+			return r;
+		},
+	};
+	return raw;
+}
+
+// ---------------------------------------------------------------------------
+// Run the binary to completion (CLI tests).
+
+export function runCli(args, opts = {}) {
+	const env = opts.env ?? { ...process.env };
+	if (!opts.env && !opts.keepWorkbenchConfig)
+		delete env.WORKBENCH_CONFIG;
+	const r = spawnSync(WORKBENCH, args, {
+		env,
+		cwd: opts.cwd,
+		input: opts.input ?? '',
+		timeout: opts.timeout ?? 10000,
+		encoding: 'utf8',
+	});
+	if (r.error)
+		throw r.error;
+	return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, all: r.stdout + r.stderr };
+}
+
+// The VERSION line of the Makefile, if there is one.
+export function makefileVersion() {
+	try {
+		const mk = fs.readFileSync(path.join(REPO_DIR, 'Makefile'), 'utf8');
+		const m = mk.match(/^VERSION\s*\??=\s*(\S+)/m);
+		return m ? m[1] : null;
+	} catch {
+		return null;
+	}
+}

@@ -1,0 +1,508 @@
+/*
+ * Unit tests for the JSON layer, line framing, configuration and names.
+ * Ends with "N passed, N failed"; exits non-zero when anything failed.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../workbench.h"
+
+static int passed, failed;
+
+#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
+
+static void
+check(int ok, const char *what, const char *file, int line)
+{
+	if (ok)
+		passed++;
+	else {
+		failed++;
+		fprintf(stderr, "FAIL %s:%d: %s\n", file, line, what);
+	}
+}
+
+static int
+parse(struct json *j, const char *s)
+{
+	return json_parse(j, s, strlen(s));
+}
+
+static void
+test_parse(void)
+{
+	static const char *const bad[] = {
+		"{\"a\" \"b\"}", "{\"a\":tru}", "{\"a\":1} x", "{\"a\":1}{}",
+		"{\"a\":\"x\001y\"}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":-}",
+		"{\"a\":[1,}", "{\"a\"}", "{1:2}", "", "   ", "{\"a\":nul}",
+		"{\"a\":1e}", NULL
+	};
+	struct json j = { 0 };
+	int i;
+
+	CHECK(parse(&j, "{\"a\":1,\"b\":[true,false,null,-1.5e+3]}") ==
+	    JSON_OK);
+	CHECK(parse(&j, " {\"a\":{}} \r\n") == JSON_OK);
+	CHECK(parse(&j, "[1,2]") == JSON_NOTOBJ);
+	CHECK(parse(&j, "\"s\"") == JSON_NOTOBJ);
+	for (i = 0; bad[i] != NULL; i++) {
+		if (parse(&j, bad[i]) != JSON_SYNTAX)
+			fprintf(stderr, "accepted: %s\n", bad[i]);
+		CHECK(parse(&j, bad[i]) == JSON_SYNTAX);
+	}
+	free(j.tok);
+}
+
+/* 100,000 levels of nesting: no recursion anywhere, so no crash. */
+static void
+test_deep(void)
+{
+	struct json j = { 0 };
+	size_t depth = 100000, n = 5 + 2 * depth + 1;
+	char *s = malloc(n + 1);
+	int r;
+
+	memcpy(s, "{\"a\":", 5);
+	memset(s + 5, '[', depth);
+	memset(s + 5 + depth, ']', depth);
+	strcpy(s + 5 + 2 * depth, "}");
+	r = json_parse(&j, s, strlen(s));
+	CHECK(r == JSON_OK);
+	CHECK(json_next(&j, 0) == j.ntok);
+	CHECK(json_get(&j, 0, "a") == 2);
+	s[5 + 2 * depth - 1] = '}';
+	CHECK(json_parse(&j, s, strlen(s)) == JSON_SYNTAX);
+	json_release(&j);
+	CHECK(j.tok == NULL);
+	free(s);
+}
+
+static void
+test_lookup(void)
+{
+	struct json j = { 0 };
+	long long v;
+	bool b;
+	int p;
+
+	CHECK(parse(&j, "{\"x\":{\"id\":5},\"id\":7,\"params\":{\"_meta\":"
+	    "{\"progressToken\":\"t\"},\"n\":[1,{\"id\":9}]},\"ok\":true}") ==
+	    JSON_OK);
+	CHECK(json_get_int(&j, json_get(&j, 0, "id"), &v) && v == 7);
+	p = json_path(&j, 0, "params._meta.progressToken");
+	CHECK(json_eq(&j, p, "t"));
+	CHECK(json_path(&j, 0, "params.missing") == -1);
+	CHECK(json_get(&j, 0, "nope") == -1);
+	CHECK(json_get_bool(&j, json_get(&j, 0, "ok"), &b) == 0 && b);
+	CHECK(json_get_bool(&j, json_get(&j, 0, "id"), &b) == -1);
+	CHECK(json_get(&j, json_get(&j, 0, "id"), "x") == -1);
+	CHECK(parse(&j, "{\"a\":1.5,\"b\":99999999999999999999,\"c\":-3}") ==
+	    JSON_OK);
+	CHECK(!json_is_int(&j, json_get(&j, 0, "a")));
+	CHECK(json_is_int(&j, json_get(&j, 0, "b")));
+	CHECK(!json_get_int(&j, json_get(&j, 0, "b"), &v));
+	CHECK(json_get_int(&j, json_get(&j, 0, "c"), &v) && v == -3);
+	free(j.tok);
+}
+
+static void
+test_unescape(void)
+{
+	struct json j = { 0 };
+	char *s;
+
+	CHECK(parse(&j, "{\"k\":\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\"}")
+	    == JSON_OK);
+	s = json_strdup(&j, 2);
+	CHECK(s != NULL && strcmp(s, "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80") ==
+	    0);
+	free(s);
+	CHECK(parse(&j, "{\"k\":\"x\\u0000y\"}") == JSON_OK);
+	CHECK(json_strdup(&j, 2) == NULL);
+	CHECK(parse(&j, "{\"k\":\"\\ud800z\"}") == JSON_OK);
+	s = json_strdup(&j, 2);
+	CHECK(s != NULL && strcmp(s, "\xef\xbf\xbdz") == 0);
+	free(s);
+	CHECK(parse(&j, "{\"k\\u0065y\":1}") == JSON_OK);
+	CHECK(json_get(&j, 0, "key") == 2);
+	free(j.tok);
+}
+
+static void
+test_emit(void)
+{
+	struct buf b = { 0 };
+
+	json_put_str(&b, "a\"b\\c\n\t\001\xc3\xa9", 10);
+	CHECK(strcmp(buf_cstr(&b), "\"a\\\"b\\\\c\\n\\t\\u0001\xc3\xa9\"") ==
+	    0);
+	b.len = 0;
+	json_put_str(&b, "x\xff\xc3y\xed\xa0\x80", 7);
+	CHECK(strcmp(buf_cstr(&b), "\"x\xef\xbf\xbd\xef\xbf\xbdy\xef\xbf\xbd"
+	    "\xef\xbf\xbd\xef\xbf\xbd\"") == 0);
+	b.len = 0;
+	json_add_members(&b, "{}", 2);
+	CHECK(strcmp(buf_cstr(&b), "{") == 0);
+	b.len = 0;
+	json_add_members(&b, "{ \"a\":1 }", 9);
+	CHECK(strcmp(buf_cstr(&b), "{ \"a\":1 ,") == 0);
+	b.len = 0;
+	json_add_members(&b, "{ \n }", 5);
+	CHECK(strcmp(buf_cstr(&b), "{ \n ") == 0);
+	buf_free(&b);
+}
+
+static void
+test_scan_id(void)
+{
+	const char *id;
+	size_t n;
+
+	CHECK(rpc_scan_id("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"x",
+	    35, &id, &n) == 0 && n == 2 && memcmp(id, "42", 2) == 0);
+	CHECK(rpc_scan_id(" { \"id\" : \"a\\\"b\", \"params\":{", 28, &id,
+	    &n) == 0 && n == 6 && memcmp(id, "\"a\\\"b\"", 6) == 0);
+	CHECK(rpc_scan_id("{\"params\":{\"id\":1},\"id\":2}", 26, &id, &n) ==
+	    -1);
+	CHECK(rpc_scan_id("{\"method\":\"x\",\"params\":", 23, &id, &n) ==
+	    -1);
+	CHECK(rpc_scan_id("[{\"id\":1}]", 10, &id, &n) == -1);
+	CHECK(rpc_scan_id("{\"id\":", 6, &id, &n) == -1);
+}
+
+/* Line framing over a real pipe. */
+static struct buf lines;
+static struct buf drops;
+
+static void
+on_line(void *ctx, char *s, size_t n)
+{
+	(void)ctx;
+	buf_put(&lines, s, n);
+	buf_putc(&lines, '|');
+}
+
+static void
+on_oversize(void *ctx, size_t n, const char *id)
+{
+	(void)ctx;
+	buf_printf(&drops, "%zu:%s|", n, id != NULL ? id : "-");
+}
+
+static void
+test_framing(void)
+{
+	static const struct peer_ops ops = { on_line, on_oversize };
+	struct peer p = { 0 };
+	char big[300];
+	int fd[2];
+
+	if (pipe(fd) < 0)
+		return;
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	p.rfd = fd[0];
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "{\"id\":7,\"p\":\"", 13);
+	CHECK(write(fd[1], "\xef\xbb\xbf" "a\r\n\nb\n", 9) == 9);
+	CHECK(write(fd[1], big, sizeof(big)) == (ssize_t)sizeof(big));
+	CHECK(write(fd[1], "\nc\nd", 4) == 4);
+	while (peer_read(&p, 100, &ops, NULL) > 0)
+		;
+	CHECK(strcmp(buf_cstr(&lines), "a|b|c|") == 0);
+	CHECK(strcmp(buf_cstr(&drops), "300:7|") == 0);
+	/* An oversized line spread over many reads. */
+	CHECK(write(fd[1], big, sizeof(big)) == (ssize_t)sizeof(big));
+	while (peer_read(&p, 100, &ops, NULL) > 0)
+		;
+	CHECK(write(fd[1], big, 50) == 50);
+	CHECK(write(fd[1], "\ne\n", 3) == 3);
+	while (peer_read(&p, 100, &ops, NULL) > 0)
+		;
+	CHECK(strcmp(buf_cstr(&drops), "300:7|351:-|") == 0);
+	CHECK(strcmp(buf_cstr(&lines), "a|b|c|e|") == 0);
+	CHECK(p.in.len == 0);
+	close(fd[1]);
+	CHECK(peer_read(&p, 100, &ops, NULL) == 0 && p.eof);
+	close(fd[0]);
+	peer_free(&p);
+	buf_free(&lines);
+	buf_free(&drops);
+}
+
+static int
+expand(const char *in, char **out)
+{
+	struct buf o = { 0 }, v = { 0 };
+	int r = cfg_expand(in, &o, &v);
+
+	*out = xstrdup(r == 0 ? buf_cstr(&o) : buf_cstr(&v));
+	buf_free(&o);
+	buf_free(&v);
+	return r;
+}
+
+static void
+test_expand(void)
+{
+	char *s;
+
+	setenv("WB_T_SET", "val", 1);
+	setenv("WB_T_EMPTY", "", 1);
+	unsetenv("WB_T_UNSET");
+	CHECK(expand("a${WB_T_SET}b", &s) == 0 && strcmp(s, "avalb") == 0);
+	free(s);
+	CHECK(expand("${WB_T_UNSET:-d ef}", &s) == 0 && strcmp(s, "d ef") ==
+	    0);
+	free(s);
+	CHECK(expand("${WB_T_EMPTY:-dflt}", &s) == 0 && strcmp(s, "dflt") ==
+	    0);
+	free(s);
+	CHECK(expand("${WB_T_SET:-dflt}", &s) == 0 && strcmp(s, "val") == 0);
+	free(s);
+	CHECK(expand("[${WB_T_EMPTY}]", &s) == 0 && strcmp(s, "[]") == 0);
+	free(s);
+	CHECK(expand("$$ $$${WB_T_SET} $x $", &s) == 0 &&
+	    strcmp(s, "$ $val $x $") == 0);
+	free(s);
+	CHECK(expand("${WB_T_UNSET}", &s) == -1 && strcmp(s, "WB_T_UNSET") ==
+	    0);
+	free(s);
+	CHECK(expand("x${WB_T_SET", &s) == -2);
+	free(s);
+	CHECK(expand("${1BAD}", &s) == -3);
+	free(s);
+}
+
+/* Load a config from text; returns the error count, problems in *out. */
+static int
+load(const char *text, struct cfg *c, char **out)
+{
+	size_t n;
+	FILE *f = open_memstream(out, &n);
+	int r = cfg_parse(c, "test.json", text, strlen(text), f);
+
+	fclose(f);
+	return r;
+}
+
+static void
+test_config_ok(void)
+{
+	struct cfg c;
+	char *err;
+
+	setenv("WB_T_SET", "secret-value", 1);
+	CHECK(load("{\"toolMode\":\"dynamic\",\"initTimeoutMs\":500,"
+	    "\"toolboxes\":{\"dev-1\":{\"description\":\"D ${X}\","
+	    "\"mcpServers\":{\"fs_a\":{\"command\":\"x${WB_T_SET}\","
+	    "\"args\":[\"-y\",\"${WB_T_UNSET:-d}\"],\"env\":{\"K\":\"v\"},"
+	    "\"toolFilters\":[\"read_*\"],\"transport\":\"stdio\","
+	    "\"inheritEnv\":true,\"cwd\":\"/tmp\"},\"b\":{\"command\":\"y\","
+	    "\"initTimeoutMs\":9,\"toolFilters\":\"*\"}}}}}", &c, &err) == 0);
+	CHECK(err[0] == '\0');
+	CHECK(c.mode == MODE_DYNAMIC && c.nboxes == 1);
+	CHECK(strcmp(c.boxes[0].description, "D ${X}") == 0);
+	CHECK(c.boxes[0].nservers == 2);
+	CHECK(strcmp(c.boxes[0].servers[0].argv[0], "xsecret-value") == 0);
+	CHECK(strcmp(c.boxes[0].servers[0].argv[2], "d") == 0);
+	CHECK(c.boxes[0].servers[0].argv[3] == NULL);
+	CHECK(strcmp(c.boxes[0].servers[0].env[0], "K=v") == 0);
+	CHECK(c.boxes[0].servers[0].inherit_env);
+	CHECK(c.boxes[0].servers[0].init_timeout_ms == 500);
+	CHECK(c.boxes[0].servers[1].init_timeout_ms == 9);
+	CHECK(c.boxes[0].servers[1].filters == NULL);
+	CHECK(tool_filter_match(c.boxes[0].servers[0].filters, "read_file"));
+	CHECK(!tool_filter_match(c.boxes[0].servers[0].filters, "write"));
+	CHECK(c.max_message == WB_MAX_MESSAGE);
+	CHECK(cfg_toolbox(&c, "dev-1") == &c.boxes[0]);
+	CHECK(cfg_toolbox(&c, "nope") == NULL);
+	cfg_free(&c);
+	free(err);
+}
+
+/* Does loading text fail, with every one of the wanted phrases? */
+static bool
+fails_with(const char *text, const char *const *want)
+{
+	struct cfg c;
+	char *err;
+	bool ok;
+	int i;
+
+	ok = load(text, &c, &err) > 0;
+	for (i = 0; want[i] != NULL; i++)
+		if (strstr(err, want[i]) == NULL) {
+			fprintf(stderr, "missing '%s' in: %s", want[i], err);
+			ok = false;
+		}
+	if (strstr(err, "secret-value") != NULL)
+		ok = false;
+	cfg_free(&c);
+	free(err);
+	return ok;
+}
+
+static void
+test_config_errors(void)
+{
+	setenv("WB_T_SET", "secret-value", 1);
+	CHECK(fails_with("{\n  \"toolboxes\": {\n    \"a\": tru\n}}",
+	    (const char *[]){ "test.json:3:", "JSON syntax error", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"a\":{", (const char *[]){
+	    "test.json:1:", "unexpected end of file", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"prod\":{\"mcpServers\":{\"db\":{"
+	    "\"command\":\"x\",\"env\":{\"API_KEY\":\"${WB_T_UNSET}\"}}}}}}",
+	    (const char *[]){ "test.json: toolboxes.prod.mcpServers.db.env."
+	    "API_KEY: environment variable WB_T_UNSET is not set",
+	    "export WB_T_UNSET=value", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"p\":{\"mcpServers\":{\"db\":{"
+	    "\"command\":\"${WB_T_SET}\",\"args\":[\"a\",\"${WB_T_UNSET}\"]}}}}}",
+	    (const char *[]){ "toolboxes.p.mcpServers.db.args[1]: "
+	    "environment variable WB_T_UNSET", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"p\":{\"mcpServers\":{\"db\":{"
+	    "\"command\":\"x\",\"cwd\":\"${WB_T_SET\"}}}}}", (const char *[]){
+	    "toolboxes.p.mcpServers.db.cwd: unclosed '${'", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"my__box\":{\"mcpServers\":{}}}}",
+	    (const char *[]){ "invalid toolbox name 'my__box'",
+	    "^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"_s\":{"
+	    "\"command\":\"x\"}}}}}", (const char *[]){
+	    "invalid server name '_s'", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"transport\":\"sse\"}}}}}", (const char *[]){
+	    "toolboxes.b.mcpServers.s.transport: unsupported transport",
+	    NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"args\":[]}}}}}", (const char *[]){
+	    "toolboxes.b.mcpServers.s: missing \"command\"", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"args\":[1]}}}}}", (const char *[]){
+	    "args[0]: expected a string", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"initTimeoutMs\":-5}}}}}", (const char *[]){
+	    "initTimeoutMs: expected a whole number", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"a\":{\"mcpServers\":{}},"
+	    "\"a\":{\"mcpServers\":{}}}}", (const char *[]){
+	    "toolboxes.a: duplicate key", NULL }));
+	CHECK(fails_with("{\"toolMode\":\"fast\",\"toolboxes\":{}}",
+	    (const char *[]){ "toolMode: expected \"proxy\" or \"dynamic\"",
+	    NULL }));
+	CHECK(fails_with("{}", (const char *[]){ "missing \"toolboxes\"",
+	    NULL }));
+	CHECK(fails_with("[]", (const char *[]){ "top level must be a JSON "
+	    "object", NULL }));
+	/* Two problems, both reported. */
+	CHECK(fails_with("{\"toolboxes\":{\"a b\":{\"mcpServers\":{\"s\":{}}}}}",
+	    (const char *[]){ "invalid toolbox name 'a b'",
+	    "missing \"command\"", NULL }));
+}
+
+static void
+test_config_warnings(void)
+{
+	struct cfg c;
+	char *err;
+
+	CHECK(load("{\"toolboxes\":{\"a\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"colour\":1}},\"extra\":2}},\"x\":3}", &c,
+	    &err) == 0);
+	CHECK(strstr(err, "warning: toolboxes.a.mcpServers.s.colour: "
+	    "unknown key ignored") != NULL);
+	CHECK(strstr(err, "warning: toolboxes.a.extra") != NULL);
+	CHECK(strstr(err, "warning: x: unknown key") != NULL);
+	cfg_free(&c);
+	free(err);
+}
+
+static void
+test_names(void)
+{
+	static const char *const good[] = { "dev", "a-b", "a_b", "a_b-c_d",
+	    "-", "9", NULL };
+	static const char *const bad[] = { "", "_a", "a_", "a__b", "a b",
+	    "a.b", "é", NULL };
+	int i;
+
+	for (i = 0; good[i] != NULL; i++)
+		CHECK(tool_valid_config_name(good[i]));
+	for (i = 0; bad[i] != NULL; i++)
+		CHECK(!tool_valid_config_name(bad[i]));
+}
+
+static bool
+splits(const char *name, const char *b, const char *s, const char *t)
+{
+	char *x, *y, *z;
+	bool ok;
+
+	if (tool_split(name, &x, &y, &z) < 0)
+		return b == NULL;
+	ok = b != NULL && strcmp(x, b) == 0 && strcmp(y, s) == 0 &&
+	    strcmp(z, t) == 0;
+	free(x);
+	free(y);
+	free(z);
+	return ok;
+}
+
+static void
+test_tool_names(void)
+{
+	char *n;
+
+	n = tool_join("dev", "filesystem", "read_file");
+	CHECK(strcmp(n, "dev__filesystem__read_file") == 0);
+	free(n);
+	n = tool_join("test", "server", "my__special__tool");
+	CHECK(strcmp(n, "test__server__my__special__tool") == 0);
+	CHECK(splits(n, "test", "server", "my__special__tool"));
+	free(n);
+	CHECK(splits("dev__filesystem__read_file", "dev", "filesystem",
+	    "read_file"));
+	CHECK(splits("prod__memory__store_value_async", "prod", "memory",
+	    "store_value_async"));
+	CHECK(splits("dev__filesystem_read_file", NULL, NULL, NULL));
+	CHECK(splits("dev_filesystem__read_file", NULL, NULL, NULL));
+	CHECK(splits("__filesystem__read_file", NULL, NULL, NULL));
+	CHECK(splits("dev____read_file", NULL, NULL, NULL));
+	CHECK(splits("dev__filesystem__", NULL, NULL, NULL));
+	CHECK(splits("invalid", NULL, NULL, NULL));
+	CHECK(tool_listable("dev__fs__read_file") == 0);
+	CHECK(tool_listable("a.b-c_d") == 0);
+	CHECK(tool_listable("dev__fs__read file") == -1);
+	CHECK(tool_listable("dev__fs__r\xc3\xa9") == -1);
+	n = xmalloc(130);
+	memset(n, 'a', 129);
+	n[65] = '\0';
+	CHECK(tool_listable(n) == 1);
+	n[65] = 'a';
+	n[128] = '\0';
+	CHECK(tool_listable(n) == 1);
+	n[128] = 'a';
+	n[129] = '\0';
+	CHECK(tool_listable(n) == -1);
+	free(n);
+}
+
+int
+main(void)
+{
+	test_parse();
+	test_deep();
+	test_lookup();
+	test_unescape();
+	test_emit();
+	test_scan_id();
+	test_framing();
+	test_expand();
+	test_config_ok();
+	test_config_errors();
+	test_config_warnings();
+	test_names();
+	test_tool_names();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed > 0;
+}
