@@ -466,8 +466,7 @@ srv_fail(struct server *s, const char *reason)
 	free(s->error);
 	s->error = xstrdup(buf_cstr(&why));
 	buf_free(&why);
-	if (s->state != SRV_IDLE || s->proc.pid > 0)
-		wb_log("%s: %s", s->label, s->error);
+	wb_log("%s: %s", s->label, s->error);
 	srv_stop_process(s);
 	s->state = SRV_FAILED;
 	for (i = s->nreq - 1; i >= 0; i--) {
@@ -1543,7 +1542,8 @@ check_timeouts(long long now)
 				continue;
 			why.len = 0;
 			buf_printf(&why, "timed out after %d ms waiting for "
-			    "it to initialize (initTimeoutMs)",
+			    "it to initialize and list its tools "
+			    "(initTimeoutMs)",
 			    s->cfg->init_timeout_ms);
 			srv_fail(s, buf_cstr(&why));
 		}
