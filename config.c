@@ -339,6 +339,8 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 		s->init_timeout_ms = positive_ms(l, t, false);
 	else if (strcmp(key, "callTimeoutMs") == 0)
 		s->call_timeout_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "callMaxTimeoutMs") == 0)
+		s->call_max_ms = positive_ms(l, t, true);
 	else
 		problem(l, false, "unknown key ignored");
 }
@@ -366,6 +368,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->argv = xcalloc(2, sizeof(*s->argv));
 	s->init_timeout_ms = -1;
 	s->call_timeout_ms = -1;
+	s->call_max_ms = -1;
 	each_member(l, t, server_member, s);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
@@ -432,6 +435,8 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		c->init_timeout_ms = positive_ms(l, t, false);
 	else if (strcmp(key, "callTimeoutMs") == 0)
 		c->call_timeout_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "callMaxTimeoutMs") == 0)
+		c->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -456,6 +461,8 @@ apply_defaults(struct cfg *c)
 				s->init_timeout_ms = c->init_timeout_ms;
 			if (s->call_timeout_ms < 0)
 				s->call_timeout_ms = c->call_timeout_ms;
+			if (s->call_max_ms < 0)
+				s->call_max_ms = c->call_max_ms;
 		}
 }
 

@@ -579,6 +579,22 @@ json_add_members(struct buf *b, const char *obj, size_t n)
 	return b->len - start;
 }
 
+/*
+ * Append text with the span [at, at + atlen) replaced by with: how ids and
+ * progress tokens are rewritten while the rest passes untouched.
+ */
+void
+rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
+    size_t atlen, const char *with, size_t withlen)
+{
+	size_t pre = (size_t)(at - text);
+
+	buf_reserve(out, n - atlen + withlen + 1);
+	buf_put(out, text, pre);
+	buf_put(out, with, withlen);
+	buf_put(out, at + atlen, n - pre - atlen);
+}
+
 bool
 rpc_valid_id(const struct json *j, int i)
 {

@@ -104,29 +104,31 @@ tool_listable(const char *name)
 }
 
 /*
- * The Node.js workbench named tools {toolbox}__{server}_{tool}.  For such
- * a name, guess the corrected one: the longest server-shaped prefix after
- * the first "__" is not knowable without the config, so the caller passes
- * each candidate through; here we only build "{box}__{rest}" candidates.
- * Returns the corrected name for the first '_' split, or NULL.
+ * The Node.js workbench named tools {toolbox}__{server}_{tool}.  Server
+ * names may hold '_', so only the configuration can tell where the server
+ * ends: returns the corrected {toolbox}__{server}__{tool}, or NULL.
  */
 char *
-tool_legacy_hint(const char *name)
+tool_legacy_fix(const struct cfg *c, const char *name)
 {
-	const char *a, *u;
-	char *fixed;
+	const struct cfg_toolbox *b;
+	const char *a, *rest;
 	size_t n;
+	char *box;
+	int i;
 
 	if ((a = strstr(name, "__")) == NULL || a == name)
 		return NULL;
-	if (strstr(a + 2, "__") != NULL)
-		return NULL;
-	if ((u = strchr(a + 2, '_')) == NULL || u == a + 2 || u[1] == '\0')
-		return NULL;
-	n = strlen(name) + 2;
-	fixed = xmalloc(n);
-	memcpy(fixed, name, (size_t)(u - name));
-	strcpy(fixed + (u - name), "__");
-	strcat(fixed, u + 1);
-	return fixed;
+	box = xstrndup(name, (size_t)(a - name));
+	b = cfg_toolbox(c, box);
+	free(box);
+	rest = a + 2;
+	for (i = 0; b != NULL && i < b->nservers; i++) {
+		n = strlen(b->servers[i].name);
+		if (strncmp(rest, b->servers[i].name, n) == 0 &&
+		    rest[n] == '_' && rest[n + 1] != '_' && rest[n + 1] != '\0')
+			return tool_join(b->name, b->servers[i].name,
+			    rest + n + 1);
+	}
+	return NULL;
 }

@@ -36,7 +36,8 @@ enum srv_state {
 enum req_kind {
 	REQ_INIT,
 	REQ_LIST,
-	REQ_CALL
+	REQ_CALL,
+	REQ_LEVEL		/* logging/setLevel: the answer is dropped. */
 };
 
 /* A downstream tool as its server listed it. */
@@ -44,17 +45,31 @@ struct tool {
 	char	*name;
 	char	*json;		/* The Tool object, raw. */
 	size_t	 len;
+	char	*native;	/* Dynamic mode: as we list it, or NULL. */
 };
 
 /* A request to a server: sent, or waiting for the server to be ready. */
 struct request {
-	long long	 id;		/* Ours, on the server; 0: not sent. */
+	long long	 id;		/* Ours, on the server. */
 	enum req_kind	 kind;
+	bool		 sent;
 	char		*cid;		/* The client's id, raw. */
 	size_t		 cidlen;
 	char		*tool;		/* The tool's own name. */
 	char		*args;		/* Raw arguments, while waiting. */
 	char		*meta;		/* Raw params._meta, while waiting. */
+	char		*token;		/* The client's progressToken, raw. */
+	size_t		 tokenlen;
+	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
+	long long	 hard_at;	/* callMaxTimeoutMs. */
+};
+
+/* A request from a server to the client, under our upstream id. */
+struct upreq {
+	long long	 up;
+	struct server	*srv;
+	char		*sid;		/* The server's id, raw. */
+	size_t		 sidlen;
 };
 
 struct toolbox;
@@ -79,6 +94,9 @@ struct server {
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 starts[RESTARTS_MAX];
 	int			 nstarts;
+	bool			 logging;	/* It declared logging. */
+	bool			 relisting;	/* Refetching its tools. */
+	bool			 relist_again;
 };
 
 /* A client request waiting for a toolbox to finish opening. */
@@ -108,6 +126,14 @@ static struct {
 	bool		 initialized;
 	char		*protocol;
 	struct buf	 client_caps;	/* What children are told we have. */
+	bool		 can_sample;	/* The client's capabilities. */
+	bool		 can_elicit;
+	bool		 can_roots;
+	char		*log_level;	/* Raw, from logging/setLevel. */
+	struct upreq	*up;
+	int		 nup;
+	long long	 next_up;
+	unsigned long	 listed;	/* Hash of the dynamic tool names. */
 	bool		 stopping;
 	long long	 stop_at;
 	int		 sigfd;
@@ -166,7 +192,10 @@ static const char meta_tools[] =
 	"\"idempotentHint\":false,\"openWorldHint\":true}}";
 
 static void	srv_fail(struct server *, const char *);
+static void	srv_relist(struct server *);
 static void	box_settle(struct toolbox *);
+static void	dyn_notify(void);
+static void	call_arm(const struct server *, struct request *, long long);
 
 /*
  * Replies to the client.  Each builds one whole line in the output queue.
@@ -237,6 +266,7 @@ req_add(struct server *s, enum req_kind kind)
 	r = &s->req[s->nreq++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
+	r->id = ++s->next_id;
 	return r;
 }
 
@@ -247,6 +277,7 @@ req_free(struct request *r)
 	free(r->tool);
 	free(r->args);
 	free(r->meta);
+	free(r->token);
 }
 
 static void
@@ -274,7 +305,7 @@ srv_send(struct server *s, struct request *r, const char *method,
 {
 	struct buf *b = &s->proc.io.out;
 
-	r->id = ++s->next_id;
+	r->sent = true;
 	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\","
 	    "\"params\":", r->id, method);
 	buf_put(b, params, plen);
@@ -286,6 +317,26 @@ srv_notify(struct server *s, const char *method)
 {
 	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n",
 	    method);
+}
+
+static void
+srv_cancel(struct server *s, long long id, const char *reason)
+{
+	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}\n", id, reason);
+}
+
+static void
+srv_send_level(struct server *s)
+{
+	struct buf p = { 0 };
+
+	if (!s->logging || wb.log_level == NULL)
+		return;
+	buf_printf(&p, "{\"level\":%s}", wb.log_level);
+	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);
+	buf_free(&p);
 }
 
 static void
@@ -327,6 +378,7 @@ tools_free(struct tool *t, int n)
 	for (i = 0; i < n; i++) {
 		free(t[i].name);
 		free(t[i].json);
+		free(t[i].native);
 	}
 	free(t);
 }
@@ -368,6 +420,16 @@ call_error(const struct server *s, const struct request *r,
 	buf_free(&t);
 }
 
+/* Start (or, on progress, restart) a call's timers. */
+static void
+call_arm(const struct server *s, struct request *r, long long now)
+{
+	if (s->cfg->call_timeout_ms > 0)
+		r->idle_at = now + s->cfg->call_timeout_ms;
+	if (s->cfg->call_max_ms > 0 && r->hard_at == 0)
+		r->hard_at = now + s->cfg->call_max_ms;
+}
+
 /*
  * Send a call to a ready server, or answer it when the tool is not (or
  * no longer) there.  The request keeps only what routing the answer needs.
@@ -399,6 +461,7 @@ call_dispatch(struct server *s, struct request *r)
 	free(r->meta);
 	r->args = r->meta = NULL;
 	buf_free(&p);
+	call_arm(s, r, now_ms());
 }
 
 /* A restart budget keeps a crash loop from spinning. */
@@ -452,6 +515,32 @@ srv_stop_process(struct server *s)
 }
 
 /*
+ * Requests from servers to the client.
+ */
+static void
+up_remove(int i)
+{
+	free(wb.up[i].sid);
+	wb.up[i] = wb.up[--wb.nup];
+}
+
+/* A server is gone: the client need not answer what it asked. */
+static void
+up_forget(struct server *s)
+{
+	int i;
+
+	for (i = wb.nup - 1; i >= 0; i--) {
+		if (wb.up[i].srv != s)
+			continue;
+		buf_printf(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%lld,\"reason\":\"the server exited\"}}\n", wb.up[i].up);
+		up_remove(i);
+	}
+}
+
+/*
  * The server failed to start, or died: answer everything waiting on it
  * and end its process.  It may be started again later.
  */
@@ -477,7 +566,9 @@ srv_fail(struct server *s, const char *reason)
 	tools_free(s->fresh, s->nfresh);
 	s->fresh = NULL;
 	s->nfresh = 0;
+	s->relisting = s->relist_again = false;
 	cursors_free(s);
+	up_forget(s);
 	box_settle(s->box);
 }
 
@@ -497,6 +588,7 @@ srv_ready(struct server *s)
 {
 	int i;
 
+	s->relisting = false;
 	tools_free(s->tools, s->ntools);
 	s->tools = s->fresh;
 	s->ntools = s->nfresh;
@@ -507,9 +599,28 @@ srv_ready(struct server *s)
 	free(s->error);
 	s->error = NULL;
 	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == REQ_CALL && s->req[i].id == 0)
+		if (s->req[i].kind == REQ_CALL && !s->req[i].sent)
 			call_dispatch(s, &s->req[i]);
 	box_settle(s->box);
+	dyn_notify();
+	if (s->relist_again) {
+		s->relist_again = false;
+		srv_relist(s);
+	}
+}
+
+/* Its tools changed: fetch them again, serving the old list meanwhile. */
+static void
+srv_relist(struct server *s)
+{
+	if (s->state != SRV_READY)
+		return;
+	if (s->relisting) {
+		s->relist_again = true;
+		return;
+	}
+	s->relisting = true;
+	srv_send_list(s, NULL);
 }
 
 static void
@@ -520,8 +631,74 @@ on_initialize(struct server *s, const struct json *j, int result)
 		    "object");
 		return;
 	}
+	s->logging = json_path(j, result, "capabilities.logging") >= 0;
 	srv_notify(s, "notifications/initialized");
+	srv_send_level(s);
 	srv_send_list(s, NULL);
+}
+
+/*
+ * Dynamic mode lists a tool as {toolbox}__{server}__{tool}, its description
+ * prefixed "[toolbox/server] ", every other member as the server sent it,
+ * and _meta extended with where it came from.  NULL when the name cannot
+ * be listed (it stays callable through use_tool).
+ */
+static char *
+native_tool(const struct server *s, const struct json *j, int t,
+    const char *name)
+{
+	struct buf b = { 0 };
+	char *native = tool_join(s->box->cfg->name, s->cfg->name, name), *d;
+	int k, n, v, meta = json_get(j, t, "_meta");
+	const char *raw;
+	size_t len;
+
+	if ((k = tool_listable(native)) != 0)
+		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
+		    "is longer than 128 characters or has characters outside "
+		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
+		    "is longer than 64 characters; some clients reject it");
+	if (k < 0) {
+		free(native);
+		return NULL;
+	}
+	buf_puts(&b, "{\"name\":");
+	json_put_cstr(&b, native);
+	free(native);
+	buf_puts(&b, ",\"description\":");
+	d = json_strdup(j, json_get(j, t, "description"));
+	native = xmalloc(strlen(s->label) + (d != NULL ? strlen(d) : 0) + 4);
+	sprintf(native, "[%s]%s%s", s->label, d != NULL ? " " : "",
+	    d != NULL ? d : "");
+	json_put_cstr(&b, native);
+	free(native);
+	free(d);
+	for (k = t + 1, n = 0; n < j->tok[t].size; n++, k = json_next(j, v)) {
+		v = k + 1;
+		if (json_eq(j, k, "name") || json_eq(j, k, "description") ||
+		    json_eq(j, k, "_meta"))
+			continue;
+		buf_putc(&b, ',');
+		raw = json_raw(j, k, &len);
+		buf_put(&b, raw, len);
+		buf_putc(&b, ':');
+		raw = json_raw(j, v, &len);
+		buf_put(&b, raw, len);
+	}
+	buf_puts(&b, ",\"_meta\":");
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		raw = json_raw(j, meta, &len);
+		json_add_members(&b, raw, len);
+	} else
+		buf_putc(&b, '{');
+	buf_puts(&b, "\"source_server\":");
+	json_put_cstr(&b, s->cfg->name);
+	buf_puts(&b, ",\"toolbox_name\":");
+	json_put_cstr(&b, s->box->cfg->name);
+	buf_puts(&b, ",\"original_name\":");
+	json_put_cstr(&b, name);
+	buf_puts(&b, "}}");
+	return buf_cstr(&b);
 }
 
 /* Keep one listed tool, if it passes the filters. */
@@ -549,6 +726,8 @@ keep_tool(struct server *s, const struct json *j, int t)
 	nt->name = name;
 	nt->json = xstrndup(raw, len);
 	nt->len = len;
+	nt->native = wb.mode == MODE_DYNAMIC ? native_tool(s, j, t, name) :
+	    NULL;
 }
 
 /* Has this cursor come before?  Remembers it when not. */
@@ -610,13 +789,10 @@ on_call_result(const struct request *r, const char *line, size_t n,
     const struct json *j)
 {
 	const char *id;
-	size_t idlen, pre;
+	size_t idlen;
 
 	id = json_raw(j, json_get(j, 0, "id"), &idlen);
-	pre = (size_t)(id - line);
-	buf_put(&wb.client.out, line, pre);
-	buf_put(&wb.client.out, r->cid, r->cidlen);
-	buf_put(&wb.client.out, id + idlen, n - pre - idlen);
+	rpc_splice(&wb.client.out, line, n, id, idlen, r->cid, r->cidlen);
 	buf_putc(&wb.client.out, '\n');
 }
 
@@ -630,15 +806,19 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 	char *msg;
 
 	if (!json_get_int(j, id, &v) || v <= 0 || (i = req_find(s, v)) < 0) {
-		wb_log("%s: dropping an answer to a request it was not sent",
-		    s->label);
+		/* Answers to cancelled or timed-out calls end here quietly. */
+		if (!json_get_int(j, id, &v) || v <= 0 || v > s->next_id)
+			wb_log("%s: dropping an answer to a request it was "
+			    "not sent", s->label);
 		return;
 	}
 	r = s->req[i];
 	s->req[i] = s->req[--s->nreq];
 	result = json_get(j, 0, "result");
 	error = json_get(j, 0, "error");
-	if (error >= 0 || result < 0) {
+	if (r.kind == REQ_LEVEL)
+		;
+	else if (error >= 0 || result < 0) {
 		msg = json_strdup(j, json_get(j, error, "message"));
 		if (r.kind == REQ_CALL)
 			call_error(s, &r, msg != NULL ? msg :
@@ -662,16 +842,42 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 	req_free(&r);
 }
 
-/* A request from a server to us. */
+/* Is this server request one the client can answer? */
+static bool
+client_can(const struct json *j, int method)
+{
+	return (json_eq(j, method, "sampling/createMessage") && wb.can_sample) ||
+	    (json_eq(j, method, "elicitation/create") && wb.can_elicit) ||
+	    (json_eq(j, method, "roots/list") && wb.can_roots);
+}
+
+/*
+ * A request from a server: ping is ours to answer; sampling, elicitation
+ * and roots go to the client under a fresh id when it can answer them.
+ */
 static void
 on_server_request(struct server *s, const struct json *j, int id,
-    int method)
+    int method, const char *line, size_t n)
 {
-	const char *raw;
-	size_t len;
 	struct buf *b = &s->proc.io.out;
+	struct upreq *u;
+	const char *raw;
+	char up[24];
+	size_t len;
 
 	raw = json_raw(j, id, &len);
+	if (client_can(j, method)) {
+		wb.up = xrealloc(wb.up, ((size_t)wb.nup + 1) * sizeof(*wb.up));
+		u = &wb.up[wb.nup++];
+		u->up = ++wb.next_up;
+		u->srv = s;
+		u->sid = xstrndup(raw, len);
+		u->sidlen = len;
+		snprintf(up, sizeof(up), "%lld", u->up);
+		rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
+		buf_putc(&wb.client.out, '\n');
+		return;
+	}
 	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	buf_put(b, raw, len);
 	if (json_eq(j, method, "ping"))
@@ -679,6 +885,91 @@ on_server_request(struct server *s, const struct json *j, int id,
 	else
 		buf_puts(b, ",\"error\":{\"code\":-32601,\"message\":"
 		    "\"Method not found\"}}\n");
+}
+
+/* Progress for a call: the client's own token goes back in. */
+static void
+on_progress(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int t = json_path(j, 0, "params.progressToken"), i;
+	const char *raw;
+	long long v;
+	size_t len;
+
+	if (!json_get_int(j, t, &v) || (i = req_find(s, v)) < 0 ||
+	    s->req[i].token == NULL)
+		return;
+	call_arm(s, &s->req[i], now_ms());
+	raw = json_raw(j, t, &len);
+	rpc_splice(&wb.client.out, line, n, raw, len, s->req[i].token,
+	    s->req[i].tokenlen);
+	buf_putc(&wb.client.out, '\n');
+}
+
+/* A log message: say which server it came from when it did not. */
+static void
+on_log_message(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int params = json_get(j, 0, "params");
+	struct buf logger = { 0 };
+	const char *at;
+
+	if (!json_is(j, params, JSMN_OBJECT))
+		return;
+	if (json_get(j, params, "logger") >= 0) {
+		buf_put(&wb.client.out, line, n);
+		buf_putc(&wb.client.out, '\n');
+		return;
+	}
+	json_put_key(&logger, "logger");
+	json_put_cstr(&logger, s->label);
+	if (j->tok[params].size > 0)
+		buf_putc(&logger, ',');
+	at = j->js + j->tok[params].start + 1;
+	rpc_splice(&wb.client.out, line, n, at, 0, logger.data, logger.len);
+	buf_putc(&wb.client.out, '\n');
+	buf_free(&logger);
+}
+
+/* The server gave up on a request it sent the client: so do we. */
+static void
+on_server_cancel(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int r = json_path(j, 0, "params.requestId"), i;
+	const char *raw;
+	char up[24];
+	size_t len;
+
+	if (r < 0)
+		return;
+	raw = json_raw(j, r, &len);
+	for (i = 0; i < wb.nup; i++)
+		if (wb.up[i].srv == s && wb.up[i].sidlen == len &&
+		    memcmp(wb.up[i].sid, raw, len) == 0)
+			break;
+	if (i == wb.nup)
+		return;
+	snprintf(up, sizeof(up), "%lld", wb.up[i].up);
+	rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
+	buf_putc(&wb.client.out, '\n');
+	up_remove(i);
+}
+
+static void
+on_server_notification(struct server *s, const struct json *j, int method,
+    const char *line, size_t n)
+{
+	if (json_eq(j, method, "notifications/progress"))
+		on_progress(s, j, line, n);
+	else if (json_eq(j, method, "notifications/message"))
+		on_log_message(s, j, line, n);
+	else if (json_eq(j, method, "notifications/tools/list_changed"))
+		srv_relist(s);
+	else if (json_eq(j, method, "notifications/cancelled"))
+		on_server_cancel(s, j, line, n);
 }
 
 static void
@@ -697,9 +988,9 @@ srv_line(void *ctx, char *line, size_t n)
 	id = json_get(&wb.j, 0, "id");
 	method = json_get(&wb.j, 0, "method");
 	if (json_is(&wb.j, method, JSMN_STRING) && rpc_valid_id(&wb.j, id))
-		on_server_request(s, &wb.j, id, method);
+		on_server_request(s, &wb.j, id, method, line, n);
 	else if (json_is(&wb.j, method, JSMN_STRING))
-		;	/* Notifications: relayed by later work. */
+		on_server_notification(s, &wb.j, method, line, n);
 	else if (id >= 0)
 		on_response(s, &wb.j, id, line, n);
 	json_release(&wb.j);
@@ -860,6 +1151,7 @@ box_settle(struct toolbox *b)
 	b->waiters = NULL;
 	b->nwaiters = 0;
 	buf_free(&sum);
+	dyn_notify();
 }
 
 static void
@@ -999,6 +1291,30 @@ use_tool_valid(const struct json *j, int args, struct buf *details)
 	return details->len == 0;
 }
 
+/*
+ * The call's _meta for the server.  A progressToken is replaced by our
+ * request id, unique on that server, and kept to map progress back.
+ */
+static char *
+call_meta(const struct json *j, int meta, struct request *r)
+{
+	int t = json_get(j, meta, "progressToken");
+	struct buf b = { 0 };
+	const char *raw, *tok;
+	char id[24];
+	size_t len, toklen;
+
+	raw = json_raw(j, meta, &len);
+	if (!rpc_valid_id(j, t))
+		return xstrndup(raw, len);
+	tok = json_raw(j, t, &toklen);
+	r->token = xstrndup(tok, toklen);
+	r->tokenlen = toklen;
+	snprintf(id, sizeof(id), "%lld", r->id);
+	rpc_splice(&b, raw, len, tok, toklen, id, strlen(id));
+	return buf_cstr(&b);
+}
+
 /* Route a call to a server: now, or once it is ready. */
 static void
 call_route(struct server *s, const char *tool, const struct json *j,
@@ -1016,10 +1332,8 @@ call_route(struct server *s, const char *tool, const struct json *j,
 		raw = json_raw(j, args, &len);
 		r->args = xstrndup(raw, len);
 	}
-	if (meta >= 0) {
-		raw = json_raw(j, meta, &len);
-		r->meta = xstrndup(raw, len);
-	}
+	if (json_is(j, meta, JSMN_OBJECT))
+		r->meta = call_meta(j, meta, r);
 	if (s->state == SRV_READY)
 		call_dispatch(s, r);
 	else
@@ -1106,6 +1420,10 @@ keep_client_caps(const struct json *j, int caps)
 	int i, v;
 
 	wb.client_caps.len = 0;
+	wb.can_roots = json_is(j, json_get(j, caps, "roots"), JSMN_OBJECT);
+	wb.can_sample = json_is(j, json_get(j, caps, "sampling"), JSMN_OBJECT);
+	wb.can_elicit = json_is(j, json_get(j, caps, "elicitation"),
+	    JSMN_OBJECT);
 	for (i = 0; relayed[i] != NULL; i++) {
 		if ((v = json_get(j, caps, relayed[i])) < 0 ||
 		    !json_is(j, v, JSMN_OBJECT))
@@ -1159,6 +1477,119 @@ m_ping(const struct json *j, int params, const char *id, size_t idlen)
 	reply_raw(id, idlen, "{}");
 }
 
+/*
+ * Dynamic mode.  The listed tools are those of the open toolboxes' servers
+ * as last listed, so a server that died keeps its tools listed (a call
+ * restarts it).
+ */
+static void
+dyn_each(void (*fn)(const struct tool *, void *), void *arg)
+{
+	const struct server *s;
+	int i, k, t;
+
+	if (wb.mode != MODE_DYNAMIC)
+		return;
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; wb.boxes[i].open && k < wb.boxes[i].nservers; k++) {
+			s = &wb.boxes[i].servers[k];
+			for (t = 0; t < s->ntools; t++)
+				if (s->tools[t].native != NULL)
+					fn(&s->tools[t], arg);
+		}
+}
+
+static void
+put_native(const struct tool *t, void *arg)
+{
+	struct buf *b = arg;
+
+	buf_putc(b, ',');
+	buf_puts(b, t->native);
+}
+
+/* FNV-1a over what tools/list shows, to tell when it changed. */
+static void
+hash_native(const struct tool *t, void *arg)
+{
+	unsigned long *h = arg;
+	const unsigned char *c;
+
+	for (c = (const unsigned char *)t->native; *c != '\0'; c++)
+		*h = (*h ^ *c) * 16777619u;
+	*h = (*h ^ 0xff) * 16777619u;
+}
+
+static unsigned long
+dyn_hash(void)
+{
+	unsigned long h = 2166136261u;
+
+	dyn_each(hash_native, &h);
+	return h;
+}
+
+/* One tools/list_changed for each change of the list, none otherwise. */
+static void
+dyn_notify(void)
+{
+	unsigned long h;
+
+	if (wb.mode != MODE_DYNAMIC || (h = dyn_hash()) == wb.listed)
+		return;
+	wb.listed = h;
+	buf_puts(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\"}\n");
+}
+
+/* A name that is not a listed tool: say why, and what it should be. */
+static void
+reply_unknown_tool(const char *id, size_t idlen, const char *name,
+    bool malformed)
+{
+	char *fix = tool_legacy_fix(&wb.cfg, name);
+	struct buf t = { 0 };
+
+	if (!malformed && fix == NULL)
+		buf_printf(&t, "Unknown tool: %s", name);
+	else
+		buf_printf(&t, "Invalid tool name format '%s'. Expected "
+		    "format: {toolbox}__{server}__{tool}", name);
+	if (fix != NULL)
+		buf_printf(&t, ". Did you mean '%s'? Tool names changed in "
+		    "mcp-workbench 0.1.0: see CHANGELOG.md.", fix);
+	reply_error(id, idlen, -32602, buf_cstr(&t));
+	buf_free(&t);
+	free(fix);
+}
+
+/* tools/call of {toolbox}__{server}__{tool}: routed as use_tool routes. */
+static void
+tool_native(const struct json *j, const char *name, int args, int meta,
+    const char *id, size_t idlen)
+{
+	char *box, *srv, *tool;
+	struct toolbox *b;
+	struct server *s = NULL;
+
+	if (tool_split(name, &box, &srv, &tool) < 0) {
+		reply_unknown_tool(id, idlen, name, true);
+		return;
+	}
+	if ((b = box_find(box)) != NULL && b->open)
+		s = box_server(b, srv);
+	if (s == NULL || srv_tool(s, tool) == NULL)
+		reply_unknown_tool(id, idlen, name, false);
+	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
+		reply_error(id, idlen, -32602, "Invalid params: arguments "
+		    "must be an object");
+	else
+		call_route(s, tool, j, args, meta, id, idlen);
+	free(box);
+	free(srv);
+	free(tool);
+}
+
 static void
 m_tools_list(const struct json *j, int params, const char *id, size_t idlen)
 {
@@ -1169,6 +1600,7 @@ m_tools_list(const struct json *j, int params, const char *id, size_t idlen)
 	b = reply_begin(id, idlen);
 	buf_puts(b, "{\"tools\":[");
 	buf_puts(b, meta_tools);
+	dyn_each(put_native, b);
 	buf_puts(b, "]}");
 	reply_end();
 }
@@ -1191,6 +1623,9 @@ m_tools_call(const struct json *j, int params, const char *id, size_t idlen)
 		tool_open_toolbox(j, args, id, idlen);
 	else if (strcmp(tool, "use_tool") == 0)
 		tool_use_tool(j, args, json_get(j, params, "_meta"), id, idlen);
+	else if (wb.mode == MODE_DYNAMIC)
+		tool_native(j, tool, args, json_get(j, params, "_meta"), id,
+		    idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
 		reply_error(id, idlen, -32602, buf_cstr(&t));
@@ -1202,11 +1637,25 @@ m_tools_call(const struct json *j, int params, const char *id, size_t idlen)
 static void
 m_set_level(const struct json *j, int params, const char *id, size_t idlen)
 {
-	if (!json_is(j, json_get(j, params, "level"), JSMN_STRING)) {
+	int level = json_get(j, params, "level"), i, k;
+	struct server *s;
+	const char *raw;
+	size_t len;
+
+	if (!json_is(j, level, JSMN_STRING)) {
 		reply_error(id, idlen, -32602, "Invalid params: level must be "
 		    "a string");
 		return;
 	}
+	raw = json_raw(j, level, &len);
+	free(wb.log_level);
+	wb.log_level = xstrndup(raw, len);
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; k < wb.boxes[i].nservers; k++) {
+			s = &wb.boxes[i].servers[k];
+			if (s->state == SRV_READY)
+				srv_send_level(s);
+		}
 	reply_raw(id, idlen, "{}");
 }
 
@@ -1253,6 +1702,82 @@ client_request(const struct json *j, int id, int method)
 	m->fn(j, params, raw, len);
 }
 
+/* The client cancels a call (or an open): the server is told, not us. */
+static void
+cancel_request(const char *id, size_t idlen, const char *reason)
+{
+	struct toolbox *b;
+	struct server *s;
+	int i, k, r;
+
+	for (i = 0; i < wb.nboxes; i++) {
+		b = &wb.boxes[i];
+		for (k = b->nwaiters - 1; k >= 0; k--)
+			if (b->waiters[k].cidlen == idlen &&
+			    memcmp(b->waiters[k].cid, id, idlen) == 0) {
+				free(b->waiters[k].cid);
+				b->waiters[k] = b->waiters[--b->nwaiters];
+			}
+		for (k = 0; k < b->nservers; k++) {
+			s = &b->servers[k];
+			for (r = s->nreq - 1; r >= 0; r--) {
+				if (s->req[r].kind != REQ_CALL ||
+				    s->req[r].cidlen != idlen ||
+				    memcmp(s->req[r].cid, id, idlen) != 0)
+					continue;
+				if (s->req[r].sent)
+					srv_cancel(s, s->req[r].id, reason);
+				req_remove(s, r);
+			}
+		}
+	}
+}
+
+static void
+client_notification(const struct json *j, int method)
+{
+	int r = json_path(j, 0, "params.requestId"), i, k;
+	const char *raw;
+	size_t len;
+
+	if (json_eq(j, method, "notifications/cancelled") &&
+	    rpc_valid_id(j, r)) {
+		raw = json_raw(j, r, &len);
+		cancel_request(raw, len, "cancelled by the client");
+	} else if (json_eq(j, method, "notifications/roots/list_changed"))
+		for (i = 0; i < wb.nboxes; i++)
+			for (k = 0; k < wb.boxes[i].nservers; k++)
+				if (wb.boxes[i].servers[k].state == SRV_READY)
+					srv_notify(&wb.boxes[i].servers[k],
+					    "notifications/roots/list_changed");
+}
+
+/* The client answers a server's request: back it goes, under its id. */
+static void
+client_response(const struct json *j, int id, const char *line, size_t n)
+{
+	struct upreq *u;
+	const char *raw;
+	long long v;
+	size_t len;
+	int i;
+
+	if (!json_get_int(j, id, &v))
+		return;
+	for (i = 0; i < wb.nup && wb.up[i].up != v; i++)
+		;
+	if (i == wb.nup)
+		return;
+	u = &wb.up[i];
+	raw = json_raw(j, id, &len);
+	if (u->srv->proc.io.wfd >= 0) {
+		rpc_splice(&u->srv->proc.io.out, line, n, raw, len, u->sid,
+		    u->sidlen);
+		buf_putc(&u->srv->proc.io.out, '\n');
+	}
+	up_remove(i);
+}
+
 static void
 client_line(void *ctx, char *line, size_t n)
 {
@@ -1287,10 +1812,13 @@ client_line(void *ctx, char *line, size_t n)
 		reply_error(raw, len, -32600, "Invalid Request");
 	else if (method >= 0 && id >= 0)
 		client_request(&wb.j, id, method);
-	else if (method < 0 && (id < 0 || (json_get(&wb.j, 0, "result") < 0 &&
-	    json_get(&wb.j, 0, "error") < 0)))
+	else if (method >= 0)
+		client_notification(&wb.j, method);
+	else if (id >= 0 && (json_get(&wb.j, 0, "result") >= 0 ||
+	    json_get(&wb.j, 0, "error") >= 0))
+		client_response(&wb.j, id, line, n);
+	else
 		reply_error(raw, len, -32600, "Invalid Request: no method");
-	/* Notifications and responses: nothing to answer. */
 	json_release(&wb.j);
 }
 
@@ -1499,11 +2027,49 @@ build_pollfds(void)
 }
 
 static long long
+earliest(long long a, long long b)
+{
+	return a <= 0 ? b : b <= 0 ? a : a < b ? a : b;
+}
+
+static long long
 server_deadline(const struct server *s)
 {
-	if (s->eof_at > 0)
-		return s->eof_at;
-	return s->state == SRV_STARTING ? s->deadline : -1;
+	long long t = s->eof_at;
+	int i;
+
+	if (s->state == SRV_STARTING)
+		t = earliest(t, s->deadline);
+	for (i = 0; i < s->nreq; i++)
+		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
+	return t > 0 ? t : -1;
+}
+
+/* End calls whose time is up; the server is told to stop working on them. */
+static void
+check_call_timeouts(struct server *s, long long now)
+{
+	struct request *r;
+	struct buf why = { 0 };
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--) {
+		r = &s->req[i];
+		if ((r->idle_at <= 0 || now < r->idle_at) &&
+		    (r->hard_at <= 0 || now < r->hard_at))
+			continue;
+		why.len = 0;
+		if (r->hard_at > 0 && now >= r->hard_at)
+			buf_printf(&why, "timed out after %d ms "
+			    "(callMaxTimeoutMs)", s->cfg->call_max_ms);
+		else
+			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
+			    s->cfg->call_timeout_ms);
+		call_error(s, r, buf_cstr(&why));
+		srv_cancel(s, r->id, "timed out");
+		req_remove(s, i);
+	}
+	buf_free(&why);
 }
 
 static long long
@@ -1538,6 +2104,7 @@ check_timeouts(long long now)
 				srv_fail(s, "closed its standard output");
 				continue;
 			}
+			check_call_timeouts(s, now);
 			if (s->state != SRV_STARTING || now < s->deadline)
 				continue;
 			why.len = 0;
@@ -1838,6 +2405,7 @@ main(int argc, char *argv[])
 	}
 	build_instructions();
 	build_boxes();
+	wb.listed = dyn_hash();
 	wb.client.rfd = STDIN_FILENO;
 	wb.client.wfd = STDOUT_FILENO;
 	set_std_nonblock();

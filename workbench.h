@@ -92,6 +92,8 @@ void	 json_put_key(struct buf *, const char *);
 size_t	 json_add_members(struct buf *, const char *, size_t);
 
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
+void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
+	    const char *, size_t);
 bool	 rpc_valid_id(const struct json *, int);
 
 /*
@@ -169,7 +171,8 @@ struct cfg_server {
 	char	 *cwd_raw;	/* As written. */
 	bool	  inherit_env;
 	int	  init_timeout_ms;
-	int	  call_timeout_ms;
+	int	  call_timeout_ms;	/* Reset by progress; 0: none. */
+	int	  call_max_ms;		/* Not reset; 0: none. */
 };
 
 struct cfg_toolbox {
@@ -186,6 +189,7 @@ struct cfg {
 	enum tool_mode		 mode;
 	int			 init_timeout_ms;
 	int			 call_timeout_ms;
+	int			 call_max_ms;
 	size_t			 max_message;
 };
 
@@ -203,6 +207,6 @@ bool	 tool_filter_match(char *const *, const char *);
 char	*tool_join(const char *, const char *, const char *);
 int	 tool_split(const char *, char **, char **, char **);
 int	 tool_listable(const char *);
-char	*tool_legacy_hint(const char *);
+char	*tool_legacy_fix(const struct cfg *, const char *);
 
 #endif /* WORKBENCH_H */
