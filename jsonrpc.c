@@ -21,7 +21,7 @@
  */
 #define TOKEN_MIN	256
 #define TOKEN_MAX	(2u * 1024 * 1024)
-#define TOKEN_KEEP	(64u * 1024)
+#define TOKEN_KEEP	4096
 #define READ_CHUNK	(64 * 1024)
 
 static bool
@@ -722,6 +722,7 @@ peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		p->scanned = pos += n + 1;
 	}
 	buf_consume(&p->in, pos);
+	buf_shrink(&p->in);
 	p->scanned = p->in.len;
 	if (p->dropped == 0 && p->in.len > max) {
 		peer_drop_start(p, p->in.data, p->in.len);
@@ -773,9 +774,10 @@ peer_flush(struct peer *p)
 			return -1;
 		p->outoff += (size_t)n;
 	}
-	if (p->outoff == p->out.len)
+	if (p->outoff == p->out.len) {
 		p->out.len = p->outoff = 0;
-	else if (p->outoff > p->out.len / 2) {
+		buf_shrink(&p->out);
+	} else if (p->outoff > p->out.len / 2) {
 		buf_consume(&p->out, p->outoff);
 		p->outoff = 0;
 	}

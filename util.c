@@ -11,6 +11,9 @@
 
 #include "workbench.h"
 
+/* Buffers above this shrink once they hold little. */
+#define BUF_KEEP	(256 * 1024)
+
 /* The log queue on stderr; bounded so a stalled reader cannot grow us. */
 #define LOG_CAP		(1024 * 1024)
 
@@ -143,6 +146,22 @@ buf_consume(struct buf *b, size_t n)
 	}
 	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
+}
+
+/*
+ * After a large message has passed, give its memory back: a buffer much
+ * larger than what it holds shrinks, so one 16 MiB result does not stay
+ * resident for the rest of the session.
+ */
+void
+buf_shrink(struct buf *b)
+{
+	size_t cap = b->len * 2 > BUF_KEEP ? b->len * 2 : BUF_KEEP;
+
+	if (b->cap <= BUF_KEEP || b->len > b->cap / 8)
+		return;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
 }
 
 void

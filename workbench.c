@@ -200,8 +200,9 @@ static void	call_arm(const struct server *, struct request *, long long);
 /*
  * Replies to the client.  Each builds one whole line in the output queue.
  */
+/* {"jsonrpc":"2.0","id":ID,"member": -- an id we cannot know is null. */
 static struct buf *
-reply_begin(const char *id, size_t idlen)
+reply_head(const char *id, size_t idlen, const char *member)
 {
 	struct buf *b = &wb.client.out;
 
@@ -210,8 +211,14 @@ reply_begin(const char *id, size_t idlen)
 		buf_puts(b, "null");
 	else
 		buf_put(b, id, idlen);
-	buf_puts(b, ",\"result\":");
+	buf_printf(b, ",\"%s\":", member);
 	return b;
+}
+
+static struct buf *
+reply_begin(const char *id, size_t idlen)
+{
+	return reply_head(id, idlen, "result");
 }
 
 static void
@@ -230,14 +237,9 @@ reply_raw(const char *id, size_t idlen, const char *result)
 static void
 reply_error(const char *id, size_t idlen, int code, const char *msg)
 {
-	struct buf *b = &wb.client.out;
+	struct buf *b = reply_head(id, idlen, "error");
 
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	if (id == NULL)
-		buf_puts(b, "null");
-	else
-		buf_put(b, id, idlen);
-	buf_printf(b, ",\"error\":{\"code\":%d,\"message\":", code);
+	buf_printf(b, "{\"code\":%d,\"message\":", code);
 	json_put_cstr(b, msg);
 	buf_puts(b, "}}\n");
 }

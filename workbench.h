@@ -42,6 +42,7 @@ void	 buf_putc(struct buf *, char);
 void	 buf_printf(struct buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 buf_consume(struct buf *, size_t);
+void	 buf_shrink(struct buf *);
 void	 buf_free(struct buf *);
 char	*buf_cstr(struct buf *);
 
