@@ -13,7 +13,7 @@ WARN = -std=c11 -Wall -Wextra -Werror
 DEFS = -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
-OBJ = workbench.o jsonrpc.o procmgr.o toolname.o config.o util.o
+OBJ = workbench.o server.o jsonrpc.o procmgr.o toolname.o config.o util.o
 LIBOBJ = jsonrpc.o procmgr.o toolname.o config.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 

@@ -210,4 +210,158 @@ int	 tool_split(const char *, char **, char **, char **);
 int	 tool_listable(const char *);
 char	*tool_legacy_fix(const struct cfg *, const char *);
 
+/*
+ * server.c: the servers of the toolboxes and routing to them.
+ */
+#define RESTARTS_MAX	5	/* Starts of one server ... */
+#define RESTART_WINDOW	60000	/* ... within this many ms. */
+
+enum srv_state {
+	SRV_IDLE,		/* Never started. */
+	SRV_STARTING,		/* initialize or tools/list under way. */
+	SRV_READY,
+	SRV_FAILED		/* Failed to start, or died. */
+};
+
+enum req_kind {
+	REQ_INIT,
+	REQ_LIST,
+	REQ_CALL,
+	REQ_LEVEL		/* logging/setLevel: the answer is dropped. */
+};
+
+/* A downstream tool as its server listed it. */
+struct tool {
+	char	*name;
+	char	*json;		/* The Tool object, raw. */
+	size_t	 len;
+	char	*native;	/* Dynamic mode: as we list it, or NULL. */
+};
+
+/* A request to a server: sent, or waiting for the server to be ready. */
+struct request {
+	long long	 id;		/* Ours, on the server. */
+	enum req_kind	 kind;
+	bool		 sent;
+	char		*cid;		/* The client's id, raw. */
+	size_t		 cidlen;
+	char		*tool;		/* The tool's own name. */
+	char		*args;		/* Raw arguments, while waiting. */
+	char		*meta;		/* Raw params._meta, while waiting. */
+	char		*token;		/* The client's progressToken, raw. */
+	size_t		 tokenlen;
+	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
+	long long	 hard_at;	/* callMaxTimeoutMs. */
+};
+
+/* A request from a server to the client, under our upstream id. */
+struct upreq {
+	long long	 up;
+	struct server	*srv;
+	char		*sid;		/* The server's id, raw. */
+	size_t		 sidlen;
+};
+
+struct toolbox;
+
+struct server {
+	struct toolbox		*box;
+	const struct cfg_server	*cfg;
+	char			*label;		/* "toolbox/server" */
+	enum srv_state		 state;
+	struct proc		 proc;
+	long long		 next_id;
+	struct request		*req;
+	int			 nreq;
+	struct tool		*tools;		/* The last complete list. */
+	int			 ntools;
+	struct tool		*fresh;		/* The list being paged in. */
+	int			 nfresh;
+	char			**cursors;	/* Cursors seen while paging. */
+	int			 ncursors;
+	char			*error;		/* Why it is SRV_FAILED. */
+	long long		 deadline;	/* Of starting. */
+	long long		 eof_at;	/* When its stdout closed. */
+	long long		 starts[RESTARTS_MAX];
+	int			 nstarts;
+	bool			 logging;	/* It declared logging. */
+	bool			 relisting;	/* Refetching its tools. */
+	bool			 relist_again;
+};
+
+/* A client request waiting for a toolbox to finish opening. */
+struct waiter {
+	char	*cid;
+	size_t	 cidlen;
+};
+
+struct toolbox {
+	const struct cfg_toolbox *cfg;
+	struct server		*servers;
+	int			 nservers;
+	bool			 open;
+	struct waiter		*waiters;
+	int			 nwaiters;
+	bool			 starting;	/* Inside box_open's loop. */
+};
+
+/* The state of the one workbench process. */
+struct workbench {
+	struct cfg	 cfg;
+	enum tool_mode	 mode;
+	struct toolbox	*boxes;
+	int		 nboxes;
+	struct peer	 client;
+	struct json	 j;
+	struct buf	 instructions;	/* Escaped, ready to splice. */
+	bool		 initialized;
+	char		*protocol;
+	struct buf	 client_caps;	/* What children are told we have. */
+	bool		 can_sample;	/* The client's capabilities. */
+	bool		 can_elicit;
+	bool		 can_roots;
+	char		*log_level;	/* Raw, from logging/setLevel. */
+	struct upreq	*up;
+	int		 nup;
+	long long	 next_up;
+	unsigned long	 listed;	/* Hash of the dynamic tool names. */
+	bool		 stopping;
+	long long	 stop_at;
+	int		 sigfd;
+	int		 saved_fl[3];
+};
+
+extern struct workbench wb;
+
+const struct tool *srv_tool(const struct server *, const char *);
+void	 srv_ensure(struct server *);
+void	 srv_notify(struct server *, const char *);
+void	 srv_send_level(struct server *);
+void	 srv_stop_process(struct server *);
+void	 srv_exited(struct server *, int);
+struct server *srv_by_pid(pid_t);
+long long srv_deadline(const struct server *);
+void	 srv_check_timers(struct server *, long long);
+void	 srv_read_out(struct server *);
+void	 srv_read_err(struct server *);
+void	 srv_write_in(struct server *);
+struct toolbox *box_find(const char *);
+struct server *box_server(struct toolbox *, const char *);
+void	 box_open(struct toolbox *, const char *, size_t);
+void	 call_route(struct server *, const char *, const struct json *, int,
+	    int, const char *, size_t);
+void	 call_cancel(const char *, size_t, const char *);
+void	 up_answer(const struct json *, int, const char *, size_t);
+
+/*
+ * workbench.c: the client side.
+ */
+extern const char wb_version[];
+
+struct buf *reply_begin(const char *, size_t);
+void	 reply_end(void);
+void	 reply_error(const char *, size_t, int, const char *);
+void	 reply_text(const char *, size_t, const char *, bool);
+void	 dyn_notify(void);
+
 #endif /* WORKBENCH_H */

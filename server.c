@@ -1,0 +1,1177 @@
+/*
+ * server.c: the servers of the toolboxes.  Starting them, initialize and
+ * the paged tools/list, calls routed to them and their answers spliced
+ * back, the relaying of what they say to the client, their timers, and
+ * what happens when one fails or dies.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workbench.h"
+
+#define LIST_PAGES_MAX	1000
+#define EOF_GRACE_MS	250
+
+static void	srv_fail(struct server *, const char *);
+static void	srv_relist(struct server *);
+static void	box_settle(struct toolbox *);
+static void	call_arm(const struct server *, struct request *, long long);
+
+/*
+ * Messages to a server.
+ */
+static struct request *
+req_add(struct server *s, enum req_kind kind)
+{
+	struct request *r;
+
+	s->req = xrealloc(s->req, ((size_t)s->nreq + 1) * sizeof(*s->req));
+	r = &s->req[s->nreq++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->id = ++s->next_id;
+	return r;
+}
+
+static void
+req_free(struct request *r)
+{
+	free(r->cid);
+	free(r->tool);
+	free(r->args);
+	free(r->meta);
+	free(r->token);
+}
+
+static void
+req_remove(struct server *s, int i)
+{
+	req_free(&s->req[i]);
+	s->req[i] = s->req[--s->nreq];
+}
+
+static int
+req_find(struct server *s, long long id)
+{
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].id == id)
+			return i;
+	return -1;
+}
+
+/* Send a request: {"jsonrpc":"2.0","id":N,"method":M,"params":P}. */
+static void
+srv_send(struct server *s, struct request *r, const char *method,
+    const char *params, size_t plen)
+{
+	struct buf *b = &s->proc.io.out;
+
+	r->sent = true;
+	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\","
+	    "\"params\":", r->id, method);
+	buf_put(b, params, plen);
+	buf_puts(b, "}\n");
+}
+
+void
+srv_notify(struct server *s, const char *method)
+{
+	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n",
+	    method);
+}
+
+static void
+srv_cancel(struct server *s, long long id, const char *reason)
+{
+	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}\n", id, reason);
+}
+
+void
+srv_send_level(struct server *s)
+{
+	struct buf p = { 0 };
+
+	if (!s->logging || wb.log_level == NULL)
+		return;
+	buf_printf(&p, "{\"level\":%s}", wb.log_level);
+	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);
+	buf_free(&p);
+}
+
+static void
+srv_send_initialize(struct server *s)
+{
+	struct buf p = { 0 };
+
+	buf_puts(&p, "{\"protocolVersion\":");
+	json_put_cstr(&p, wb.protocol != NULL ? wb.protocol :
+	    WB_PROTOCOL_LATEST);
+	buf_puts(&p, ",\"capabilities\":{");
+	buf_put(&p, wb.client_caps.data, wb.client_caps.len);
+	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
+	    "\"version\":\"%s\"}}", wb_version);
+	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
+	buf_free(&p);
+}
+
+static void
+srv_send_list(struct server *s, const char *cursor)
+{
+	struct buf p = { 0 };
+
+	buf_puts(&p, "{");
+	if (cursor != NULL) {
+		buf_puts(&p, "\"cursor\":");
+		json_put_cstr(&p, cursor);
+	}
+	buf_puts(&p, "}");
+	srv_send(s, req_add(s, REQ_LIST), "tools/list", p.data, p.len);
+	buf_free(&p);
+}
+
+static void
+tools_free(struct tool *t, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].name);
+		free(t[i].json);
+		free(t[i].native);
+	}
+	free(t);
+}
+
+static void
+cursors_free(struct server *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncursors; i++)
+		free(s->cursors[i]);
+	free(s->cursors);
+	s->cursors = NULL;
+	s->ncursors = 0;
+}
+
+const struct tool *
+srv_tool(const struct server *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->ntools; i++)
+		if (strcmp(s->tools[i].name, name) == 0)
+			return &s->tools[i];
+	return NULL;
+}
+
+/* The text of a failed call, as use_tool promises it. */
+static void
+call_error(const struct server *s, const struct request *r,
+    const char *reason)
+{
+	struct buf t = { 0 };
+
+	buf_printf(&t, "Error executing tool '%s' in server '%s' "
+	    "(toolbox '%s'): %s", r->tool, s->cfg->name, s->box->cfg->name,
+	    reason);
+	reply_text(r->cid, r->cidlen, buf_cstr(&t), true);
+	buf_free(&t);
+}
+
+/* Start (or, on progress, restart) a call's timers. */
+static void
+call_arm(const struct server *s, struct request *r, long long now)
+{
+	if (s->cfg->call_timeout_ms > 0)
+		r->idle_at = now + s->cfg->call_timeout_ms;
+	if (s->cfg->call_max_ms > 0 && r->hard_at == 0)
+		r->hard_at = now + s->cfg->call_max_ms;
+}
+
+/*
+ * Send a call to a ready server, or answer it when the tool is not (or
+ * no longer) there.  The request keeps only what routing the answer needs.
+ */
+static void
+call_dispatch(struct server *s, struct request *r)
+{
+	struct buf p = { 0 }, t = { 0 };
+
+	if (srv_tool(s, r->tool) == NULL) {
+		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
+		    "server '%s'", r->tool, s->cfg->name);
+		reply_text(r->cid, r->cidlen, buf_cstr(&t), true);
+		buf_free(&t);
+		req_remove(s, (int)(r - s->req));
+		return;
+	}
+	buf_puts(&p, "{\"name\":");
+	json_put_cstr(&p, r->tool);
+	buf_puts(&p, ",\"arguments\":");
+	buf_puts(&p, r->args != NULL ? r->args : "{}");
+	if (r->meta != NULL) {
+		buf_puts(&p, ",\"_meta\":");
+		buf_puts(&p, r->meta);
+	}
+	buf_puts(&p, "}");
+	srv_send(s, r, "tools/call", p.data, p.len);
+	free(r->args);
+	free(r->meta);
+	r->args = r->meta = NULL;
+	buf_free(&p);
+	call_arm(s, r, now_ms());
+}
+
+/* A restart budget keeps a crash loop from spinning. */
+static bool
+srv_may_start(struct server *s, long long now)
+{
+	int i, recent = 0;
+
+	for (i = 0; i < s->nstarts && i < RESTARTS_MAX; i++)
+		if (now - s->starts[i] < RESTART_WINDOW)
+			recent++;
+	return recent < RESTARTS_MAX;
+}
+
+static void
+srv_start(struct server *s)
+{
+	struct buf why = { 0 };
+	long long now = now_ms();
+
+	if (!srv_may_start(s, now)) {
+		buf_printf(&why, "restarted %d times within %d s; not "
+		    "restarting it again yet (last error: %s)", RESTARTS_MAX,
+		    RESTART_WINDOW / 1000, s->error != NULL ? s->error :
+		    "none");
+		srv_fail(s, buf_cstr(&why));
+		buf_free(&why);
+		return;
+	}
+	s->starts[s->nstarts++ % RESTARTS_MAX] = now;
+	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
+		srv_fail(s, buf_cstr(&why));
+		buf_free(&why);
+		return;
+	}
+	s->state = SRV_STARTING;
+	s->deadline = now + s->cfg->init_timeout_ms;
+	srv_send_initialize(s);
+}
+
+/* Close our ends and give the process group to the escalation. */
+void
+srv_stop_process(struct server *s)
+{
+	if (s->proc.pid > 0)
+		proc_retire(s->proc.pid, s->proc.reaped);
+	s->proc.pid = 0;
+	s->proc.reaped = false;
+	s->eof_at = 0;
+	proc_close(&s->proc);
+}
+
+/*
+ * Requests from servers to the client.
+ */
+static void
+up_remove(int i)
+{
+	free(wb.up[i].sid);
+	wb.up[i] = wb.up[--wb.nup];
+}
+
+/* A server is gone: the client need not answer what it asked. */
+static void
+up_forget(struct server *s)
+{
+	int i;
+
+	for (i = wb.nup - 1; i >= 0; i--) {
+		if (wb.up[i].srv != s)
+			continue;
+		buf_printf(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%lld,\"reason\":\"the server exited\"}}\n", wb.up[i].up);
+		up_remove(i);
+	}
+}
+
+/*
+ * The server failed to start, or died: answer everything waiting on it
+ * and end its process.  It may be started again later.
+ */
+static void
+srv_fail(struct server *s, const char *reason)
+{
+	struct buf why = { 0 };
+	int i;
+
+	buf_puts(&why, reason);
+	proc_tail(&s->proc, &why);
+	free(s->error);
+	s->error = xstrdup(buf_cstr(&why));
+	buf_free(&why);
+	wb_log("%s: %s", s->label, s->error);
+	srv_stop_process(s);
+	s->state = SRV_FAILED;
+	for (i = s->nreq - 1; i >= 0; i--) {
+		if (s->req[i].kind == REQ_CALL)
+			call_error(s, &s->req[i], s->error);
+		req_remove(s, i);
+	}
+	tools_free(s->fresh, s->nfresh);
+	s->fresh = NULL;
+	s->nfresh = 0;
+	s->relisting = s->relist_again = false;
+	cursors_free(s);
+	up_forget(s);
+	box_settle(s->box);
+}
+
+/* Bring a server up if it is not: used by open_toolbox and calls. */
+void
+srv_ensure(struct server *s)
+{
+	if (s->state == SRV_IDLE || s->state == SRV_FAILED)
+		srv_start(s);
+}
+
+/*
+ * Answers from a server.
+ */
+static void
+srv_ready(struct server *s)
+{
+	int i;
+
+	s->relisting = false;
+	tools_free(s->tools, s->ntools);
+	s->tools = s->fresh;
+	s->ntools = s->nfresh;
+	s->fresh = NULL;
+	s->nfresh = 0;
+	cursors_free(s);
+	s->state = SRV_READY;
+	free(s->error);
+	s->error = NULL;
+	for (i = s->nreq - 1; i >= 0; i--)
+		if (s->req[i].kind == REQ_CALL && !s->req[i].sent)
+			call_dispatch(s, &s->req[i]);
+	box_settle(s->box);
+	dyn_notify();
+	if (s->relist_again) {
+		s->relist_again = false;
+		srv_relist(s);
+	}
+}
+
+/* Its tools changed: fetch them again, serving the old list meanwhile. */
+static void
+srv_relist(struct server *s)
+{
+	if (s->state != SRV_READY)
+		return;
+	if (s->relisting) {
+		s->relist_again = true;
+		return;
+	}
+	s->relisting = true;
+	srv_send_list(s, NULL);
+}
+
+static void
+on_initialize(struct server *s, const struct json *j, int result)
+{
+	if (!json_is(j, result, JSMN_OBJECT)) {
+		srv_fail(s, "protocol error: initialize returned no result "
+		    "object");
+		return;
+	}
+	s->logging = json_path(j, result, "capabilities.logging") >= 0;
+	srv_notify(s, "notifications/initialized");
+	srv_send_level(s);
+	srv_send_list(s, NULL);
+}
+
+/*
+ * Dynamic mode lists a tool as {toolbox}__{server}__{tool}, its description
+ * prefixed "[toolbox/server] ", every other member as the server sent it,
+ * and _meta extended with where it came from.  NULL when the name cannot
+ * be listed (it stays callable through use_tool).
+ */
+static char *
+native_tool(const struct server *s, const struct json *j, int t,
+    const char *name)
+{
+	struct buf b = { 0 };
+	char *native = tool_join(s->box->cfg->name, s->cfg->name, name), *d;
+	int k, n, v, meta = json_get(j, t, "_meta");
+	const char *raw;
+	size_t len;
+
+	if ((k = tool_listable(native)) != 0)
+		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
+		    "is longer than 128 characters or has characters outside "
+		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
+		    "is longer than 64 characters; some clients reject it");
+	if (k < 0) {
+		free(native);
+		return NULL;
+	}
+	buf_puts(&b, "{\"name\":");
+	json_put_cstr(&b, native);
+	free(native);
+	buf_puts(&b, ",\"description\":");
+	d = json_strdup(j, json_get(j, t, "description"));
+	native = xmalloc(strlen(s->label) + (d != NULL ? strlen(d) : 0) + 4);
+	sprintf(native, "[%s]%s%s", s->label, d != NULL ? " " : "",
+	    d != NULL ? d : "");
+	json_put_cstr(&b, native);
+	free(native);
+	free(d);
+	for (k = t + 1, n = 0; n < j->tok[t].size; n++, k = json_next(j, v)) {
+		v = k + 1;
+		if (json_eq(j, k, "name") || json_eq(j, k, "description") ||
+		    json_eq(j, k, "_meta"))
+			continue;
+		buf_putc(&b, ',');
+		raw = json_raw(j, k, &len);
+		buf_put(&b, raw, len);
+		buf_putc(&b, ':');
+		raw = json_raw(j, v, &len);
+		buf_put(&b, raw, len);
+	}
+	buf_puts(&b, ",\"_meta\":");
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		raw = json_raw(j, meta, &len);
+		json_add_members(&b, raw, len);
+	} else
+		buf_putc(&b, '{');
+	buf_puts(&b, "\"source_server\":");
+	json_put_cstr(&b, s->cfg->name);
+	buf_puts(&b, ",\"toolbox_name\":");
+	json_put_cstr(&b, s->box->cfg->name);
+	buf_puts(&b, ",\"original_name\":");
+	json_put_cstr(&b, name);
+	buf_puts(&b, "}}");
+	return buf_cstr(&b);
+}
+
+/* Keep one listed tool, if it passes the filters. */
+static void
+keep_tool(struct server *s, const struct json *j, int t)
+{
+	const char *raw;
+	struct tool *nt;
+	size_t len;
+	char *name;
+
+	if (!json_is(j, t, JSMN_OBJECT) ||
+	    (name = json_strdup(j, json_get(j, t, "name"))) == NULL) {
+		wb_log("%s: skipping a tool without a name", s->label);
+		return;
+	}
+	if (!tool_filter_match(s->cfg->filters, name)) {
+		free(name);
+		return;
+	}
+	raw = json_raw(j, t, &len);
+	s->fresh = xrealloc(s->fresh, ((size_t)s->nfresh + 1) *
+	    sizeof(*s->fresh));
+	nt = &s->fresh[s->nfresh++];
+	nt->name = name;
+	nt->json = xstrndup(raw, len);
+	nt->len = len;
+	nt->native = wb.mode == MODE_DYNAMIC ? native_tool(s, j, t, name) :
+	    NULL;
+}
+
+/* Has this cursor come before?  Remembers it when not. */
+static bool
+cursor_seen(struct server *s, const char *cursor)
+{
+	int i;
+
+	for (i = 0; i < s->ncursors; i++)
+		if (strcmp(s->cursors[i], cursor) == 0)
+			return true;
+	s->cursors = xrealloc(s->cursors, ((size_t)s->ncursors + 1) *
+	    sizeof(*s->cursors));
+	s->cursors[s->ncursors++] = xstrdup(cursor);
+	return false;
+}
+
+static void
+on_tools_page(struct server *s, const struct json *j, int result)
+{
+	int tools, t, n, before = s->nfresh;
+	char *cursor;
+
+	tools = json_get(j, result, "tools");
+	if (!json_is(j, tools, JSMN_ARRAY)) {
+		srv_fail(s, "protocol error: tools/list returned no tools "
+		    "array");
+		return;
+	}
+	for (t = tools + 1, n = 0; n < j->tok[tools].size; n++) {
+		keep_tool(s, j, t);
+		t = json_next(j, t);
+	}
+	cursor = json_strdup(j, json_get(j, result, "nextCursor"));
+	if (cursor == NULL || cursor[0] == '\0')
+		srv_ready(s);
+	else if (cursor_seen(s, cursor)) {
+		/* A server that loops repeats its pages: drop this one. */
+		wb_log("%s: tools/list repeated a cursor; keeping the first %d "
+		    "pages", s->label, s->ncursors);
+		while (s->nfresh > before) {
+			s->nfresh--;
+			free(s->fresh[s->nfresh].name);
+			free(s->fresh[s->nfresh].json);
+		}
+		srv_ready(s);
+	} else if (s->ncursors >= LIST_PAGES_MAX) {
+		wb_log("%s: tools/list has more than %d pages; keeping the "
+		    "first %d", s->label, LIST_PAGES_MAX, LIST_PAGES_MAX);
+		srv_ready(s);
+	} else
+		srv_send_list(s, cursor);
+	free(cursor);
+}
+
+/* Splice the client's id into the server's answer and pass it on. */
+static void
+on_call_result(const struct request *r, const char *line, size_t n,
+    const struct json *j)
+{
+	const char *id;
+	size_t idlen;
+
+	id = json_raw(j, json_get(j, 0, "id"), &idlen);
+	rpc_splice(&wb.client.out, line, n, id, idlen, r->cid, r->cidlen);
+	buf_putc(&wb.client.out, '\n');
+}
+
+static void
+on_response(struct server *s, const struct json *j, int id, const char *line,
+    size_t n)
+{
+	struct request r;
+	long long v;
+	int i, result, error;
+	char *msg;
+
+	if (!json_get_int(j, id, &v) || v <= 0 || (i = req_find(s, v)) < 0) {
+		/* Answers to cancelled or timed-out calls end here quietly. */
+		if (!json_get_int(j, id, &v) || v <= 0 || v > s->next_id)
+			wb_log("%s: dropping an answer to a request it was "
+			    "not sent", s->label);
+		return;
+	}
+	r = s->req[i];
+	s->req[i] = s->req[--s->nreq];
+	result = json_get(j, 0, "result");
+	error = json_get(j, 0, "error");
+	if (r.kind == REQ_LEVEL)
+		;
+	else if (error >= 0 || result < 0) {
+		msg = json_strdup(j, json_get(j, error, "message"));
+		if (r.kind == REQ_CALL)
+			call_error(s, &r, msg != NULL ? msg :
+			    "the server answered with an error");
+		else {
+			struct buf why = { 0 };
+
+			buf_printf(&why, "%s failed: %s", r.kind == REQ_INIT ?
+			    "initialize" : "tools/list", msg != NULL ? msg :
+			    "no result");
+			srv_fail(s, buf_cstr(&why));
+			buf_free(&why);
+		}
+		free(msg);
+	} else if (r.kind == REQ_CALL)
+		on_call_result(&r, line, n, j);
+	else if (r.kind == REQ_INIT)
+		on_initialize(s, j, result);
+	else
+		on_tools_page(s, j, result);
+	req_free(&r);
+}
+
+/* Is this server request one the client can answer? */
+static bool
+client_can(const struct json *j, int method)
+{
+	return (json_eq(j, method, "sampling/createMessage") && wb.can_sample) ||
+	    (json_eq(j, method, "elicitation/create") && wb.can_elicit) ||
+	    (json_eq(j, method, "roots/list") && wb.can_roots);
+}
+
+/*
+ * A request from a server: ping is ours to answer; sampling, elicitation
+ * and roots go to the client under a fresh id when it can answer them.
+ */
+static void
+on_server_request(struct server *s, const struct json *j, int id,
+    int method, const char *line, size_t n)
+{
+	struct buf *b = &s->proc.io.out;
+	struct upreq *u;
+	const char *raw;
+	char up[24];
+	size_t len;
+
+	raw = json_raw(j, id, &len);
+	if (client_can(j, method)) {
+		wb.up = xrealloc(wb.up, ((size_t)wb.nup + 1) * sizeof(*wb.up));
+		u = &wb.up[wb.nup++];
+		u->up = ++wb.next_up;
+		u->srv = s;
+		u->sid = xstrndup(raw, len);
+		u->sidlen = len;
+		snprintf(up, sizeof(up), "%lld", u->up);
+		rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
+		buf_putc(&wb.client.out, '\n');
+		return;
+	}
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_put(b, raw, len);
+	if (json_eq(j, method, "ping"))
+		buf_puts(b, ",\"result\":{}}\n");
+	else
+		buf_puts(b, ",\"error\":{\"code\":-32601,\"message\":"
+		    "\"Method not found\"}}\n");
+}
+
+/* Progress for a call: the client's own token goes back in. */
+static void
+on_progress(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int t = json_path(j, 0, "params.progressToken"), i;
+	const char *raw;
+	long long v;
+	size_t len;
+
+	if (!json_get_int(j, t, &v) || (i = req_find(s, v)) < 0 ||
+	    s->req[i].token == NULL)
+		return;
+	call_arm(s, &s->req[i], now_ms());
+	raw = json_raw(j, t, &len);
+	rpc_splice(&wb.client.out, line, n, raw, len, s->req[i].token,
+	    s->req[i].tokenlen);
+	buf_putc(&wb.client.out, '\n');
+}
+
+/* A log message: say which server it came from when it did not. */
+static void
+on_log_message(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int params = json_get(j, 0, "params");
+	struct buf logger = { 0 };
+	const char *at;
+
+	if (!json_is(j, params, JSMN_OBJECT))
+		return;
+	if (json_get(j, params, "logger") >= 0) {
+		buf_put(&wb.client.out, line, n);
+		buf_putc(&wb.client.out, '\n');
+		return;
+	}
+	json_put_key(&logger, "logger");
+	json_put_cstr(&logger, s->label);
+	if (j->tok[params].size > 0)
+		buf_putc(&logger, ',');
+	at = j->js + j->tok[params].start + 1;
+	rpc_splice(&wb.client.out, line, n, at, 0, logger.data, logger.len);
+	buf_putc(&wb.client.out, '\n');
+	buf_free(&logger);
+}
+
+/* The server gave up on a request it sent the client: so do we. */
+static void
+on_server_cancel(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int r = json_path(j, 0, "params.requestId"), i;
+	const char *raw;
+	char up[24];
+	size_t len;
+
+	if (r < 0)
+		return;
+	raw = json_raw(j, r, &len);
+	for (i = 0; i < wb.nup; i++)
+		if (wb.up[i].srv == s && wb.up[i].sidlen == len &&
+		    memcmp(wb.up[i].sid, raw, len) == 0)
+			break;
+	if (i == wb.nup)
+		return;
+	snprintf(up, sizeof(up), "%lld", wb.up[i].up);
+	rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
+	buf_putc(&wb.client.out, '\n');
+	up_remove(i);
+}
+
+static void
+on_server_notification(struct server *s, const struct json *j, int method,
+    const char *line, size_t n)
+{
+	if (json_eq(j, method, "notifications/progress"))
+		on_progress(s, j, line, n);
+	else if (json_eq(j, method, "notifications/message"))
+		on_log_message(s, j, line, n);
+	else if (json_eq(j, method, "notifications/tools/list_changed"))
+		srv_relist(s);
+	else if (json_eq(j, method, "notifications/cancelled"))
+		on_server_cancel(s, j, line, n);
+}
+
+static void
+srv_line(void *ctx, char *line, size_t n)
+{
+	struct server *s = ctx;
+	int id, method;
+
+	if (s->proc.pid == 0)
+		return;		/* It failed while this input was read. */
+	if (json_parse(&wb.j, line, n) != JSON_OK) {
+		wb_log("%s: ignoring a line that is not a JSON-RPC message "
+		    "(%zu bytes)", s->label, n);
+		return;
+	}
+	id = json_get(&wb.j, 0, "id");
+	method = json_get(&wb.j, 0, "method");
+	if (json_is(&wb.j, method, JSMN_STRING) && rpc_valid_id(&wb.j, id))
+		on_server_request(s, &wb.j, id, method, line, n);
+	else if (json_is(&wb.j, method, JSMN_STRING))
+		on_server_notification(s, &wb.j, method, line, n);
+	else if (id >= 0)
+		on_response(s, &wb.j, id, line, n);
+	json_release(&wb.j);
+}
+
+static void
+srv_oversize(void *ctx, size_t size, const char *id)
+{
+	struct server *s = ctx;
+	struct buf why = { 0 };
+	long long v;
+	int i;
+
+	wb_log("%s: dropped a message of %zu bytes (limit %zu)", s->label,
+	    size, wb.cfg.max_message);
+	if (id == NULL || (v = strtoll(id, NULL, 10)) <= 0 ||
+	    (i = req_find(s, v)) < 0)
+		return;
+	buf_printf(&why, "the result is %zu bytes, more than the %zu-byte "
+	    "limit (maxMessageBytes)", size, wb.cfg.max_message);
+	if (s->req[i].kind == REQ_CALL)
+		call_error(s, &s->req[i], buf_cstr(&why));
+	else
+		srv_fail(s, buf_cstr(&why));
+	if ((i = req_find(s, v)) >= 0)
+		req_remove(s, i);
+	buf_free(&why);
+}
+
+static const struct peer_ops srv_ops = { srv_line, srv_oversize };
+
+/*
+ * Toolboxes.
+ */
+struct toolbox *
+box_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < wb.nboxes; i++)
+		if (strcmp(wb.boxes[i].cfg->name, name) == 0)
+			return &wb.boxes[i];
+	return NULL;
+}
+
+struct server *
+box_server(struct toolbox *b, const char *name)
+{
+	int i;
+
+	for (i = 0; i < b->nservers; i++)
+		if (strcmp(b->servers[i].cfg->name, name) == 0)
+			return &b->servers[i];
+	return NULL;
+}
+
+/* A tool object with toolbox_name and source_server added. */
+static void
+put_tool(struct buf *b, const struct server *s, const struct tool *t)
+{
+	json_add_members(b, t->json, t->len);
+	buf_puts(b, "\"toolbox_name\":");
+	json_put_cstr(b, s->box->cfg->name);
+	buf_puts(b, ",\"source_server\":");
+	json_put_cstr(b, s->cfg->name);
+	buf_putc(b, '}');
+}
+
+/* The open_toolbox result object, for content and structuredContent. */
+static int
+box_summary(const struct toolbox *b, struct buf *out)
+{
+	const struct server *s;
+	int i, k, ready = 0, failed = 0;
+
+	buf_puts(out, "{\"toolbox\":");
+	json_put_cstr(out, b->cfg->name);
+	buf_puts(out, ",\"description\":");
+	json_put_cstr(out, b->cfg->description);
+	for (i = 0; i < b->nservers; i++)
+		ready += b->servers[i].state == SRV_READY;
+	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
+	for (i = 0, k = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		for (k = 0; s->state == SRV_READY && k < s->ntools; k++) {
+			if (out->data[out->len - 1] != '[')
+				buf_putc(out, ',');
+			put_tool(out, s, &s->tools[k]);
+		}
+	}
+	buf_putc(out, ']');
+	for (i = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		if (s->state == SRV_READY)
+			continue;
+		buf_puts(out, failed++ == 0 ? ",\"servers_failed\":[" : ",");
+		buf_puts(out, "{\"server\":");
+		json_put_cstr(out, s->cfg->name);
+		buf_puts(out, ",\"error\":");
+		json_put_cstr(out, s->error != NULL ? s->error : "not started");
+		buf_putc(out, '}');
+	}
+	buf_puts(out, failed > 0 ? "]}" : "}");
+	return ready;
+}
+
+static void
+box_failure_text(const struct toolbox *b, struct buf *out)
+{
+	int i;
+
+	buf_printf(out, "Failed to open toolbox '%s': no server could be "
+	    "started.", b->cfg->name);
+	for (i = 0; i < b->nservers; i++)
+		buf_printf(out, "\n- server '%s': %s", b->servers[i].cfg->name,
+		    b->servers[i].error != NULL ? b->servers[i].error :
+		    "not started");
+	if (b->nservers == 0)
+		buf_puts(out, " It has no servers configured.");
+}
+
+/* Answer everyone waiting for the toolbox once no server is starting. */
+static void
+box_settle(struct toolbox *b)
+{
+	struct buf sum = { 0 }, *o;
+	int i, ready;
+
+	if (b->nwaiters == 0 || b->starting)
+		return;
+	for (i = 0; i < b->nservers; i++)
+		if (b->servers[i].state == SRV_STARTING)
+			return;
+	ready = box_summary(b, &sum);
+	b->open = b->open || ready > 0;
+	if (ready == 0) {
+		sum.len = 0;
+		box_failure_text(b, &sum);
+	}
+	for (i = 0; i < b->nwaiters; i++) {
+		if (ready == 0)
+			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
+			    buf_cstr(&sum), true);
+		else {
+			o = reply_begin(b->waiters[i].cid,
+			    b->waiters[i].cidlen);
+			buf_puts(o, "{\"content\":[{\"type\":\"text\","
+			    "\"text\":");
+			json_put_str(o, sum.data, sum.len);
+			buf_puts(o, "}],\"structuredContent\":");
+			buf_put(o, sum.data, sum.len);
+			buf_puts(o, "}");
+			reply_end();
+		}
+		free(b->waiters[i].cid);
+	}
+	free(b->waiters);
+	b->waiters = NULL;
+	b->nwaiters = 0;
+	buf_free(&sum);
+	dyn_notify();
+}
+
+void
+box_open(struct toolbox *b, const char *cid, size_t cidlen)
+{
+	struct waiter *w;
+	int i;
+
+	b->waiters = xrealloc(b->waiters, ((size_t)b->nwaiters + 1) *
+	    sizeof(*b->waiters));
+	w = &b->waiters[b->nwaiters++];
+	w->cid = xstrndup(cid, cidlen);
+	w->cidlen = cidlen;
+	/* A server failing at once must not answer before the rest start. */
+	b->starting = true;
+	for (i = 0; i < b->nservers; i++)
+		srv_ensure(&b->servers[i]);
+	b->starting = false;
+	box_settle(b);
+}
+
+/*
+ * The call's _meta for the server.  A progressToken is replaced by our
+ * request id, unique on that server, and kept to map progress back.
+ */
+static char *
+call_meta(const struct json *j, int meta, struct request *r)
+{
+	int t = json_get(j, meta, "progressToken");
+	struct buf b = { 0 };
+	const char *raw, *tok;
+	char id[24];
+	size_t len, toklen;
+
+	raw = json_raw(j, meta, &len);
+	if (!rpc_valid_id(j, t))
+		return xstrndup(raw, len);
+	tok = json_raw(j, t, &toklen);
+	r->token = xstrndup(tok, toklen);
+	r->tokenlen = toklen;
+	snprintf(id, sizeof(id), "%lld", r->id);
+	rpc_splice(&b, raw, len, tok, toklen, id, strlen(id));
+	return buf_cstr(&b);
+}
+
+/* Route a call to a server: now, or once it is ready. */
+void
+call_route(struct server *s, const char *tool, const struct json *j,
+    int args, int meta, const char *id, size_t idlen)
+{
+	struct request *r;
+	const char *raw;
+	size_t len;
+
+	r = req_add(s, REQ_CALL);
+	r->cid = xstrndup(id, idlen);
+	r->cidlen = idlen;
+	r->tool = xstrdup(tool);
+	if (args >= 0) {
+		raw = json_raw(j, args, &len);
+		r->args = xstrndup(raw, len);
+	}
+	if (json_is(j, meta, JSMN_OBJECT))
+		r->meta = call_meta(j, meta, r);
+	if (s->state == SRV_READY)
+		call_dispatch(s, r);
+	else
+		srv_ensure(s);
+}
+
+/* The client cancels a call (or an open): the server is told, not us. */
+void
+call_cancel(const char *id, size_t idlen, const char *reason)
+{
+	struct toolbox *b;
+	struct server *s;
+	int i, k, r;
+
+	for (i = 0; i < wb.nboxes; i++) {
+		b = &wb.boxes[i];
+		for (k = b->nwaiters - 1; k >= 0; k--)
+			if (b->waiters[k].cidlen == idlen &&
+			    memcmp(b->waiters[k].cid, id, idlen) == 0) {
+				free(b->waiters[k].cid);
+				b->waiters[k] = b->waiters[--b->nwaiters];
+			}
+		for (k = 0; k < b->nservers; k++) {
+			s = &b->servers[k];
+			for (r = s->nreq - 1; r >= 0; r--) {
+				if (s->req[r].kind != REQ_CALL ||
+				    s->req[r].cidlen != idlen ||
+				    memcmp(s->req[r].cid, id, idlen) != 0)
+					continue;
+				if (s->req[r].sent)
+					srv_cancel(s, s->req[r].id, reason);
+				req_remove(s, r);
+			}
+		}
+	}
+}
+
+/* The client answers a server's request: back it goes, under its id. */
+void
+up_answer(const struct json *j, int id, const char *line, size_t n)
+{
+	struct upreq *u;
+	const char *raw;
+	long long v;
+	size_t len;
+	int i;
+
+	if (!json_get_int(j, id, &v))
+		return;
+	for (i = 0; i < wb.nup && wb.up[i].up != v; i++)
+		;
+	if (i == wb.nup)
+		return;
+	u = &wb.up[i];
+	raw = json_raw(j, id, &len);
+	if (u->srv->proc.io.wfd >= 0) {
+		rpc_splice(&u->srv->proc.io.out, line, n, raw, len, u->sid,
+		    u->sidlen);
+		buf_putc(&u->srv->proc.io.out, '\n');
+	}
+	up_remove(i);
+}
+
+static long long
+earliest(long long a, long long b)
+{
+	return a <= 0 ? b : b <= 0 ? a : a < b ? a : b;
+}
+
+long long
+srv_deadline(const struct server *s)
+{
+	long long t = s->eof_at;
+	int i;
+
+	if (s->state == SRV_STARTING)
+		t = earliest(t, s->deadline);
+	for (i = 0; i < s->nreq; i++)
+		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
+	return t > 0 ? t : -1;
+}
+
+/* End calls whose time is up; the server is told to stop working on them. */
+static void
+check_call_timeouts(struct server *s, long long now)
+{
+	struct request *r;
+	struct buf why = { 0 };
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--) {
+		r = &s->req[i];
+		if ((r->idle_at <= 0 || now < r->idle_at) &&
+		    (r->hard_at <= 0 || now < r->hard_at))
+			continue;
+		why.len = 0;
+		if (r->hard_at > 0 && now >= r->hard_at)
+			buf_printf(&why, "timed out after %d ms "
+			    "(callMaxTimeoutMs)", s->cfg->call_max_ms);
+		else
+			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
+			    s->cfg->call_timeout_ms);
+		call_error(s, r, buf_cstr(&why));
+		srv_cancel(s, r->id, "timed out");
+		req_remove(s, i);
+	}
+	buf_free(&why);
+}
+
+struct server *
+srv_by_pid(pid_t pid)
+{
+	int i, k;
+
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; k < wb.boxes[i].nservers; k++)
+			if (wb.boxes[i].servers[k].proc.pid == pid)
+				return &wb.boxes[i].servers[k];
+	return NULL;
+}
+
+/* A server process ended: take its last words, then fail what waits. */
+void
+srv_exited(struct server *s, int status)
+{
+	struct buf why = { 0 };
+
+	s->proc.reaped = true;
+	while (s->proc.io.rfd >= 0 && s->proc.pid > 0 &&
+	    peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) > 0)
+		;
+	while (s->proc.pid > 0 && proc_drain_stderr(&s->proc, s->label) > 0)
+		;
+	if (s->proc.pid > 0) {
+		proc_status(status, &why);
+		srv_fail(s, buf_cstr(&why));
+		buf_free(&why);
+	}
+}
+
+/* The timers of one server: its start, its calls, a closed stdout. */
+void
+srv_check_timers(struct server *s, long long now)
+{
+	struct buf why = { 0 };
+
+	if (s->eof_at > 0 && now >= s->eof_at) {
+		srv_fail(s, "closed its standard output");
+		return;
+	}
+	check_call_timeouts(s, now);
+	if (s->state != SRV_STARTING || now < s->deadline)
+		return;
+	buf_printf(&why, "timed out after %d ms waiting for it to initialize "
+	    "and list its tools (initTimeoutMs)", s->cfg->init_timeout_ms);
+	srv_fail(s, buf_cstr(&why));
+	buf_free(&why);
+}
+
+/* Its stdout is readable: handle what it said. */
+void
+srv_read_out(struct server *s)
+{
+	if (peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) != 0 ||
+	    s->proc.pid <= 0)
+		return;
+	/*
+	 * End of file.  Usually the process is exiting: give its exit
+	 * status a moment to arrive, since that is the better report.
+	 */
+	close(s->proc.io.rfd);
+	s->proc.io.rfd = -1;
+	s->eof_at = now_ms() + EOF_GRACE_MS;
+}
+
+void
+srv_read_err(struct server *s)
+{
+	if (proc_drain_stderr(&s->proc, s->label) == 0) {
+		close(s->proc.errfd);
+		s->proc.errfd = -1;
+	}
+}
+
+/* Write what is queued for its stdin; a broken pipe drops the queue. */
+void
+srv_write_in(struct server *s)
+{
+	if (s->proc.io.wfd < 0 || peer_flush(&s->proc.io) == 0)
+		return;
+	close(s->proc.io.wfd);
+	s->proc.io.wfd = -1;
+	s->proc.io.out.len = s->proc.io.outoff = 0;
+}
