@@ -354,6 +354,7 @@ srv_ready(struct server *s)
 	int i;
 
 	s->relisting = false;
+	s->names_checked = true;
 	tools_free(s->tools, s->ntools);
 	s->tools = s->fresh;
 	s->ntools = s->nfresh;
@@ -418,7 +419,7 @@ native_tool(const struct server *s, const struct json *j, int t,
 	const char *raw;
 	size_t len;
 
-	if ((k = tool_listable(native)) != 0)
+	if ((k = tool_listable(native)) != 0 && !s->names_checked)
 		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :

@@ -896,14 +896,17 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 	npfd++;
 }
 
-/* Stop reading while what we must write piles up (backpressure). */
+/*
+ * Backpressure: while the client does not read, we stop reading the
+ * servers; while anyone does not read, we stop reading the client.  A
+ * server that does not read its stdin never stops us reading the other
+ * servers' (or its own) stdout, or it could block on a full pipe to us.
+ */
 static bool
-congested(void)
+servers_congested(void)
 {
 	int i, k;
 
-	if (peer_queued(&wb.client) > HIGH_WATER)
-		return true;
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++)
 			if (peer_queued(&wb.boxes[i].servers[k].proc.io) >
@@ -915,29 +918,27 @@ congested(void)
 static void
 build_pollfds(void)
 {
+	bool client_full = peer_queued(&wb.client) > HIGH_WATER;
 	struct server *s;
-	bool full = congested();
 	int i, k;
 
 	npfd = 0;
 	watch(wb.sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	if (!wb.client.eof && !wb.stopping && !full)
+	if (!wb.client.eof && !wb.stopping && !client_full &&
+	    !servers_congested())
 		watch(STDIN_FILENO, POLLIN, SLOT_STDIN, NULL);
 	if (peer_queued(&wb.client) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++) {
 			s = &wb.boxes[i].servers[k];
-			if (!full || wb.stopping)
+			if (!client_full || wb.stopping)
 				watch(s->proc.io.rfd, POLLIN, SLOT_OUT, s);
 			if (peer_queued(&s->proc.io) > 0)
 				watch(s->proc.io.wfd, POLLOUT, SLOT_IN, s);
 			watch(s->proc.errfd, POLLIN, SLOT_ERR, s);
 		}
 }
-
-
-
 
 static long long
 next_deadline(void)

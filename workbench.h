@@ -287,6 +287,7 @@ struct server {
 	bool			 logging;	/* It declared logging. */
 	bool			 relisting;	/* Refetching its tools. */
 	bool			 relist_again;
+	bool			 names_checked;	/* Name warnings given. */
 };
 
 /* A client request waiting for a toolbox to finish opening. */
