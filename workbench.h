@@ -288,6 +288,8 @@ struct server {
 	bool			 relisting;	/* Refetching its tools. */
 	bool			 relist_again;
 	bool			 names_checked;	/* Name warnings given. */
+	int			*index;		/* tools by name; -1: empty */
+	size_t			 nindex;
 };
 
 /* A client request waiting for a toolbox to finish opening. */
