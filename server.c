@@ -18,6 +18,7 @@ static void	srv_fail(struct server *, const char *);
 static void	srv_relist(struct server *);
 static void	box_settle(struct toolbox *);
 static void	call_arm(const struct server *, struct request *, long long);
+static void	relist_failed(struct server *, const char *);
 
 /*
  * Messages to a server.
@@ -341,7 +342,7 @@ up_forget(struct server *s)
 			continue;
 		buf_printf(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
-		    "%lld,\"reason\":\"the server exited\"}}\n", wb.up[i].up);
+		    "%lld,\"reason\":\"the server stopped\"}}\n", wb.up[i].up);
 		up_remove(i);
 	}
 }
@@ -395,7 +396,6 @@ srv_ready(struct server *s)
 	int i;
 
 	s->relisting = false;
-	s->names_checked = true;
 	tools_free(s->tools, s->ntools);
 	s->tools = s->fresh;
 	s->ntools = s->nfresh;
@@ -461,7 +461,8 @@ native_tool(const struct server *s, const struct json *j, int t,
 	const char *raw;
 	size_t len;
 
-	if ((k = tool_listable(native)) != 0 && !s->names_checked)
+	/* Warn once: not again when a restart lists the same tools. */
+	if ((k = tool_listable(native)) != 0 && srv_tool(s, name) == NULL)
 		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
@@ -476,8 +477,8 @@ native_tool(const struct server *s, const struct json *j, int t,
 	buf_puts(&b, ",\"description\":");
 	d = json_strdup(j, json_get(j, t, "description"));
 	native = xmalloc(strlen(s->label) + (d != NULL ? strlen(d) : 0) + 4);
-	sprintf(native, "[%s]%s%s", s->label, d != NULL ? " " : "",
-	    d != NULL ? d : "");
+	sprintf(native, "[%s]%s%s", s->label, d != NULL && *d != '\0' ? " " :
+	    "", d != NULL ? d : "");
 	json_put_cstr(&b, native);
 	free(native);
 	free(d);
@@ -561,8 +562,11 @@ on_tools_page(struct server *s, const struct json *j, int result)
 
 	tools = json_get(j, result, "tools");
 	if (!json_is(j, tools, JSMN_ARRAY)) {
-		srv_fail(s, "protocol error: tools/list returned no tools "
-		    "array");
+		if (s->relisting)
+			relist_failed(s, "no tools array");
+		else
+			srv_fail(s, "protocol error: tools/list returned no "
+			    "tools array");
 		return;
 	}
 	for (t = tools + 1, n = 0; n < j->tok[tools].size; n++) {
@@ -605,6 +609,30 @@ on_call_result(const struct request *r, const char *line, size_t n,
 }
 
 static void
+start_failed(struct server *s, enum req_kind kind, const char *msg)
+{
+	struct buf why = { 0 };
+
+	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? "initialize" :
+	    "tools/list", msg != NULL ? msg : "no result");
+	srv_fail(s, buf_cstr(&why));
+	buf_free(&why);
+}
+
+/* A refetch that fails keeps the tools the server had. */
+static void
+relist_failed(struct server *s, const char *msg)
+{
+	wb_log("%s: tools/list after tools/list_changed failed (%s); keeping "
+	    "its previous tools", s->label, msg != NULL ? msg : "no result");
+	tools_free(s->fresh, s->nfresh);
+	s->fresh = NULL;
+	s->nfresh = 0;
+	cursors_free(s);
+	s->relisting = s->relist_again = false;
+}
+
+static void
 on_response(struct server *s, const struct json *j, int id, const char *line,
     size_t n)
 {
@@ -631,15 +659,10 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 		if (r.kind == REQ_CALL)
 			call_error(s, &r, msg != NULL ? msg :
 			    "the server answered with an error");
-		else {
-			struct buf why = { 0 };
-
-			buf_printf(&why, "%s failed: %s", r.kind == REQ_INIT ?
-			    "initialize" : "tools/list", msg != NULL ? msg :
-			    "no result");
-			srv_fail(s, buf_cstr(&why));
-			buf_free(&why);
-		}
+		else if (s->relisting)
+			relist_failed(s, msg);
+		else
+			start_failed(s, r.kind, msg);
 		free(msg);
 	} else if (r.kind == REQ_CALL)
 		on_call_result(&r, line, n, j);

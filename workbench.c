@@ -507,12 +507,16 @@ dyn_notify(void)
 	    "\"notifications/tools/list_changed\"}\n");
 }
 
-/* A name that is not a listed tool: say why, and what it should be. */
+/*
+ * A name that is not a listed tool: say why, and what it should be.  The
+ * old {toolbox}__{server}_{tool} is suggested a fix only where the name
+ * does not already name a configured server.
+ */
 static void
 reply_unknown_tool(const char *id, size_t idlen, const char *name,
-    bool malformed)
+    bool malformed, bool suggest)
 {
-	char *fix = tool_legacy_fix(&wb.cfg, name);
+	char *fix = suggest ? tool_legacy_fix(&wb.cfg, name) : NULL;
 	struct buf t = { 0 };
 
 	if (!malformed && fix == NULL)
@@ -534,17 +538,21 @@ tool_native(const struct json *j, const char *name, int args, int meta,
     const char *id, size_t idlen)
 {
 	char *box, *srv, *tool;
+	const struct tool *t = NULL;
 	struct toolbox *b;
 	struct server *s = NULL;
 
 	if (tool_split(name, &box, &srv, &tool) < 0) {
-		reply_unknown_tool(id, idlen, name, true);
+		reply_unknown_tool(id, idlen, name, true, true);
 		return;
 	}
-	if ((b = box_find(box)) != NULL && b->open)
+	if ((b = box_find(box)) != NULL)
 		s = box_server(b, srv);
-	if (s == NULL || srv_tool(s, tool) == NULL)
-		reply_unknown_tool(id, idlen, name, false);
+	if (s != NULL && b->open)
+		t = srv_tool(s, tool);
+	/* What tools/list does not show cannot be called by that name. */
+	if (t == NULL || t->native == NULL)
+		reply_unknown_tool(id, idlen, name, false, s == NULL);
 	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
 		reply_error(id, idlen, -32602, "Invalid params: arguments "
 		    "must be an object");
@@ -618,8 +626,8 @@ m_set_level(const struct json *j, int params, const char *id, size_t idlen)
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++) {
 			s = &wb.boxes[i].servers[k];
-			if (s->state == SRV_READY)
-				srv_send_level(s);
+			if (s->proc.pid > 0)
+				srv_send_level(s);	/* If initialized. */
 		}
 	reply_raw(id, idlen, "{}");
 }

@@ -287,7 +287,6 @@ struct server {
 	bool			 logging;	/* It declared logging. */
 	bool			 relisting;	/* Refetching its tools. */
 	bool			 relist_again;
-	bool			 names_checked;	/* Name warnings given. */
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
 };

@@ -42,7 +42,7 @@ function killQuietly(pid, sig) {
 }
 
 function notePids(text) {
-	for (const m of text.matchAll(/mock-server: started pid=(\d+)/g))
+	for (const m of text.matchAll(/(?:mock|fixture)-server: started pid=(\d+)/g))
 		mockPgids.add(Number(m[1]));
 }
 
@@ -204,6 +204,46 @@ export function memoryServer(file) {
 
 export function filesystemServer(...dirs) {
 	return { command: NODE, args: [packageBin('@modelcontextprotocol/server-filesystem'), ...dirs] };
+}
+
+// The JavaScript fixture server of relay.test.mjs (tests/e2e/fixture-server.mjs).
+export function fixtureServer(...args) {
+	return { command: NODE, args: [path.join(E2E_DIR, 'fixture-server.mjs'), ...args] };
+}
+
+// Count the notifications of one method an SDK Client receives (installs a
+// handler for that schema). Returns {count, list, reset(), waitCount(n, ms)}.
+export function collectNotifications(client, schema) {
+	const c = {
+		list: [],
+		get count() {
+			return c.list.length;
+		},
+		reset() {
+			c.list.length = 0;
+		},
+		waitCount(n, ms = 5000) {
+			return waitFor(() => c.list.length >= n, ms,
+			    `${n} notification(s) (got ${c.list.length})`);
+		},
+	};
+	client.setNotificationHandler(schema, (n) => {
+		c.list.push(n);
+	});
+	return c;
+}
+
+// The error an SDK call must throw (assertion failure when it resolves).
+export async function rejection(promise, what = 'call') {
+	try {
+		const r = await promise;
+		throw Object.assign(new Error(`${what} should have failed but returned ${JSON.stringify(r).slice(0, 500)}`),
+		    { notRejected: true });
+	} catch (e) {
+		if (e.notRejected)
+			throw e;
+		return e;
+	}
 }
 
 export function haveWorkbench() {

@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+// A small stdio MCP server (one JSON-RPC message per line, no SDK) used by
+// relay.test.mjs for what neither the C mock nor server-everything can show:
+// what a server receives from the workbench (notifications/cancelled with
+// its own ids, logging/setLevel, roots/list_changed, _meta), and
+// server-to-client requests sent whatever the client declared.
+//
+// Flags: --no-logging   do not declare the logging capability
+//        --name NAME    serverInfo.name
+//
+// Tools (arguments in braces):
+//   wait {ms}            answers "waited MS" after ms unless cancelled first
+//   progress {steps, interval_ms, total?, message?, crash_at?, ignore_cancel?,
+//             final_delay_ms?}
+//                        sends `steps` notifications/progress with the token
+//                        of params._meta.progressToken (on after a
+//                        cancellation with ignore_cancel); with crash_at = i it
+//                        exits (code 5) right after progress i; answers
+//                        (final_delay_ms after the last progress) JSON
+//                        {"token": <token received>, "steps": N}
+//   meta {}              answers JSON of the params._meta it received
+//   ask {method, params?, id_raw?}
+//                        sends a request to the client (id: id_raw as raw
+//                        JSON text, default "fx-N") and answers with the raw
+//                        line of the response it got
+//   ask_cancel {method, params?, after_ms?}
+//                        sends a request, after after_ms (default 100) sends
+//                        notifications/cancelled for it, answers JSON {"id"}
+//   log {level, data, logger?}
+//                        sends notifications/message, answers "logged"
+//   received {}          answers JSON of every request and notification the
+//                        server received so far: [{method, id?, params?}]
+//   crash {code?}        exits with code (default 5), no answer
+
+let logging = true;
+let name = 'fixture-server';
+for (let i = 2; i < process.argv.length; i++) {
+	if (process.argv[i] === '--no-logging')
+		logging = false;
+	else if (process.argv[i] === '--name')
+		name = process.argv[++i];
+}
+
+process.stderr.write(`fixture-server: started pid=${process.pid}\n`);
+
+const received = [];
+const waiting = new Map();	// JSON.stringify(id) of a tools/call -> {cancel()}
+const asked = new Map();	// JSON.stringify(id) of our request -> resolve(line)
+let seq = 0;
+
+function out(obj) {
+	process.stdout.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
+}
+
+function answer(id, result) {
+	out({ jsonrpc: '2.0', id, result });
+}
+
+function text(id, t, isError = false) {
+	const r = { content: [{ type: 'text', text: t }] };
+	if (isError)
+		r.isError = true;
+	answer(id, r);
+}
+
+const obj = { type: 'object' };
+const TOOLS = [
+	{ name: 'wait', description: 'Waits ms milliseconds.', inputSchema: obj },
+	{ name: 'progress', description: 'Sends progress notifications.', inputSchema: obj },
+	{ name: 'meta', description: 'Answers with the _meta it received.', inputSchema: obj },
+	{ name: 'ask', description: 'Sends a request to the client.', inputSchema: obj },
+	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
+	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
+	{ name: 'received', description: 'Lists what the server received.', inputSchema: obj },
+	{ name: 'crash', description: 'Exits without answering.', inputSchema: obj },
+];
+
+function callTool(id, params) {
+	const a = params?.arguments ?? {};
+	const meta = params?._meta;
+	switch (params?.name) {
+	case 'wait': {
+		const key = JSON.stringify(id);
+		const t = setTimeout(() => {
+			waiting.delete(key);
+			text(id, `waited ${a.ms}`);
+		}, a.ms ?? 0);
+		waiting.set(key, { cancel: () => clearTimeout(t) });
+		return;
+	}
+	case 'progress': {
+		const token = meta?.progressToken;
+		const steps = a.steps ?? 3;
+		let i = 0;
+		const key = JSON.stringify(id);
+		const tick = () => {
+			i++;
+			if (token !== undefined) {
+				const p = { progressToken: token, progress: i };
+				if (a.total !== undefined)
+					p.total = a.total;
+				if (a.message !== undefined)
+					p.message = `${a.message} ${i}`;
+				out({ jsonrpc: '2.0', method: 'notifications/progress', params: p });
+			}
+			if (a.crash_at === i) {
+				process.stderr.write('fixture-server: crashing\n');
+				process.exit(5);
+			}
+			if (i < steps) {
+				t = setTimeout(tick, a.interval_ms ?? 50);
+			} else {
+				const done = () => {
+					waiting.delete(key);
+					text(id, JSON.stringify({ token: token ?? null, steps }));
+				};
+				if (a.final_delay_ms)
+					t = setTimeout(done, a.final_delay_ms);
+				else
+					done();
+			}
+		};
+		let t = setTimeout(tick, a.interval_ms ?? 50);
+		if (!a.ignore_cancel)
+			waiting.set(key, { cancel: () => clearTimeout(t) });
+		return;
+	}
+	case 'meta':
+		text(id, JSON.stringify(meta ?? null));
+		return;
+	case 'ask': {
+		const rid = a.id_raw ?? JSON.stringify(`fx-${++seq}`);
+		const key = JSON.stringify(JSON.parse(rid));
+		asked.set(key, (line) => text(id, line));
+		const p = a.params === undefined ? '' : `,"params":${JSON.stringify(a.params)}`;
+		out(`{"jsonrpc":"2.0","id":${rid},"method":${JSON.stringify(a.method)}${p}}`);
+		return;
+	}
+	case 'ask_cancel': {
+		const rid = `fx-${++seq}`;
+		asked.set(JSON.stringify(rid), () => {});
+		const m = { jsonrpc: '2.0', id: rid, method: a.method };
+		if (a.params !== undefined)
+			m.params = a.params;
+		out(m);
+		setTimeout(() => {
+			asked.delete(JSON.stringify(rid));
+			out({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: rid, reason: 'fixture gave up' } });
+			text(id, JSON.stringify({ id: rid }));
+		}, a.after_ms ?? 100);
+		return;
+	}
+	case 'log': {
+		const p = { level: a.level ?? 'info', data: a.data ?? 'fixture log' };
+		if (a.logger !== undefined)
+			p.logger = a.logger;
+		out({ jsonrpc: '2.0', method: 'notifications/message', params: p });
+		text(id, 'logged');
+		return;
+	}
+	case 'received':
+		text(id, JSON.stringify(received));
+		return;
+	case 'crash':
+		process.stderr.write('fixture-server: crashing\n');
+		process.exit(a.code ?? 5);
+		return;
+	default:
+		out({ jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } });
+	}
+}
+
+function handle(line) {
+	let m;
+	try {
+		m = JSON.parse(line);
+	} catch {
+		return;
+	}
+	if (m.method === undefined) {
+		// A response to one of our requests.
+		const key = JSON.stringify(m.id);
+		const r = asked.get(key);
+		if (r) {
+			asked.delete(key);
+			r(line);
+		}
+		return;
+	}
+	const rec = { method: m.method };
+	if ('id' in m)
+		rec.id = m.id;
+	if (m.params !== undefined)
+		rec.params = m.params;
+	if (m.method !== 'tools/call' || m.params?.name !== 'received')
+		received.push(rec);
+	if (!('id' in m)) {
+		if (m.method === 'notifications/cancelled') {
+			const key = JSON.stringify(m.params?.requestId);
+			const w = waiting.get(key);
+			if (w) {
+				w.cancel();
+				waiting.delete(key);
+			}
+		}
+		return;
+	}
+	switch (m.method) {
+	case 'initialize': {
+		const caps = { tools: { listChanged: true } };
+		if (logging)
+			caps.logging = {};
+		answer(m.id, {
+			protocolVersion: m.params?.protocolVersion ?? '2025-11-25',
+			capabilities: caps,
+			serverInfo: { name, version: '1.0.0' },
+		});
+		return;
+	}
+	case 'ping':
+	case 'logging/setLevel':
+		answer(m.id, {});
+		return;
+	case 'tools/list':
+		answer(m.id, { tools: TOOLS });
+		return;
+	case 'tools/call':
+		callTool(m.id, m.params);
+		return;
+	default:
+		out({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `Method not found: ${m.method}` } });
+	}
+}
+
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+	buf += d;
+	let i;
+	while ((i = buf.indexOf('\n')) >= 0) {
+		const line = buf.slice(0, i);
+		buf = buf.slice(i + 1);
+		if (line.trim() !== '')
+			handle(line);
+	}
+});
+process.stdin.on('end', () => process.exit(0));
