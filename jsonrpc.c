@@ -595,6 +595,129 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, at + atlen, n - pre - atlen);
 }
 
+/* Past a string that starts at s[i] == '"'; 0 when it is not one. */
+static size_t
+skip_string(const char *s, size_t i, size_t n)
+{
+	unsigned char c;
+
+	for (i++; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c == '"')
+			return i + 1;
+		if (c == '\\')
+			i++;
+		else if (c < 0x20)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Past the value at s[i]; 0 when it is malformed.  Nested values are
+ * walked, not tokenized: brackets must balance (and match, in the first 64
+ * levels), strings must end and hold no raw control characters.  This is
+ * how large results are checked at a few instructions a byte.
+ */
+static size_t
+skip_value(const char *s, size_t i, size_t n)
+{
+	size_t depth = 0, start;
+	unsigned long long objects = 0;	/* Bit set: that level is '{'. */
+
+	do {
+		i = skip_space(s, i, n);
+		if (i >= n)
+			return 0;
+		switch (s[i]) {
+		case '"':
+			if ((i = skip_string(s, i, n)) == 0)
+				return 0;
+			break;
+		case '{':
+		case '[':
+			if (depth++ < 64)
+				objects = objects << 1 | (s[i] == '{');
+			i++;
+			break;
+		case '}':
+		case ']':
+			if (depth-- == 0)
+				return 0;
+			if (depth < 64) {
+				if ((objects & 1) != (s[i] == '}'))
+					return 0;
+				objects >>= 1;
+			}
+			i++;
+			break;
+		case ',':
+		case ':':
+			if (depth == 0)
+				return 0;
+			i++;
+			break;
+		default:
+			for (start = i; i < n && (s[i] == '-' || s[i] == '+' ||
+			    s[i] == '.' || (s[i] >= '0' && s[i] <= '9') ||
+			    (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+			    s[i] <= 'Z')); i++)
+				;
+			if (i == start || (depth == 0 &&
+			    !valid_primitive(s + start, i - start)))
+				return 0;
+		}
+	} while (depth > 0);
+	return i;
+}
+
+/*
+ * Read a message's top level without tokenizing its values: which of
+ * id, method, result and error it has, and where the id is.  Returns 0, or
+ * -1 when the line is not one well-formed object.
+ */
+int
+rpc_scan(const char *s, size_t n, struct rpc_top *top)
+{
+	size_t i = skip_space(s, 0, n), key, end;
+
+	memset(top, 0, sizeof(*top));
+	if (i >= n || s[i++] != '{')
+		return -1;
+	if ((i = skip_space(s, i, n)) < n && s[i] == '}')
+		return skip_space(s, i + 1, n) == n ? 0 : -1;
+	for (;;) {
+		key = i;
+		if (i >= n || s[i] != '"' || (i = skip_string(s, i, n)) == 0)
+			return -1;
+		end = i;
+		i = skip_space(s, i, n);
+		if (i >= n || s[i++] != ':')
+			return -1;
+		i = skip_space(s, i, n);
+		if (end - key == 4 && memcmp(s + key, "\"id\"", 4) == 0)
+			top->id = s + i;
+		else if (end - key == 8 && memcmp(s + key, "\"method\"", 8) == 0)
+			top->method = s + i;
+		else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) == 0)
+			top->result = true;
+		else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) == 0)
+			top->error = true;
+		if ((end = skip_value(s, i, n)) == 0)
+			return -1;
+		if (top->id == s + i)
+			top->idlen = end - i;
+		i = skip_space(s, end, n);
+		if (i < n && s[i] == ',') {
+			i = skip_space(s, i + 1, n);
+			continue;
+		}
+		if (i >= n || s[i] != '}')
+			return -1;
+		return skip_space(s, i + 1, n) == n ? 0 : -1;
+	}
+}
+
 bool
 rpc_valid_id(const struct json *j, int i)
 {

@@ -204,30 +204,16 @@ set_nonblock(int fd)
 }
 
 /*
- * Wait for the child to exec.  The read returns 0 once exec closes the
- * CLOEXEC pipe; this takes as long as one execve, not as long as the
- * server runs.
- */
-static int
-exec_result(int fd, struct exec_report *rep)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, rep, sizeof(*rep));
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	return n == (ssize_t)sizeof(*rep) ? -1 : 0;
-}
-
-/*
  * Start a server.  Returns 0, or -1 with the reason in why.  On success
  * p->pid leads its own process group and p holds our non-blocking ends.
+ * Whether the exec itself worked is learnt later, from p->execfd: it
+ * reads end-of-file once exec has closed the child's CLOEXEC end, or a
+ * report when exec failed (proc_exec_status).  Nothing waits for it, so
+ * many servers start at once.
  */
 int
 proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 {
-	struct exec_report rep;
 	sigset_t all, old;
 	int fd[4][2], child[3], i;
 	char **env;
@@ -252,21 +238,8 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 	close(fd[3][1]);
 	if (pid < 0) {
 		buf_printf(why, "cannot fork: %s", strerror(errno));
-		close(fd[3][0]);
-	} else if (exec_result(fd[3][0], &rep) < 0) {
-		waitpid(pid, NULL, 0);
-		if (rep.stage == 0)
-			buf_printf(why, "cannot change directory to '%s': %s",
-			    cs->cwd_raw, strerror(rep.err));
-		else
-			buf_printf(why, "cannot execute '%s': %s",
-			    cs->command, strerror(rep.err));
-		pid = -1;
-	}
-	if (pid < 0) {
-		close(fd[0][1]);
-		close(fd[1][0]);
-		close(fd[2][0]);
+		for (i = 0; i < 4; i++)
+			close(fd[i][i == 0 ? 1 : 0]);
 		return -1;
 	}
 	memset(p, 0, sizeof(*p));
@@ -274,10 +247,41 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 	p->io.wfd = fd[0][1];
 	p->io.rfd = fd[1][0];
 	p->errfd = fd[2][0];
-	for (i = 0; i < 3; i++)
-		set_nonblock(i == 0 ? p->io.wfd : i == 1 ? p->io.rfd :
-		    p->errfd);
+	p->execfd = fd[3][0];
+	set_nonblock(p->io.wfd);
+	set_nonblock(p->io.rfd);
+	set_nonblock(p->errfd);
+	set_nonblock(p->execfd);
 	return 0;
+}
+
+/*
+ * Has the child exec'd?  1: not known yet; 0: yes (execfd is closed);
+ * -1: no, with the reason in why (execfd is closed).
+ */
+int
+proc_exec_status(struct proc *p, const struct cfg_server *cs,
+    struct buf *why)
+{
+	struct exec_report rep;
+	ssize_t n;
+
+	do
+		n = read(p->execfd, &rep, sizeof(rep));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return 1;
+	close(p->execfd);
+	p->execfd = -1;
+	if (n != (ssize_t)sizeof(rep))
+		return 0;
+	if (rep.stage == 0)
+		buf_printf(why, "cannot change directory to '%s': %s",
+		    cs->cwd_raw, strerror(rep.err));
+	else
+		buf_printf(why, "cannot execute '%s': %s", cs->command,
+		    strerror(rep.err));
+	return -1;
 }
 
 static void
@@ -389,6 +393,7 @@ proc_close(struct proc *p)
 	close_fd(&p->io.rfd);
 	close_fd(&p->io.wfd);
 	close_fd(&p->errfd);
+	close_fd(&p->execfd);
 	peer_free(&p->io);
 	buf_free(&p->errline);
 	for (i = 0; i < PROC_TAIL; i++) {

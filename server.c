@@ -803,6 +803,37 @@ on_server_notification(struct server *s, const struct json *j, int method,
 		on_server_cancel(s, j, line, n);
 }
 
+/*
+ * The common case, a call's result, passes without being tokenized: the
+ * top level is scanned, the id found and replaced by the client's.  All
+ * else takes the full parse.
+ */
+static bool
+pass_result(struct server *s, const char *line, size_t n)
+{
+	struct rpc_top top;
+	long long v = 0;
+	size_t k;
+	int i;
+
+	if (rpc_scan(line, n, &top) < 0 || top.method != NULL ||
+	    top.id == NULL || !top.result || top.error || top.idlen == 0 ||
+	    top.idlen > 18)
+		return false;
+	for (k = 0; k < top.idlen; k++) {
+		if (top.id[k] < '0' || top.id[k] > '9')
+			return false;
+		v = v * 10 + (top.id[k] - '0');
+	}
+	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
+		return false;
+	rpc_splice(&wb.client.out, line, n, top.id, top.idlen, s->req[i].cid,
+	    s->req[i].cidlen);
+	buf_putc(&wb.client.out, '\n');
+	req_remove(s, i);
+	return true;
+}
+
 static void
 srv_line(void *ctx, char *line, size_t n)
 {
@@ -811,6 +842,8 @@ srv_line(void *ctx, char *line, size_t n)
 
 	if (s->proc.pid == 0)
 		return;		/* It failed while this input was read. */
+	if (pass_result(s, line, n))
+		return;
 	if (json_parse(&wb.j, line, n) != JSON_OK) {
 		wb_log("%s: ignoring a line that is not a JSON-RPC message "
 		    "(%zu bytes)", s->label, n);
@@ -1175,6 +1208,13 @@ srv_exited(struct server *s, int status)
 	struct buf why = { 0 };
 
 	s->proc.reaped = true;
+	/* An exec failure explains the exit better than status 127. */
+	if (s->proc.execfd >= 0 && proc_exec_status(&s->proc, s->cfg, &why) <
+	    0) {
+		srv_fail(s, buf_cstr(&why));
+		buf_free(&why);
+		return;
+	}
 	while (s->proc.io.rfd >= 0 && s->proc.pid > 0 &&
 	    peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) > 0)
 		;
@@ -1220,6 +1260,17 @@ srv_read_out(struct server *s)
 	close(s->proc.io.rfd);
 	s->proc.io.rfd = -1;
 	s->eof_at = now_ms() + EOF_GRACE_MS;
+}
+
+/* The child's exec report: nothing (it runs) or why it could not. */
+void
+srv_read_exec(struct server *s)
+{
+	struct buf why = { 0 };
+
+	if (proc_exec_status(&s->proc, s->cfg, &why) < 0)
+		srv_fail(s, buf_cstr(&why));
+	buf_free(&why);
 }
 
 void

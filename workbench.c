@@ -827,6 +827,7 @@ build_boxes(void)
 			    strlen(s->cfg->name) + 2);
 			sprintf(s->label, "%s/%s", b->cfg->name, s->cfg->name);
 			s->proc.io.rfd = s->proc.io.wfd = s->proc.errfd = -1;
+			s->proc.execfd = -1;
 		}
 	}
 }
@@ -874,7 +875,8 @@ enum slot_kind {
 	SLOT_STDOUT,
 	SLOT_OUT,		/* A server's stdout. */
 	SLOT_IN,		/* A server's stdin. */
-	SLOT_ERR		/* A server's stderr. */
+	SLOT_ERR,		/* A server's stderr. */
+	SLOT_EXEC		/* A server's exec report. */
 };
 
 struct slot {
@@ -945,6 +947,7 @@ build_pollfds(void)
 			if (peer_queued(&s->proc.io) > 0)
 				watch(s->proc.io.wfd, POLLOUT, SLOT_IN, s);
 			watch(s->proc.errfd, POLLIN, SLOT_ERR, s);
+			watch(s->proc.execfd, POLLIN, SLOT_EXEC, s);
 		}
 }
 
@@ -1016,6 +1019,8 @@ on_server_event(struct server *s, enum slot_kind kind, short revents)
 {
 	if (kind == SLOT_ERR)
 		srv_read_err(s);
+	else if (kind == SLOT_EXEC)
+		srv_read_exec(s);
 	else if (kind == SLOT_OUT)
 		srv_read_out(s);
 	else if (revents & POLLERR) {
@@ -1053,7 +1058,8 @@ dispatch(long long now)
 			/* The server may have been stopped meanwhile. */
 			if (pfd[i].fd == slots[i].srv->proc.io.rfd ||
 			    pfd[i].fd == slots[i].srv->proc.io.wfd ||
-			    pfd[i].fd == slots[i].srv->proc.errfd)
+			    pfd[i].fd == slots[i].srv->proc.errfd ||
+			    pfd[i].fd == slots[i].srv->proc.execfd)
 				on_server_event(slots[i].srv, slots[i].kind,
 				    pfd[i].revents);
 		}

@@ -92,6 +92,16 @@ void	 json_put_cstr(struct buf *, const char *);
 void	 json_put_key(struct buf *, const char *);
 size_t	 json_add_members(struct buf *, const char *, size_t);
 
+/* A message's top level, read without tokenizing its values. */
+struct rpc_top {
+	const char	*id;		/* Raw, or NULL. */
+	size_t		 idlen;
+	const char	*method;	/* Where its value starts, or NULL. */
+	bool		 result;
+	bool		 error;
+};
+
+int	 rpc_scan(const char *, size_t, struct rpc_top *);
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
 void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
 	    const char *, size_t);
@@ -134,6 +144,7 @@ struct proc {
 	bool		 reaped;	/* It exited; its group may linger. */
 	struct peer	 io;		/* rfd: its stdout, wfd: its stdin */
 	int		 errfd;
+	int		 execfd;	/* Until exec is known to have worked. */
 	struct buf	 errline;	/* A partial stderr line. */
 	bool		 errcut;	/* Dropping the rest of a long line. */
 	char		*tail[PROC_TAIL];
@@ -143,6 +154,8 @@ struct proc {
 int	 proc_signals(void);
 bool	 proc_signal_take(void);
 int	 proc_spawn(struct proc *, const struct cfg_server *, struct buf *);
+int	 proc_exec_status(struct proc *, const struct cfg_server *,
+	    struct buf *);
 int	 proc_drain_stderr(struct proc *, const char *);
 void	 proc_tail(const struct proc *, struct buf *);
 void	 proc_close(struct proc *);
@@ -346,6 +359,7 @@ long long srv_deadline(const struct server *);
 void	 srv_check_timers(struct server *, long long);
 void	 srv_read_out(struct server *);
 void	 srv_read_err(struct server *);
+void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *);
 struct toolbox *box_find(const char *);
 struct server *box_server(struct toolbox *, const char *);

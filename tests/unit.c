@@ -173,6 +173,39 @@ test_scan_id(void)
 	CHECK(rpc_scan_id("{\"id\":", 6, &id, &n) == -1);
 }
 
+static int
+scan(const char *s, struct rpc_top *t)
+{
+	return rpc_scan(s, strlen(s), t);
+}
+
+static void
+test_scan(void)
+{
+	static const char *const bad[] = { "{\"a\":1", "{\"a\":\"x\001\"}",
+	    "{\"a\":tru}", "{\"id\":1} x", "[1]", "{\"a\" 1}", "{,}",
+	    "{\"a\":1,}", "{\"a\":[1,2}", "{\"a\":\"x}", "{\"a\":[[1]}",
+	    "", NULL };
+	struct rpc_top t;
+	int i;
+
+	CHECK(scan("{\"result\":{\"a\":[1,\"x\\\"]\"],\"b\":{}},"
+	    "\"jsonrpc\":\"2.0\",\"id\":42}", &t) == 0);
+	CHECK(t.result && !t.error && t.method == NULL);
+	CHECK(t.id != NULL && t.idlen == 2 && memcmp(t.id, "42", 2) == 0);
+	CHECK(scan(" { \"jsonrpc\" : \"2.0\" , \"id\" : \"a\\\"b\" , "
+	    "\"error\" : { } } ", &t) == 0);
+	CHECK(t.error && !t.result && t.idlen == 6);
+	CHECK(scan("{\"method\":\"m\",\"params\":{\"x\":[true,null,-1.5e3]}}",
+	    &t) == 0 && t.method != NULL && t.id == NULL);
+	CHECK(scan("{}", &t) == 0 && t.id == NULL);
+	for (i = 0; bad[i] != NULL; i++) {
+		if (scan(bad[i], &t) == 0)
+			fprintf(stderr, "scan accepted: %s\n", bad[i]);
+		CHECK(scan(bad[i], &t) == -1);
+	}
+}
+
 /* Line framing over a real pipe. */
 static struct buf lines;
 static struct buf drops;
@@ -496,6 +529,7 @@ main(void)
 	test_unescape();
 	test_emit();
 	test_scan_id();
+	test_scan();
 	test_framing();
 	test_expand();
 	test_config_ok();
