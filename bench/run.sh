@@ -1,0 +1,423 @@
+#!/bin/sh
+# bench/run.sh: mcp-workbench's benchmark suite (run by `make bench`).
+#
+# Builds bench/echo-server and bench/loadgen, writes temporary configs,
+# measures every figure twice in the same run, directly against the echo
+# server and through the workbench, and prints a table on stdout followed
+# by one machine-readable line per figure:
+#
+#	BENCH name=N direct=D workbench=W unit=U ratio=W/D target=T met=M
+#
+# (values "n/a" when not measured, met "yes", "NO" or "-" for no target).
+#
+# Environment:
+#	BENCH_QUICK=1	a ~30 s run with smaller counts
+#	BENCH_CALLS=N	calls before the "after N calls" RSS (default 1000000,
+#			100000 when quick)
+#	WORKBENCH=PATH	the binary to measure (default ./mcp-workbench)
+#	CC, BENCH_TMP	compiler; scratch directory (default: mktemp -d)
+#	BENCH_KEEP=1	keep the scratch directory (configs, stderr log)
+set -eu
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CC=${CC:-cc}
+BFLAGS="-std=c11 -O2 -Wall -Wextra -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT"
+QUICK=${BENCH_QUICK:-0}
+WB_SRC=${WORKBENCH:-$ROOT/mcp-workbench}
+T=${BENCH_TMP:-$(mktemp -d "${TMPDIR:-/tmp}/wb-bench.XXXXXX")}
+mkdir -p "$T"
+LOG=$T/stderr.log
+: >"$LOG"
+
+cleanup() {
+	if [ "${BENCH_KEEP:-0}" = 1 ]; then
+		echo "bench: scratch files kept in $T" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM PIPE
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+# Counts: full run, or quick.
+if [ "$QUICK" = 1 ]; then
+	ROUNDS=2
+	INIT_RUNS=20; LAT_N=10000; RATE_N=100000; RATE1_N=20000
+	BLOB1_N=20; BLOB16_N=4; OPEN_RUNS=5; OPEN100_RUNS=2; SLOW_RUNS=2
+	BIG_RUNS=2; SHUT_RUNS=5; CALLS=${BENCH_CALLS:-100000}
+else
+	ROUNDS=3
+	INIT_RUNS=100; LAT_N=100000; RATE_N=1000000; RATE1_N=100000
+	BLOB1_N=100; BLOB16_N=20; OPEN_RUNS=30; OPEN100_RUNS=10; SLOW_RUNS=5
+	BIG_RUNS=5; SHUT_RUNS=30; CALLS=${BENCH_CALLS:-1000000}
+fi
+SLOW_MS=50	# init delay of the "slow server" toolbox
+BIG_TOOLS=10000
+
+# Build.  The workbench is copied so that a rebuild during the run does
+# not change what is measured.
+if [ ! -x "$WB_SRC" ]; then
+	say "building mcp-workbench"
+	make -s mcp-workbench >&2
+fi
+say "building bench/echo-server and bench/loadgen in $T"
+$CC $BFLAGS -o "$T/echo-server" bench/echo-server.c
+$CC $BFLAGS -o "$T/loadgen" bench/loadgen.c
+cp "$WB_SRC" "$T/mcp-workbench"
+ECHO=$T/echo-server
+LG=$T/loadgen
+WB=$T/mcp-workbench
+
+# Configs: toolbox "bench" with servers s0 .. s{N-1}.
+# config FILE N [extra top-level members] [server args as a JSON array]
+config() {
+	awk -v n="$2" -v top="${3:-}" -v args="${4:-}" -v cmd="$ECHO" 'BEGIN {
+		printf "{%s\"toolboxes\":{\"bench\":{\"description\":" \
+		    "\"benchmark\",\"mcpServers\":{", top
+		for (i = 0; i < n; i++) {
+			printf "%s\"s%d\":{\"command\":\"%s\"", i ? "," : "", \
+			    i, cmd
+			if (args != "")
+				printf ",\"args\":%s", args
+			printf "}"
+		}
+		print "}}}}"
+	}' >"$1"
+}
+for n in 1 4 8 10 100; do
+	config "$T/c$n.json" "$n"
+done
+config "$T/slow.json" 10 "" "[\"--init-delay\",\"$SLOW_MS\"]"
+config "$T/big.json" 1 "" "[\"--tools\",\"$BIG_TOOLS\"]"
+config "$T/bigdyn.json" 1 '"toolMode":"dynamic",' \
+    "[\"--tools\",\"$BIG_TOOLS\"]"
+
+# lg ARGS...: one loadgen run; prints its RESULT line (or an error line).
+lg() {
+	"$LG" -e "$LOG" "$@" 2>>"$LOG" || true
+}
+# direct ARGS...: against the echo server (with $EARGS, split on purpose).
+EARGS=
+direct() {
+	# shellcheck disable=SC2086
+	lg "$@" -- "$ECHO" $EARGS
+}
+# through CONFIG ARGS...
+through() {
+	_c=$1
+	shift
+	lg -w "$@" -- "$WB" -c "$_c"
+}
+# val KEY LINE: a value from a RESULT line, or n/a.
+val() {
+	_v=$(printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1)
+	case $2 in *error=*) _v= ;; esac
+	printf '%s' "${_v:-n/a}"
+}
+FAILS=0
+err() {
+	case $1 in
+	*error=*|'')
+		say "FAILED: ${1:-loadgen printed nothing}"
+		FAILS=$((FAILS + 1))
+		;;
+	esac
+}
+# better KEY min|max OLD NEW: the RESULT line with the better KEY.
+better() {
+	if [ -z "$3" ] || ! isnum "$(val "$1" "$3")"; then
+		printf '%s' "$4"
+	elif ! isnum "$(val "$1" "$4")"; then
+		printf '%s' "$3"
+	elif [ "$(awk -v a="$(val "$1" "$3")" -v b="$(val "$1" "$4")" \
+	    -v m="$2" 'BEGIN { print (m == "min" ? b < a : b > a) }')" = 1 ]
+	then
+		printf '%s' "$4"
+	else
+		printf '%s' "$3"
+	fi
+}
+# pair KEY min|max CONFIG ARGS...: $ROUNDS rounds, each running the
+# direct measurement and then the same one through the workbench, so that
+# both see the same machine; r1 and r2 are the best rounds by KEY.
+# Other work on the machine only ever makes a figure worse, so the best of
+# a few rounds is the one least disturbed.
+pair() {
+	_key=$1 _how=$2 _cfg=$3
+	shift 3
+	r1= r2= _i=0
+	while [ "$_i" -lt "$ROUNDS" ]; do
+		_a=$(direct "$@"); err "$_a"
+		r1=$(better "$_key" "$_how" "$r1" "$_a")
+		_b=$(through "$_cfg" "$@"); err "$_b"
+		r2=$(better "$_key" "$_how" "$r2" "$_b")
+		_i=$((_i + 1))
+	done
+}
+calc() { awk "BEGIN { printf \"%.6g\", ($1) }"; }
+isnum() { case $1 in ''|n/a|*[!0-9.e+-]*) return 1 ;; esac; }
+# check EXPR (using d and w): yes, NO, or - when a value is missing.
+check() {
+	if isnum "$D" && isnum "$W"; then
+		awk -v d="$D" -v w="$W" "BEGIN { print (($1) ? \"yes\" : \"NO\") }"
+	elif isnum "$W" && [ "$2" = w ]; then
+		awk -v w="$W" "BEGIN { print (($1) ? \"yes\" : \"NO\") }"
+	else
+		echo -
+	fi
+}
+
+ROWS=$T/rows
+: >"$ROWS"
+# row NAME LABEL UNIT TARGET MET  (uses $D and $W)
+row() {
+	if isnum "$D" && isnum "$W" && [ "$(calc "$D != 0")" = 1 ]; then
+		_r=$(calc "$W / $D")
+	else
+		_r=n/a
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$D" "$W" "$3" \
+	    "$_r" "$4" "$5" >>"$ROWS"
+}
+
+START=$(date +%s)
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD0=${LOADAVG%% *}
+
+# 1. Start: spawn to initialize answered.
+say "initialize after spawn ($INIT_RUNS runs each)"
+pair median_us min "$T/c1.json" -r "$INIT_RUNS" init
+D=$(val median_us "$r1"); W=$(val median_us "$r2")
+isnum "$D" && D=$(calc "$D / 1000"); isnum "$W" && W=$(calc "$W / 1000")
+row init "initialize answered after spawn, median" ms "< 2 ms" \
+    "$(check 'w < 2' w)"
+D=$(val min_us "$r1"); W=$(val min_us "$r2")
+isnum "$D" && D=$(calc "$D / 1000"); isnum "$W" && W=$(calc "$W / 1000")
+row init_min "initialize answered after spawn, fastest" ms "< 2 ms" \
+    "$(check 'w < 2' w)"
+RSS_IDLE_D=$(val hwm_kb "$r1")
+RSS_IDLE_W=$(val hwm_kb "$r2")
+
+# 2. Sequential latency.
+say "sequential echo calls ($LAT_N)"
+pair p50_us min "$T/c1.json" -n "$LAT_N" lat
+D=$(val p50_us "$r1"); W=$(val p50_us "$r2")
+row lat_p50 "call latency p50 (sequential)" us "-" -
+P50D=$D; P50W=$W
+D=$(val p99_us "$r1"); W=$(val p99_us "$r2")
+row lat_p99 "call latency p99 (sequential)" us "-" -
+D=$P50D; W=$P50W
+if isnum "$D" && isnum "$W"; then W=$(calc "$W - $D"); D=0; fi
+row lat_added_p50 "added latency per call, p50" us "< 10 us" \
+    "$(check 'w < 10' w)"
+
+# 3. Calls per second, 1/16/256 in flight over 1 and 8 servers.
+for s in 1 8; do
+	for k in 1 16 256; do
+		n=$RATE_N
+		[ "$k" = 1 ] && n=$RATE1_N
+		say "calls/s: $k in flight over $s server(s) ($n calls)"
+		pair rate max "$T/c$s.json" -S "$s" -k "$k" -n "$n" rate
+		D=$(val rate "$r1"); W=$(val rate "$r2")
+		if [ "$k" = 256 ]; then
+			row "rate_${s}s_${k}k" "calls/s, $k in flight, $s server(s)" \
+			    calls/s ">= 0.90x direct" "$(check 'w >= 0.9 * d')"
+		else
+			row "rate_${s}s_${k}k" "calls/s, $k in flight, $s server(s)" \
+			    calls/s "-" -
+		fi
+		if [ "$k" = 256 ]; then
+			eval "CPU_$s=\"\$r1|\$r2\""
+		fi
+	done
+done
+for s in 1 8; do
+	eval "_p=\$CPU_$s"
+	r1=${_p%%|*}; r2=${_p#*|}
+	D=$(val cpu_servers_us "$r1"); W=$(val cpu_proxy_us "$r2")
+	row "cpu_per_call_${s}s" "CPU/call at 256 in flight, $s srv: server vs wb" \
+	    us "-" -
+done
+r1=${CPU_1%%|*}; r2=${CPU_1#*|}
+D=$(val cpu_loadgen_us "$r1"); W=$(val cpu_loadgen_us "$r2")
+row cpu_client "CPU/call at 256 in flight: load generator" us "-" -
+
+# 4. Large results.
+for size in 1000000 16000000; do
+	n=$BLOB1_N
+	name=1mb
+	[ "$size" = 16000000 ] && { n=$BLOB16_N; name=16mb; }
+	say "result of $size bytes ($n calls)"
+	pair median_ms min "$T/c1.json" -z "$size" -n "$n" blob
+	D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+	if [ "$name" = 16mb ]; then
+		row "result_${name}_time" "result of $size bytes: time per call" \
+		    ms "<= 1.2x direct" "$(check 'w <= 1.2 * d')"
+	else
+		row "result_${name}_time" "result of $size bytes: time per call" \
+		    ms "-" -
+	fi
+	D=$(val mbps "$r1"); W=$(val mbps "$r2")
+	row "result_${name}_rate" "result of $size bytes: throughput" MB/s \
+	    "-" -
+	if [ "$name" = 16mb ]; then
+		D=$(calc "$size / 1024"); W=$(val hwm_kb "$r2")
+		row result_16mb_mem "peak RSS passing 16 MB (direct: msg size)" \
+		    KB "<= 3x message" "$(check 'w <= 3 * d')"
+	fi
+done
+
+# 5. open_toolbox: 1, 10, 100 servers; 10 slow servers.
+for s in 1 10 100; do
+	runs=$OPEN_RUNS
+	[ "$s" = 100 ] && runs=$OPEN100_RUNS
+	say "open_toolbox of $s server(s) ($runs runs)"
+	pair median_ms min "$T/c$s.json" -S "$s" -r "$runs" open
+	D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+	if [ "$s" = 1 ]; then
+		LIST_BYTES=$(val bytes "$r1")
+		row open_1 "open_toolbox, 1 server (direct: start it)" ms "-" -
+	else
+		# Fast servers: the cost is starting processes, so the fair
+		# reference is the load generator starting the same servers
+		# concurrently itself.  The slow-server row below is the
+		# direct test of "grows with the slowest, not the sum".
+		row "open_$s" "open_toolbox, $s servers (direct: in parallel)" \
+		    ms "<= 1.25x direct" "$(check 'w <= 1.25 * d')"
+	fi
+	[ "$s" = 100 ] && RSS100=$(val hwm_kb "$r2")
+done
+say "open_toolbox of 10 servers answering initialize after $SLOW_MS ms"
+EARGS="--init-delay $SLOW_MS"
+pair median_ms min "$T/slow.json" -S 10 -r "$SLOW_RUNS" open
+EARGS=
+D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+# Started one after the other they would take 10 x SLOW_MS.
+row open_10_slow "open_toolbox, 10 servers x $SLOW_MS ms init (d: parallel)" \
+    ms "< 2x direct" "$(check 'w < 2 * d')"
+
+# 6. Memory.
+say "peak RSS with 4 servers open"
+r4=$(through "$T/c4.json" -S 4 -r 3 open); err "$r4"
+RSS4=$(val hwm_kb "$r4")
+D=$RSS_IDLE_D; W=$RSS_IDLE_W
+row rss_idle "peak RSS idle after initialize (d: echo server)" KB "-" -
+D=n/a; W=$RSS4
+row rss_4 "peak RSS, toolbox of 4 servers open" KB "< 2048 KB" \
+    "$(check 'w < 2048' w)"
+D=n/a; W=${RSS100:-n/a}
+row rss_100 "peak RSS, toolbox of 100 servers open" KB "-" -
+W=n/a
+if isnum "${RSS100:-}" && isnum "$RSS4"; then
+	W=$(calc "($RSS100 - $RSS4) / 96")
+fi
+LIM=64
+isnum "${LIST_BYTES:-}" &&
+    LIM=$(awk -v b="$LIST_BYTES" 'BEGIN { printf "%.1f", 64 + b / 1024 }')
+row rss_per_server "peak RSS per extra open server" KB "< $LIM KB" \
+    "$(check "w < $LIM" w)"
+say "RSS after $CALLS calls (16 in flight)"
+r2=$(through "$T/c1.json" -k 16 -n "$CALLS" -W 10000 rate); err "$r2"
+W=$(val hwm_kb "$r2")
+row rss_calls "peak RSS after $CALLS calls" KB "-" -
+W=n/a
+if isnum "$(val rss_kb "$r2")" && isnum "$(val rss_warm_kb "$r2")"; then
+	W=$(calc "$(val rss_kb "$r2") - $(val rss_warm_kb "$r2")")
+fi
+row rss_growth "RSS growth over those calls (leak check)" KB "-" -
+
+# 7. 10,000 tools.
+say "$BIG_TOOLS tools: open_toolbox and dynamic tools/list ($BIG_RUNS runs)"
+EARGS="--tools $BIG_TOOLS"
+pair median_ms min "$T/big.json" -r "$BIG_RUNS" open
+D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+row open_10k "open_toolbox, $BIG_TOOLS tools (direct: start+list)" ms "-" -
+BIG_LIST=$(val bytes "$r1")
+D=n/a; isnum "$BIG_LIST" && D=$(calc "$BIG_LIST / 1024")
+W=$(val hwm_kb "$r2")
+row open_10k_mem "peak RSS, $BIG_TOOLS tools open (d: list size)" KB "-" -
+pair median_ms min "$T/bigdyn.json" -r "$BIG_RUNS" list
+EARGS=
+DYN_NOTE=
+if isnum "$(val tools "$r2")" && [ "$(val tools "$r2")" -gt 2 ]; then
+	D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+	row list_10k_dyn "tools/list, dynamic, $BIG_TOOLS tools" ms "-" -
+	D=$(calc "$(val bytes "$r1") / 1024"); W=$(val hwm_kb "$r2")
+	row list_10k_dyn_mem "peak RSS after it (d: server's list size)" KB \
+	    "-" -
+else
+	DYN_NOTE="dynamic mode not available in this build: tools/list listed $(val tools "$r2") tools"
+	D=n/a; W=n/a
+	row list_10k_dyn "tools/list, dynamic, $BIG_TOOLS tools" ms "-" -
+	row list_10k_dyn_mem "peak RSS after it" KB "-" -
+fi
+
+# 8. Binary size and shutdown.
+strip -o "$T/wb.stripped" "$WB"
+D=n/a; W=$(calc "$(wc -c <"$T/wb.stripped") / 1024")
+row binary "binary size, stripped" KB "< 150 KB" "$(check 'w < 150' w)"
+say "shutdown on stdin EOF ($SHUT_RUNS runs)"
+pair median_ms min "$T/c4.json" -S 4 -r "$SHUT_RUNS" shutdown
+D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+row shutdown "shutdown after stdin EOF, 4 servers open" ms "< 50 ms" \
+    "$(check 'w < 50' w)"
+
+END=$(date +%s)
+
+# The report.
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+echo "mcp-workbench benchmark: $($WB --version 2>/dev/null || echo '?')," \
+    "$( [ "$QUICK" = 1 ] && echo quick || echo full) run," \
+    "$((END - START)) s, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, Linux $(uname -r)," \
+    "$(awk '/MemTotal/ { printf "%.0f GB RAM", $2 / 1048576 }' /proc/meminfo)," \
+    "load average at start $LOADAVG"
+REV=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+echo "compiler: $($CC --version | head -n 1); workbench $WB_SRC (tree $REV)"
+if [ "$(calc "$LOAD0 > 0.5")" = 1 ]; then
+	echo "warning: the machine was busy (load average $LOAD0 at start):" \
+	    "timings are less reliable"
+fi
+echo
+awk -F '\t' '
+function f(v) {
+	if (v == "n/a" || v == "") return "n/a"
+	v += 0
+	if (v < 0) return sprintf("%.2f", v)
+	if (v >= 1000) return sprintf("%.0f", v)
+	if (v >= 100) return sprintf("%.1f", v)
+	return sprintf("%.2f", v)
+}
+BEGIN {
+	printf "%-52s %10s %10s %-8s %7s  %-16s %s\n", "figure", "direct", \
+	    "workbench", "unit", "ratio", "target", "met?"
+}
+{
+	printf "%-52s %10s %10s %-8s %7s  %-16s %s\n", $2, f($3), f($4), $5, \
+	    $6 == "n/a" ? "n/a" : sprintf("%.2fx", $6), $7, $8
+}' "$ROWS"
+echo
+if [ -n "$DYN_NOTE" ]; then
+	echo "note: $DYN_NOTE"
+fi
+cat <<EOF
+notes: ratio = workbench / direct.  direct = the same requests sent by the
+load generator straight to bench/echo-server (tools/call) instead of through
+the workbench (open_toolbox, then use_tool).  Times are medians; each timed
+figure is the best of $ROUNDS rounds that alternate direct and workbench runs.
+RSS is the workbench's VmHWM (shared libc pages included).  1 MB = 10^6
+bytes (a 16 MiB text would exceed the default maxMessageBytes).
+EOF
+echo
+awk -F '\t' '{
+	t = $7; gsub(/ /, "", t)
+	printf "BENCH name=%s direct=%s workbench=%s unit=%s ratio=%s " \
+	    "target=%s met=%s\n", $1, $3, $4, $5, $6, t, $8
+}' "$ROWS"
+if [ "$FAILS" -gt 0 ]; then
+	echo "bench: $FAILS measurement(s) failed; see the messages above" >&2
+	exit 1
+fi
