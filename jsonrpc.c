@@ -595,20 +595,39 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, at + atlen, n - pre - atlen);
 }
 
-/* Past a string that starts at s[i] == '"'; 0 when it is not one. */
+/* Any raw control character?  Written so that the compiler vectorizes it. */
+static bool
+has_control(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char bad = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bad |= u[i] < 0x20;
+	return bad != 0;
+}
+
+/*
+ * Past a string that starts at s[i] == '"'; 0 when it is not one.  Runs
+ * between escapes are found with memchr, which matters for results of
+ * many megabytes.
+ */
 static size_t
 skip_string(const char *s, size_t i, size_t n)
 {
-	unsigned char c;
+	const char *q, *bs;
+	size_t end;
 
-	for (i++; i < n; i++) {
-		c = (unsigned char)s[i];
-		if (c == '"')
-			return i + 1;
-		if (c == '\\')
-			i++;
-		else if (c < 0x20)
+	for (i++; i < n; i = end + 2) {
+		if ((q = memchr(s + i, '"', n - i)) == NULL)
 			return 0;
+		bs = memchr(s + i, '\\', (size_t)(q - s) - i);
+		end = (size_t)((bs != NULL ? bs : q) - s);
+		if (has_control(s + i, end - i))
+			return 0;
+		if (bs == NULL)
+			return end + 1;
 	}
 	return 0;
 }
@@ -845,7 +864,6 @@ peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		p->scanned = pos += n + 1;
 	}
 	buf_consume(&p->in, pos);
-	buf_shrink(&p->in);
 	p->scanned = p->in.len;
 	if (p->dropped == 0 && p->in.len > max) {
 		peer_drop_start(p, p->in.data, p->in.len);
@@ -897,10 +915,9 @@ peer_flush(struct peer *p)
 			return -1;
 		p->outoff += (size_t)n;
 	}
-	if (p->outoff == p->out.len) {
+	if (p->outoff == p->out.len)
 		p->out.len = p->outoff = 0;
-		buf_shrink(&p->out);
-	} else if (p->outoff > p->out.len / 2) {
+	else if (p->outoff > p->out.len / 2) {
 		buf_consume(&p->out, p->outoff);
 		p->outoff = 0;
 	}
@@ -911,6 +928,29 @@ size_t
 peer_queued(const struct peer *p)
 {
 	return p->out.len - p->outoff;
+}
+
+/*
+ * Give back what large messages left behind.  Called when the loop is
+ * idle, not after each message, so a stream of large results reuses its
+ * buffers instead of faulting in fresh pages every time.
+ */
+bool
+peer_trim(struct peer *p)
+{
+	size_t in = p->in.cap, out = p->out.cap;
+
+	if (p->outoff == 0)
+		buf_shrink(&p->out);
+	buf_shrink(&p->in);
+	return p->in.cap != in || p->out.cap != out;
+}
+
+/* Does the peer hold more buffer than it would after a trim? */
+bool
+peer_bloated(struct peer *p)
+{
+	return p->in.cap > BUF_KEEP || p->out.cap > BUF_KEEP;
 }
 
 void

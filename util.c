@@ -11,9 +11,6 @@
 
 #include "workbench.h"
 
-/* Buffers above this shrink once they hold little. */
-#define BUF_KEEP	(256 * 1024)
-
 /* The log queue on stderr; bounded so a stalled reader cannot grow us. */
 #define LOG_CAP		(1024 * 1024)
 

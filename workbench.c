@@ -24,6 +24,7 @@ const char wb_version[] = WB_VERSION;
 
 #define HIGH_WATER	(4u * 1024 * 1024)	/* Stop reading above this. */
 #define SHUTDOWN_MS	1900
+#define TRIM_IDLE_MS	1000
 
 
 static const char *const protocols[] = {
@@ -1083,11 +1084,25 @@ flush_all(void)
 	wb_log_flush();
 }
 
+/* Apply fn to the client and every server's peer; true if any said so. */
+static bool
+each_peer(bool (*fn)(struct peer *))
+{
+	bool any = fn(&wb.client);
+	int i, k;
+
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; k < wb.boxes[i].nservers; k++)
+			any |= fn(&wb.boxes[i].servers[k].proc.io);
+	return any;
+}
+
 static void
 run(void)
 {
 	long long deadline, now;
-	int timeout;
+	int timeout, n;
+	bool trim;
 
 	for (;;) {
 		flush_all();
@@ -1098,10 +1113,18 @@ run(void)
 		deadline = next_deadline();
 		timeout = deadline < 0 ? -1 : deadline <= now ? 0 :
 		    (int)(deadline - now);
-		if (poll(pfd, (nfds_t)npfd, timeout) < 0 && errno != EINTR) {
+		/* After a second of quiet, large buffers are given back. */
+		trim = (timeout < 0 || timeout > TRIM_IDLE_MS) &&
+		    each_peer(peer_bloated);
+		if (trim)
+			timeout = TRIM_IDLE_MS;
+		if ((n = poll(pfd, (nfds_t)npfd, timeout)) < 0 &&
+		    errno != EINTR) {
 			wb_log("poll: %s", strerror(errno));
 			break;
 		}
+		if (n == 0 && trim)
+			each_peer(peer_trim);
 		dispatch(now_ms());
 	}
 	proc_kill_all();

@@ -17,6 +17,7 @@
 #define WB_MAX_MESSAGE		(16u * 1024 * 1024)
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROTOCOL_LATEST	"2025-11-25"
+#define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
 
 struct cfg_server;
 
@@ -131,6 +132,8 @@ struct peer_ops {
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
 size_t	 peer_queued(const struct peer *);
+bool	 peer_trim(struct peer *);
+bool	 peer_bloated(struct peer *);
 void	 peer_free(struct peer *);
 
 /*
