@@ -475,8 +475,9 @@ syntax_error(struct loader *l, const char *text, int r)
 		problem(l, true, "the top level must be a JSON object");
 		return;
 	}
-	if (r == JSON_TOOBIG) {
-		problem(l, true, "too large to load");
+	if (r == JSON_TOOBIG || r == JSON_TOODEEP) {
+		problem(l, true, r == JSON_TOOBIG ? "too large to load" :
+		    "nested deeper than 1000 levels");
 		return;
 	}
 	line = json_line_col(text, l->j.errpos, &col);

@@ -24,6 +24,8 @@
 #define TOKEN_KEEP	4096
 #define READ_CHUNK	(64 * 1024)
 
+static size_t	skip_value(const char *, size_t, size_t);
+
 static bool
 valid_number(const char *s, size_t n)
 {
@@ -148,6 +150,30 @@ bare_primitive(struct json *j)
 	return true;
 }
 
+/*
+ * Is anything nested deeper than max?  jsmn closes a bracket by walking
+ * parent links from the last token, which makes deep nesting quadratic:
+ * refuse it first, in one linear pass.
+ */
+static bool
+too_deep(const char *s, size_t n, size_t max)
+{
+	size_t i, depth = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+		} else if (s[i] == '{' || s[i] == '[') {
+			if (++depth > max)
+				return true;
+		} else if ((s[i] == '}' || s[i] == ']') && depth > 0)
+			depth--;
+	}
+	return false;
+}
+
 /* Tokenize any JSON value; grows the token array up to the cap. */
 int
 json_parse_any(struct json *j, const char *js, size_t len)
@@ -164,6 +190,12 @@ json_parse_any(struct json *j, const char *js, size_t len)
 	if (j->cap == 0) {
 		j->cap = TOKEN_MIN;
 		j->tok = xmalloc(j->cap * sizeof(*j->tok));
+	}
+	if (too_deep(js, len, JSON_DEPTH_MAX)) {
+		/* Well-formed but deep, or simply broken? */
+		end = skip_value(js, 0, len);
+		return end > 0 && skip_space(js, end, len) == len ?
+		    JSON_TOODEEP : JSON_SYNTAX;
 	}
 	jsmn_init(&p);
 	while ((r = jsmn_parse(&p, js, len, j->tok, j->cap)) ==
@@ -502,6 +534,52 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Is all of s valid UTF-8?  ASCII runs are checked eight bytes at a time. */
+bool
+utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned long long w;
+	size_t i = 0, k;
+
+	while (i < n) {
+		if (i + 8 <= n) {
+			memcpy(&w, u + i, 8);
+			if ((w & 0x8080808080808080ull) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (u[i] < 0x80)
+			i++;
+		else if ((k = utf8_len(u + i, n - i)) > 0)
+			i += k;
+		else
+			return false;
+	}
+	return true;
+}
+
+/* Copy s, each invalid UTF-8 byte replaced by U+FFFD. */
+void
+utf8_repair(struct buf *out, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k;
+
+	buf_reserve(out, n + 16);
+	for (i = 0; i < n; i += k) {
+		if (u[i] < 0x80)
+			k = 1;
+		else if ((k = utf8_len(u + i, n - i)) == 0) {
+			buf_puts(out, "\xef\xbf\xbd");
+			k = 1;
+			continue;
+		}
+		buf_put(out, s + i, k);
+	}
+}
+
 /*
  * Emit s as a JSON string.  Control characters are escaped and invalid
  * UTF-8 becomes U+FFFD, so whatever we got, we send valid JSON.
@@ -577,6 +655,56 @@ json_add_members(struct buf *b, const char *obj, size_t n)
 	if (i < end)
 		buf_putc(b, ',');
 	return b->len - start;
+}
+
+/*
+ * The same for a line too large to keep whose start had no id: the
+ * TypeScript SDK writes {"result":...,"jsonrpc":"2.0","id":N}, so look for
+ * a top-level "id" as the last member, in the line's last bytes.
+ */
+int
+rpc_scan_id_tail(const char *s, size_t n, const char **id, size_t *idlen)
+{
+	size_t end, start;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
+	    s[n - 1] == '\r'))
+		n--;
+	if (n == 0 || s[--n] != '}')
+		return -1;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	end = n;
+	if (n > 0 && s[n - 1] == '"') {
+		for (n--; n > 0 && (s[n - 1] != '"' || (n > 1 &&
+		    s[n - 2] == '\\')); n--)
+			;
+		if (n == 0)
+			return -1;
+		n--;
+	} else
+		while (n > 0 && (s[n - 1] == '-' || (s[n - 1] >= '0' &&
+		    s[n - 1] <= '9')))
+			n--;
+	start = n;
+	if (start == end)
+		return -1;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n == 0 || s[--n] != ':')
+		return -1;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n < 4 || memcmp(s + n - 4, "\"id\"", 4) != 0)
+		return -1;
+	n -= 4;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n == 0 || (s[n - 1] != ',' && s[n - 1] != '{'))
+		return -1;
+	*id = s + start;
+	*idlen = end - start;
+	return 0;
 }
 
 /*
@@ -804,6 +932,26 @@ peer_line(char *line, size_t n, const struct peer_ops *ops, void *ctx)
 		ops->line(ctx, line, n);
 }
 
+/* Keep the last bytes of a line being discarded: its id may be there. */
+static void
+peer_keep_tail(struct peer *p, const char *s, size_t n)
+{
+	size_t keep = sizeof(p->tail);
+
+	if (n >= keep) {
+		memcpy(p->tail, s + n - keep, keep);
+		p->taillen = keep;
+		return;
+	}
+	if (p->taillen + n > keep) {
+		memmove(p->tail, p->tail + p->taillen + n - keep,
+		    keep - n);
+		p->taillen = keep - n;
+	}
+	memcpy(p->tail + p->taillen, s, n);
+	p->taillen += n;
+}
+
 /* Remember the id of a line we are about to discard, if we can see it. */
 static void
 peer_drop_start(struct peer *p, const char *s, size_t n)
@@ -813,29 +961,45 @@ peer_drop_start(struct peer *p, const char *s, size_t n)
 
 	free(p->dropped_id);
 	p->dropped_id = NULL;
+	p->taillen = 0;
 	if (rpc_scan_id(s, n, &id, &idlen) == 0)
 		p->dropped_id = xstrndup(id, idlen);
+	peer_keep_tail(p, s, n);
 }
 
+/*
+ * The end of a discarded line: report it, with the id from its start or,
+ * as the TypeScript SDK writes it, from its end.
+ */
 static void
 peer_drop_end(struct peer *p, size_t total, const struct peer_ops *ops,
     void *ctx)
 {
+	const char *id;
+	size_t idlen;
+
+	if (p->dropped_id == NULL && rpc_scan_id_tail(p->tail, p->taillen,
+	    &id, &idlen) == 0)
+		p->dropped_id = xstrndup(id, idlen);
 	ops->oversize(ctx, total, p->dropped_id);
 	free(p->dropped_id);
 	p->dropped_id = NULL;
 	p->dropped = 0;
+	p->taillen = 0;
 }
 
 /*
- * Hand every complete line in the input to ops.  A line longer than max
- * is never kept whole: once the buffer passes max without a newline, its
- * bytes are counted and dropped until the newline, then reported.
+ * Hand the complete lines in the input to ops, while ops->busy (if any)
+ * says we may: what is left waits in the buffer for peer_input.  A line
+ * longer than max is never kept whole: once the buffer passes max without
+ * a newline, its bytes are counted and dropped until the newline, then
+ * reported.
  */
-static void
-peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
+void
+peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 {
 	size_t pos = 0, n;
+	bool held = false;
 	char *nl;
 
 	for (;;) {
@@ -843,6 +1007,7 @@ peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 			nl = memchr(p->in.data + pos, '\n', p->in.len - pos);
 			n = nl == NULL ? p->in.len - pos :
 			    (size_t)(nl - p->in.data) - pos;
+			peer_keep_tail(p, p->in.data + pos, n);
 			p->dropped += n;
 			pos += n;
 			if (nl == NULL)
@@ -855,6 +1020,10 @@ peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		    p->in.len - p->scanned);
 		if (nl == NULL)
 			break;
+		if (ops->busy != NULL && ops->busy(ctx)) {
+			held = true;
+			break;
+		}
 		n = (size_t)(nl - p->in.data) - pos;
 		if (n > max) {
 			peer_drop_start(p, p->in.data + pos, n);
@@ -864,8 +1033,8 @@ peer_lines(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		p->scanned = pos += n + 1;
 	}
 	buf_consume(&p->in, pos);
-	p->scanned = p->in.len;
-	if (p->dropped == 0 && p->in.len > max) {
+	p->scanned = held ? 0 : p->in.len;
+	if (!held && p->dropped == 0 && p->in.len > max) {
 		peer_drop_start(p, p->in.data, p->in.len);
 		p->dropped = p->in.len;
 		p->in.len = p->scanned = 0;
@@ -891,7 +1060,7 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 	if (n <= 0)
 		return n;
 	p->in.len += (size_t)n;
-	peer_lines(p, max, ops, ctx);
+	peer_input(p, max, ops, ctx);
 	return n;
 }
 

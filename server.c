@@ -246,6 +246,14 @@ call_dispatch(struct server *s, struct request *r)
 {
 	struct buf p = { 0 }, t = { 0 };
 
+	if (peer_queued(&s->proc.io) > wb.cfg.max_message) {
+		buf_printf(&t, "the server is not reading its input (%zu bytes "
+		    "waiting)", peer_queued(&s->proc.io));
+		call_error(s, r, buf_cstr(&t));
+		buf_free(&t);
+		req_remove(s, (int)(r - s->req));
+		return;
+	}
 	if (srv_tool(s, r->tool) == NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", r->tool, s->cfg->name);
@@ -838,10 +846,18 @@ static void
 srv_line(void *ctx, char *line, size_t n)
 {
 	struct server *s = ctx;
+	struct buf fixed = { 0 };
 	int id, method;
 
 	if (s->proc.pid == 0)
 		return;		/* It failed while this input was read. */
+	if (!utf8_valid(line, n)) {
+		/* Invalid bytes become U+FFFD, so the client gets valid JSON. */
+		utf8_repair(&fixed, line, n);
+		srv_line(ctx, fixed.data, fixed.len);
+		buf_free(&fixed);
+		return;
+	}
 	if (pass_result(s, line, n))
 		return;
 	if (json_parse(&wb.j, line, n) != JSON_OK) {
@@ -884,7 +900,7 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	buf_free(&why);
 }
 
-static const struct peer_ops srv_ops = { srv_line, srv_oversize };
+static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL };
 
 /*
  * Toolboxes.

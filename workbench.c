@@ -22,7 +22,6 @@
 struct workbench wb;
 const char wb_version[] = WB_VERSION;
 
-#define HIGH_WATER	(4u * 1024 * 1024)	/* Stop reading above this. */
 #define SHUTDOWN_MS	1900
 #define TRIM_IDLE_MS	1000
 
@@ -402,6 +401,14 @@ keep_client_caps(const struct json *j, int caps)
 	}
 }
 
+static bool
+optional_object(const struct json *j, int obj, const char *key)
+{
+	int v = json_get(j, obj, key);
+
+	return v < 0 || json_is(j, v, JSMN_OBJECT);
+}
+
 static void
 m_initialize(const struct json *j, int params, const char *id, size_t idlen)
 {
@@ -417,6 +424,13 @@ m_initialize(const struct json *j, int params, const char *id, size_t idlen)
 	    NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: "
 		    "protocolVersion must be a string");
+		return;
+	}
+	if (!optional_object(j, params, "capabilities") ||
+	    !optional_object(j, params, "clientInfo")) {
+		reply_error(id, idlen, -32602, "Invalid params: capabilities "
+		    "and clientInfo must be objects");
+		free(v);
 		return;
 	}
 	wb.protocol = xstrdup(protocol_supported(v) ? v : WB_PROTOCOL_LATEST);
@@ -611,14 +625,19 @@ m_tools_call(const struct json *j, int params, const char *id, size_t idlen)
 static void
 m_set_level(const struct json *j, int params, const char *id, size_t idlen)
 {
+	static const char *const levels[] = { "debug", "info", "notice",
+	    "warning", "error", "critical", "alert", "emergency", NULL };
 	int level = json_get(j, params, "level"), i, k;
 	struct server *s;
 	const char *raw;
 	size_t len;
 
-	if (!json_is(j, level, JSMN_STRING)) {
+	for (i = 0; levels[i] != NULL && !json_eq(j, level, levels[i]); i++)
+		;
+	if (levels[i] == NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: level must be "
-		    "a string");
+		    "one of debug, info, notice, warning, error, critical, "
+		    "alert, emergency");
 		return;
 	}
 	raw = json_raw(j, level, &len);
@@ -707,14 +726,23 @@ client_line(void *ctx, char *line, size_t n)
 	(void)ctx;
 	if (wb.stopping)
 		return;
+	if (!utf8_valid(line, n)) {
+		reply_error(NULL, 0, -32700, "Parse error: not valid UTF-8");
+		return;
+	}
 	if ((r = json_parse_any(&wb.j, line, n)) == JSON_SYNTAX) {
 		reply_error(NULL, 0, -32700, "Parse error: not valid JSON");
 		json_release(&wb.j);
 		return;
 	}
 	if (r != JSON_OK || wb.j.tok[0].type != JSMN_OBJECT) {
-		reply_error(NULL, 0, -32600, r == JSON_TOOBIG ?
-		    "Invalid Request: too many JSON tokens" :
+		/* Well-formed but too big or deep: its id can still be found. */
+		if (r == JSON_OK || (rpc_scan_id(line, n, &raw, &len) < 0 &&
+		    rpc_scan_id_tail(line, n, &raw, &len) < 0))
+			raw = NULL;
+		reply_error(raw, len, -32600, r == JSON_TOOBIG ?
+		    "Invalid Request: too many JSON tokens" : r == JSON_TOODEEP ?
+		    "Invalid Request: nested deeper than 1000 levels" :
 		    wb.j.tok[0].type == JSMN_ARRAY ? "Invalid Request: batch "
 		    "requests are not supported" : "Invalid Request: expected "
 		    "a JSON object");
@@ -754,7 +782,16 @@ client_oversize(void *ctx, size_t size, const char *id)
 	buf_free(&t);
 }
 
-static const struct peer_ops client_ops = { client_line, client_oversize };
+/* While the client does not read our answers, its requests wait. */
+static bool
+client_busy(void *ctx)
+{
+	(void)ctx;
+	return peer_queued(&wb.client) > HIGH_WATER;
+}
+
+static const struct peer_ops client_ops = { client_line, client_oversize,
+    client_busy };
 
 /*
  * Startup.
@@ -908,24 +945,10 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 }
 
 /*
- * Backpressure: while the client does not read, we stop reading the
- * servers; while anyone does not read, we stop reading the client.  A
- * server that does not read its stdin never stops us reading the other
- * servers' (or its own) stdout, or it could block on a full pipe to us.
+ * Backpressure: while the client does not read, we read neither it nor
+ * the servers.  A server that does not read its stdin is not waited for:
+ * calls to it fail once its queue is full (call_dispatch).
  */
-static bool
-servers_congested(void)
-{
-	int i, k;
-
-	for (i = 0; i < wb.nboxes; i++)
-		for (k = 0; k < wb.boxes[i].nservers; k++)
-			if (peer_queued(&wb.boxes[i].servers[k].proc.io) >
-			    HIGH_WATER)
-				return true;
-	return false;
-}
-
 static void
 build_pollfds(void)
 {
@@ -935,8 +958,7 @@ build_pollfds(void)
 
 	npfd = 0;
 	watch(wb.sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	if (!wb.client.eof && !wb.stopping && !client_full &&
-	    !servers_congested())
+	if (!wb.client.eof && !wb.stopping && !client_full)
 		watch(STDIN_FILENO, POLLIN, SLOT_STDIN, NULL);
 	if (peer_queued(&wb.client) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
@@ -1106,6 +1128,10 @@ run(void)
 
 	for (;;) {
 		flush_all();
+		/* Requests held while the client was not reading. */
+		if (wb.client.in.len > 0 && !client_busy(NULL) && !wb.stopping)
+			peer_input(&wb.client, wb.cfg.max_message, &client_ops,
+			    NULL);
 		now = now_ms();
 		if (wb.stopping && (proc_dying() == 0 || now >= wb.stop_at))
 			break;

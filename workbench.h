@@ -18,6 +18,7 @@
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROTOCOL_LATEST	"2025-11-25"
 #define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
+#define HIGH_WATER		(4u * 1024 * 1024)	/* Stop reading. */
 
 struct cfg_server;
 
@@ -70,8 +71,11 @@ enum json_status {
 	JSON_OK = 0,
 	JSON_SYNTAX = -1,	/* Not well-formed JSON. */
 	JSON_TOOBIG = -2,	/* More tokens than the cap allows. */
-	JSON_NOTOBJ = -3	/* Well-formed, but not a single object. */
+	JSON_NOTOBJ = -3,	/* Well-formed, but not a single object. */
+	JSON_TOODEEP = -4	/* Nested deeper than JSON_DEPTH_MAX. */
 };
+
+#define JSON_DEPTH_MAX	1000
 
 int	 json_parse(struct json *, const char *, size_t);
 int	 json_parse_any(struct json *, const char *, size_t);
@@ -104,6 +108,9 @@ struct rpc_top {
 
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
+int	 rpc_scan_id_tail(const char *, size_t, const char **, size_t *);
+bool	 utf8_valid(const char *, size_t);
+void	 utf8_repair(struct buf *, const char *, size_t);
 void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
 	    const char *, size_t);
 bool	 rpc_valid_id(const struct json *, int);
@@ -121,15 +128,19 @@ struct peer {
 	size_t		 scanned;	/* Bytes of in searched for '\n'. */
 	size_t		 dropped;	/* Bytes of an oversized line. */
 	char		*dropped_id;	/* Its id, when one was found. */
+	char		 tail[64];	/* Its last bytes. */
+	size_t		 taillen;
 	bool		 eof;
 };
 
 struct peer_ops {
 	void	(*line)(void *, char *, size_t);
 	void	(*oversize)(void *, size_t, const char *);
+	bool	(*busy)(void *);	/* Hold further lines?  May be NULL. */
 };
 
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
+void	 peer_input(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
 size_t	 peer_queued(const struct peer *);
 bool	 peer_trim(struct peer *);

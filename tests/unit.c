@@ -56,28 +56,46 @@ test_parse(void)
 	free(j.tok);
 }
 
-/* 100,000 levels of nesting: no recursion anywhere, so no crash. */
-static void
-test_deep(void)
+/* A text of depth levels of arrays under "a". */
+static char *
+nested(size_t depth)
 {
-	struct json j = { 0 };
-	size_t depth = 100000, n = 5 + 2 * depth + 1;
-	char *s = malloc(n + 1);
-	int r;
+	char *s = malloc(5 + 2 * depth + 2);
 
 	memcpy(s, "{\"a\":", 5);
 	memset(s + 5, '[', depth);
 	memset(s + 5 + depth, ']', depth);
 	strcpy(s + 5 + 2 * depth, "}");
-	r = json_parse(&j, s, strlen(s));
-	CHECK(r == JSON_OK);
+	return s;
+}
+
+/*
+ * Deep nesting is refused before jsmn sees it (jsmn would take quadratic
+ * time), and what is allowed is walked without recursion.
+ */
+static void
+test_deep(void)
+{
+	struct json j = { 0 };
+	char *s;
+
+	s = nested(JSON_DEPTH_MAX - 1);
+	CHECK(json_parse(&j, s, strlen(s)) == JSON_OK);
 	CHECK(json_next(&j, 0) == j.ntok);
 	CHECK(json_get(&j, 0, "a") == 2);
-	s[5 + 2 * depth - 1] = '}';
-	CHECK(json_parse(&j, s, strlen(s)) == JSON_SYNTAX);
-	json_release(&j);
-	CHECK(j.tok == NULL);
 	free(s);
+	s = nested(100000);
+	CHECK(json_parse(&j, s, strlen(s)) == JSON_TOODEEP);
+	free(s);
+	/* Brackets inside strings do not count. */
+	s = malloc(3000);
+	strcpy(s, "{\"a\":\"");
+	memset(s + 6, '[', 2000);
+	strcpy(s + 2006, "\"}");
+	CHECK(json_parse(&j, s, strlen(s)) == JSON_OK);
+	free(s);
+	json_release(&j);
+	free(j.tok);
 }
 
 static void
@@ -171,6 +189,33 @@ test_scan_id(void)
 	    -1);
 	CHECK(rpc_scan_id("[{\"id\":1}]", 10, &id, &n) == -1);
 	CHECK(rpc_scan_id("{\"id\":", 6, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("x\"}},\"jsonrpc\":\"2.0\",\"id\":42}", 29,
+	    &id, &n) == 0 && n == 2 && memcmp(id, "42", 2) == 0);
+	CHECK(rpc_scan_id_tail("xx\", \"id\" : \"a\\\"b\" } \r", 22, &id,
+	    &n) == 0 && n == 6 && memcmp(id, "\"a\\\"b\"", 6) == 0);
+	CHECK(rpc_scan_id_tail("{\"id\":-7}", 9, &id, &n) == 0 && n == 2);
+	CHECK(rpc_scan_id_tail("x\":{\"id\":5}}", 14, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("x\"hid\":5}", 10, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("\"id\":5}", 7, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("", 0, &id, &n) == -1);
+}
+
+static void
+test_utf8(void)
+{
+	struct buf b = { 0 };
+
+	CHECK(utf8_valid("plain ascii text, long enough", 29));
+	CHECK(utf8_valid("\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80", 9));
+	CHECK(!utf8_valid("abcdefgh\xff", 9));
+	CHECK(!utf8_valid("\xc3", 1));
+	CHECK(!utf8_valid("\xed\xa0\x80", 3));
+	CHECK(!utf8_valid("\xc0\xaf", 2));
+	utf8_repair(&b, "a\xff" "b\xc3\xa9\xc3", 6);
+	CHECK(b.len == 10 && memcmp(b.data, "a\xef\xbf\xbd" "b\xc3\xa9"
+	    "\xef\xbf\xbd", 10) == 0);
+	CHECK(utf8_valid(b.data, b.len));
+	buf_free(&b);
 }
 
 static int
@@ -225,10 +270,37 @@ on_oversize(void *ctx, size_t n, const char *id)
 	buf_printf(&drops, "%zu:%s|", n, id != NULL ? id : "-");
 }
 
+static int hold;
+
+static bool
+on_busy(void *ctx)
+{
+	(void)ctx;
+	return hold-- <= 0;
+}
+
+/* A busy reader holds lines in the buffer; peer_input hands them later. */
+static void
+test_held_lines(struct peer *p)
+{
+	static const struct peer_ops ops = { on_line, on_oversize, on_busy };
+
+	lines.len = 0;
+	p->in.len = p->scanned = 0;
+	buf_puts(&p->in, "l1\nl2\nl3\npart");
+	hold = 1;
+	peer_input(p, 100, &ops, NULL);
+	CHECK(strcmp(buf_cstr(&lines), "l1|") == 0);
+	hold = 100;
+	peer_input(p, 100, &ops, NULL);
+	CHECK(strcmp(buf_cstr(&lines), "l1|l2|l3|") == 0);
+	CHECK(p->in.len == 4 && memcmp(p->in.data, "part", 4) == 0);
+}
+
 static void
 test_framing(void)
 {
-	static const struct peer_ops ops = { on_line, on_oversize };
+	static const struct peer_ops ops = { on_line, on_oversize, NULL };
 	struct peer p = { 0 };
 	char big[300];
 	int fd[2];
@@ -260,6 +332,7 @@ test_framing(void)
 	close(fd[1]);
 	CHECK(peer_read(&p, 100, &ops, NULL) == 0 && p.eof);
 	close(fd[0]);
+	test_held_lines(&p);
 	peer_free(&p);
 	buf_free(&lines);
 	buf_free(&drops);
@@ -530,6 +603,7 @@ main(void)
 	test_emit();
 	test_scan_id();
 	test_scan();
+	test_utf8();
 	test_framing();
 	test_expand();
 	test_config_ok();
