@@ -246,9 +246,10 @@ call_dispatch(struct server *s, struct request *r)
 {
 	struct buf p = { 0 }, t = { 0 };
 
-	if (peer_queued(&s->proc.io) > wb.cfg.max_message) {
+	if (srv_stuck(s, now_ms())) {
 		buf_printf(&t, "the server is not reading its input (%zu bytes "
-		    "waiting)", peer_queued(&s->proc.io));
+		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
+		    STUCK_MS);
 		call_error(s, r, buf_cstr(&t));
 		buf_free(&t);
 		req_remove(s, (int)(r - s->req));
@@ -314,6 +315,7 @@ srv_start(struct server *s)
 	}
 	s->state = SRV_STARTING;
 	s->deadline = now + s->cfg->init_timeout_ms;
+	s->drained_at = now;
 	srv_send_initialize(s);
 }
 
@@ -1173,6 +1175,8 @@ srv_deadline(const struct server *s)
 
 	if (s->state == SRV_STARTING)
 		t = earliest(t, s->deadline);
+	if (peer_queued(&s->proc.io) > HIGH_WATER)
+		t = earliest(t, s->drained_at + STUCK_MS);
 	for (i = 0; i < s->nreq; i++)
 		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
 	return t > 0 ? t : -1;
@@ -1298,13 +1302,38 @@ srv_read_err(struct server *s)
 	}
 }
 
-/* Write what is queued for its stdin; a broken pipe drops the queue. */
+/*
+ * Write what is queued for its stdin; a broken pipe drops the queue.  An
+ * empty queue, or any byte taken, counts as the server keeping up.
+ */
 void
-srv_write_in(struct server *s)
+srv_write_in(struct server *s, long long now)
 {
-	if (s->proc.io.wfd < 0 || peer_flush(&s->proc.io) == 0)
-		return;
-	close(s->proc.io.wfd);
-	s->proc.io.wfd = -1;
-	s->proc.io.out.len = s->proc.io.outoff = 0;
+	size_t before = peer_queued(&s->proc.io);
+
+	if (s->proc.io.wfd >= 0 && peer_flush(&s->proc.io) < 0) {
+		close(s->proc.io.wfd);
+		s->proc.io.wfd = -1;
+		s->proc.io.out.len = s->proc.io.outoff = 0;
+	}
+	if (peer_queued(&s->proc.io) == 0 || peer_queued(&s->proc.io) < before)
+		s->drained_at = now;
+}
+
+/*
+ * A server with more than HIGH_WATER waiting for its stdin is busy while
+ * it still takes bytes (we stop reading the client meanwhile), and stuck
+ * once it has taken none for STUCK_MS (its calls fail; nobody waits).
+ */
+bool
+srv_stuck(const struct server *s, long long now)
+{
+	return peer_queued(&s->proc.io) > HIGH_WATER &&
+	    now - s->drained_at >= STUCK_MS;
+}
+
+bool
+srv_busy(const struct server *s, long long now)
+{
+	return peer_queued(&s->proc.io) > HIGH_WATER && !srv_stuck(s, now);
 }

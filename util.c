@@ -97,6 +97,8 @@ buf_reserve(struct buf *b, size_t more)
 void
 buf_put(struct buf *b, const void *p, size_t n)
 {
+	if (n == 0)
+		return;		/* p may be NULL then. */
 	buf_reserve(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;

@@ -782,12 +782,24 @@ client_oversize(void *ctx, size_t size, const char *id)
 	buf_free(&t);
 }
 
-/* While the client does not read our answers, its requests wait. */
+/*
+ * While the client does not read our answers, or a server is still
+ * working through a large queue of input, the client's requests wait.
+ */
 static bool
 client_busy(void *ctx)
 {
+	long long now = now_ms();
+	int i, k;
+
 	(void)ctx;
-	return peer_queued(&wb.client) > HIGH_WATER;
+	if (peer_queued(&wb.client) > HIGH_WATER)
+		return true;
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; k < wb.boxes[i].nservers; k++)
+			if (srv_busy(&wb.boxes[i].servers[k], now))
+				return true;
+	return false;
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
@@ -958,7 +970,7 @@ build_pollfds(void)
 
 	npfd = 0;
 	watch(wb.sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	if (!wb.client.eof && !wb.stopping && !client_full)
+	if (!wb.client.eof && !wb.stopping && !client_busy(NULL))
 		watch(STDIN_FILENO, POLLIN, SLOT_STDIN, NULL);
 	if (peer_queued(&wb.client) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
@@ -1051,7 +1063,7 @@ on_server_event(struct server *s, enum slot_kind kind, short revents)
 		s->proc.io.wfd = -1;
 		s->proc.io.out.len = s->proc.io.outoff = 0;
 	} else
-		srv_write_in(s);
+		srv_write_in(s, now_ms());
 }
 
 static void
@@ -1093,6 +1105,7 @@ dispatch(long long now)
 static void
 flush_all(void)
 {
+	long long now = now_ms();
 	int i, k;
 
 	if (peer_flush(&wb.client) < 0) {
@@ -1100,9 +1113,8 @@ flush_all(void)
 		begin_shutdown();
 	}
 	for (i = 0; i < wb.nboxes; i++)
-		for (k = 0; k < wb.boxes[i].nservers; k++) {
-			srv_write_in(&wb.boxes[i].servers[k]);
-		}
+		for (k = 0; k < wb.boxes[i].nservers; k++)
+			srv_write_in(&wb.boxes[i].servers[k], now);
 	wb_log_flush();
 }
 

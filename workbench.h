@@ -19,6 +19,7 @@
 #define WB_PROTOCOL_LATEST	"2025-11-25"
 #define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
 #define HIGH_WATER		(4u * 1024 * 1024)	/* Stop reading. */
+#define STUCK_MS		1000	/* A server taking no input is stuck. */
 
 struct cfg_server;
 
@@ -309,6 +310,7 @@ struct server {
 	char			*error;		/* Why it is SRV_FAILED. */
 	long long		 deadline;	/* Of starting. */
 	long long		 eof_at;	/* When its stdout closed. */
+	long long		 drained_at;	/* Its stdin last kept up. */
 	long long		 starts[RESTARTS_MAX];
 	int			 nstarts;
 	bool			 logging;	/* It declared logging. */
@@ -374,7 +376,9 @@ void	 srv_check_timers(struct server *, long long);
 void	 srv_read_out(struct server *);
 void	 srv_read_err(struct server *);
 void	 srv_read_exec(struct server *);
-void	 srv_write_in(struct server *);
+void	 srv_write_in(struct server *, long long);
+bool	 srv_stuck(const struct server *, long long);
+bool	 srv_busy(const struct server *, long long);
 struct toolbox *box_find(const char *);
 struct server *box_server(struct toolbox *, const char *);
 void	 box_open(struct toolbox *, const char *, size_t);

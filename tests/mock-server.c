@@ -4,7 +4,11 @@
  * It speaks MCP over stdio, one JSON-RPC message per line, and misbehaves
  * on request: it crashes, hangs, sleeps, writes garbage and huge answers,
  * and pages its tool list, badly if asked.  Command-line flags choose the
- * behaviour (see usage() and the test documentation).
+ * behaviour (see usage() and the test documentation).  With --hostile it
+ * also lists tools that break the protocol on purpose (hostile_tools[]:
+ * answers to ids never sent, answers twice, huge lines, stderr floods, a
+ * closed stdout, a stopped reader...); with --linger it keeps running after
+ * stdin ends, until a signal ends it.
  *
  * Everything runs in one poll() loop over stdin.  Answers that must wait
  * (the sleep tool, --init-delay) sit in a timer list, so a slow call never
@@ -84,6 +88,7 @@ struct timer {
 	int64_t		 due;		/* CLOCK_MONOTONIC, us */
 	char		*text;
 	size_t		 len;
+	int		 exitcode;	/* >= 0: exit with it instead */
 };
 
 static struct {
@@ -98,6 +103,8 @@ static struct {
 	int		 ignoreterm;
 	int		 grandchild;
 	long		 stderrlines;
+	int		 hostile;
+	int		 linger;
 	const char	*name;
 } opt = { .name = "mock-server" };
 
@@ -116,6 +123,20 @@ static void	tool_init_params(const struct req *, int);
 static void	tool_notify(const struct req *, int);
 static void	tool_stderr(const struct req *, int);
 static void	tool_echo_args(const struct req *, int);
+static void	tool_close_stdout(const struct req *, int);
+static void	tool_exit_after(const struct req *, int);
+static void	tool_never_answer(const struct req *, int);
+static void	tool_answer_twice(const struct req *, int);
+static void	tool_stray_answers(const struct req *, int);
+static void	tool_wrong_id_type(const struct req *, int);
+static void	tool_garbage_lines(const struct req *, int);
+static void	tool_flood_stderr(const struct req *, int);
+static void	tool_big_id_last(const struct req *, int);
+static void	tool_big_noise(const struct req *, int);
+static void	tool_log_flood(const struct req *, int);
+static void	tool_bad_utf8(const struct req *, int);
+static void	tool_stop_reading(const struct req *, int);
+static void	tool_framing(const struct req *, int);
 
 /* The tools every mock has, in the order tools/list gives them. */
 static const struct tool fixed_tools[] = {
@@ -153,6 +174,46 @@ static const struct tool fixed_tools[] = {
 	    SCHEMA_1("text", "string", REQ("text")), NULL, tool_stderr },
 };
 
+/*
+ * With --hostile: tools that break the protocol on purpose, listed after
+ * the fixed ones (and before generated and extra tools).
+ */
+static const struct tool hostile_tools[] = {
+	{ "close_stdout", "Closes stdout, never answers, keeps running.",
+	    SCHEMA_EMPTY, NULL, tool_close_stdout },
+	{ "exit_after", "Answers, then exits with code after ms.",
+	    SCHEMA_1("ms", "number", REQ("ms")), NULL, tool_exit_after },
+	{ "never_answer", "Never answers.",
+	    SCHEMA_EMPTY, NULL, tool_never_answer },
+	{ "answer_twice", "Answers \"first\", then \"second\", same id.",
+	    SCHEMA_EMPTY, NULL, tool_answer_twice },
+	{ "stray_answers", "Answers ids never sent and bad ids, then \"ok\".",
+	    SCHEMA_EMPTY, NULL, tool_stray_answers },
+	{ "wrong_id_type", "Answers only with the id as the other type.",
+	    SCHEMA_EMPTY, NULL, tool_wrong_id_type },
+	{ "garbage_lines", "Writes lines that are not JSON-RPC (with depth:"
+	    " nested that deep), then \"ok\".",
+	    SCHEMA_1("depth", "number", ""), NULL, tool_garbage_lines },
+	{ "flood_stderr", "A child writes bytes to stderr over ms.",
+	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
+	    "{\"type\":\"number\"},\"ms\":{\"type\":\"number\"}},"
+	    "\"required\":[\"bytes\"]}", NULL, tool_flood_stderr },
+	{ "big_id_last", "Like big, with the id last (as the TS SDK writes).",
+	    SCHEMA_1("bytes", "number", REQ("bytes")), NULL, tool_big_id_last },
+	{ "big_noise", "A line of bytes 'z' (not JSON), then \"ok\".",
+	    SCHEMA_1("bytes", "number", REQ("bytes")), NULL, tool_big_noise },
+	{ "log_flood", "count notifications/message of bytes, then \"ok\".",
+	    "{\"type\":\"object\",\"properties\":{\"count\":"
+	    "{\"type\":\"number\"},\"bytes\":{\"type\":\"number\"}},"
+	    "\"required\":[\"count\"]}", NULL, tool_log_flood },
+	{ "bad_utf8", "Answers with a text that is not valid UTF-8.",
+	    SCHEMA_EMPTY, NULL, tool_bad_utf8 },
+	{ "stop_reading", "Answers \"ok\", then never reads stdin again.",
+	    SCHEMA_EMPTY, NULL, tool_stop_reading },
+	{ "framing", "Answers \"ok\" after blank lines, with a BOM and CRLF.",
+	    SCHEMA_EMPTY, NULL, tool_framing },
+};
+
 static struct tool	*tools;
 static size_t		 ntools;
 static size_t		 captools;
@@ -167,6 +228,8 @@ static struct buf	 out;		/* the answer being built */
 static struct buf	 initparams;	/* raw params of initialize */
 static int		 gotinit;
 static struct timer	*timers;	/* sorted by due time */
+static int		 stdout_closed;	/* close_stdout was called */
+static int		 stdin_done;	/* EOF seen (--linger), or stop_reading */
 
 
 /*
@@ -230,6 +293,8 @@ die(const char *msg)
 static void
 out_write(const char *p, size_t n)
 {
+	if (stdout_closed)
+		return;
 	if (write_all(1, p, n) == -1) {
 		if (errno != EPIPE)
 			logmsg("mock-server: stdout: %s\n", strerror(errno));
@@ -371,16 +436,16 @@ static void
 json_str(struct buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i, run, k;
+	size_t i, end, k;
 
 	buf_reserve(b, n + 2);
 	buf_addc(b, '"');
 	for (i = 0; i < n; ) {
 		/* Copy runs at once: echoed texts can be many MB. */
-		for (run = i; run < n && json_plain(u[run]); run++)
+		for (end = i; end < n && json_plain(u[end]); end++)
 			continue;
-		buf_add(b, s + i, run - i);
-		if ((i = run) == n)
+		buf_add(b, s + i, end - i);
+		if ((i = end) == n)
 			break;
 		if (u[i] < 0x80) {
 			json_escape(b, u[i++]);
@@ -804,15 +869,10 @@ now_us(void)
 }
 
 static void
-timer_add(int64_t delay_us, const struct buf *b)
+timer_insert(struct timer *t, int64_t delay_us)
 {
-	struct timer *t, **pp;
+	struct timer **pp;
 
-	if ((t = malloc(sizeof(*t))) == NULL ||
-	    (t->text = malloc(b->len)) == NULL)
-		die("out of memory");
-	memcpy(t->text, b->p, b->len);
-	t->len = b->len;
 	t->due = now_us() + delay_us;
 	/* Answers due at the same time leave in the order they were asked. */
 	for (pp = &timers; *pp != NULL && (*pp)->due <= t->due;
@@ -820,6 +880,32 @@ timer_add(int64_t delay_us, const struct buf *b)
 		continue;
 	t->next = *pp;
 	*pp = t;
+}
+
+static void
+timer_add(int64_t delay_us, const struct buf *b)
+{
+	struct timer *t;
+
+	if ((t = malloc(sizeof(*t))) == NULL ||
+	    (t->text = malloc(b->len)) == NULL)
+		die("out of memory");
+	memcpy(t->text, b->p, b->len);
+	t->len = b->len;
+	t->exitcode = -1;
+	timer_insert(t, delay_us);
+}
+
+/* An exit that happens later, after the answers due before it. */
+static void
+timer_exit(int64_t delay_us, int code)
+{
+	struct timer *t;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		die("out of memory");
+	t->exitcode = code;
+	timer_insert(t, delay_us);
 }
 
 /* The poll() timeout until the next answer is due, rounded up. */
@@ -846,6 +932,11 @@ timer_fire(void)
 	now = now_us();
 	while ((t = timers) != NULL && t->due <= now) {
 		timers = t->next;
+		if (t->exitcode >= 0) {
+			logmsg("mock-server: exiting with status %d\n",
+			    t->exitcode);
+			exit(t->exitcode);
+		}
 		send_answer(t->text, t->len);
 		free(t->text);
 		free(t);
@@ -1157,6 +1248,404 @@ tool_echo_args(const struct req *r, int args)
 }
 
 /*
+ * Hostile tools (--hostile).
+ */
+
+/* Writes n copies of c to stdout, from one block: GBs cost no memory. */
+static void
+write_repeat(char c, size_t n)
+{
+	static char block[READ_CHUNK];
+	size_t k;
+
+	memset(block, c, sizeof(block));
+	for (; n > 0; n -= k) {
+		k = n < sizeof(block) ? n : sizeof(block);
+		out_write(block, k);
+	}
+}
+
+static int
+arg_size(const struct req *r, int args, const char *key, size_t *n)
+{
+	double d;
+
+	if (arg_number(r, args, key, &d) != 1 || d < 0 || d > BIG_MAX ||
+	    d != (double)(uint64_t)d)
+		return -1;
+	*n = d;
+	return 0;
+}
+
+/* Its stdout is gone, the process stays (with --linger, past EOF too). */
+static void
+tool_close_stdout(const struct req *r, int args)
+{
+	(void)r;
+	(void)args;
+	logmsg("mock-server: closing stdout\n");
+	stdout_closed = 1;
+	(void)close(1);
+}
+
+static void
+tool_exit_after(const struct req *r, int args)
+{
+	double ms, d;
+	int code = 0;
+
+	if (arg_number(r, args, "ms", &ms) != 1 || ms < 0 || ms > DELAY_MAX) {
+		send_textz(r, "exit_after: ms must be a number from 0 to 1e12",
+		    1);
+		return;
+	}
+	if (arg_number(r, args, "code", &d) == 1 && d >= 0 && d <= 255)
+		code = d;
+	send_textz(r, "exiting", 0);
+	timer_exit((int64_t)(ms * 1000), code);
+}
+
+static void
+tool_never_answer(const struct req *r, int args)
+{
+	(void)r;
+	(void)args;
+	logmsg("mock-server: not answering\n");
+}
+
+static void
+tool_answer_twice(const struct req *r, int args)
+{
+	(void)args;
+	send_textz(r, "first", 0);
+	send_textz(r, "second", 0);
+}
+
+/* One answer line with this raw id. */
+static void
+stray(const char *id, size_t n)
+{
+	struct buf b = { 0 };
+
+	buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_add(&b, id, n);
+	buf_adds(&b, ",\"result\":{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"stray\"}]}}\n");
+	out_write(b.p, b.len);
+	free(b.p);
+}
+
+static void
+strayz(const char *id)
+{
+	stray(id, strlen(id));
+}
+
+/*
+ * Answers that match no request: ids never sent, ids of the wrong type,
+ * the id of the previous request (answered long ago), answers without an
+ * id or with both result and error.  Then the real answer.
+ */
+static void
+tool_stray_answers(const struct req *r, int args)
+{
+	static const char *const ids[] = {
+		"987654321", "-1", "0", "\"987654321\"", "null", "1.5",
+		"1e3", "{\"id\":1}", "[1]", "true", "false",
+		"99999999999999999999999", "\"\"",
+	};
+	static const char *const lines[] = {
+		"{\"jsonrpc\":\"2.0\",\"result\":{}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":987654322,\"error\":{\"code\":-1,"
+		"\"message\":\"stray error\"}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":987654323}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":987654324,\"result\":{},"
+		"\"error\":{\"code\":1,\"message\":\"both\"}}\n",
+	};
+	struct buf b = { 0 };
+	long long prev;
+	char s[64], *end;
+	size_t i;
+
+	(void)args;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		strayz(ids[i]);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		out_write(lines[i], strlen(lines[i]));
+	/* The request's own id, as a string when it is a number. */
+	buf_addc(&b, '"');
+	buf_add(&b, r->id, r->idlen);
+	buf_addc(&b, '"');
+	if (r->id[0] != '"')
+		stray(b.p, b.len);
+	free(b.p);
+	/* The previous request's id: answered already. */
+	buf_nul(&sarg);
+	errno = 0;
+	prev = strtoll(r->id, &end, 10);
+	if (errno == 0 && end == r->id + r->idlen && prev > 1) {
+		(void)snprintf(s, sizeof(s), "%lld", prev - 1);
+		strayz(s);
+	}
+	send_textz(r, "ok", 0);
+}
+
+/* The only answer carries the id as the other JSON type. */
+static void
+tool_wrong_id_type(const struct req *r, int args)
+{
+	struct buf b = { 0 };
+	size_t i;
+	int digits = 1;
+
+	(void)args;
+	if (r->id[0] == '"') {
+		for (i = 1; i + 1 < r->idlen; i++)
+			if (r->id[i] < '0' || r->id[i] > '9')
+				digits = 0;
+		if (digits && r->idlen > 2)
+			buf_add(&b, r->id + 1, r->idlen - 2);
+		else
+			buf_adds(&b, "0");
+	} else {
+		buf_addc(&b, '"');
+		buf_add(&b, r->id, r->idlen);
+		buf_addc(&b, '"');
+	}
+	stray(b.p, b.len);
+	free(b.p);
+}
+
+/* Lines a broken server might write; none is a JSON-RPC message. */
+static void
+tool_garbage_lines(const struct req *r, int args)
+{
+	static const char *const lines[] = {
+		"this is not json\n",
+		"\n",
+		"\r\n",
+		"   \t  \n",
+		"\xef\xbb\xbf\n",
+		"\xff\xfe\x00\x01 binary \x02\x03\n",
+		"{\"jsonrpc\":\"2.0\"\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":\n",
+		"[1,2,3]\n",
+		"[]\n",
+		"null\n",
+		"42\n",
+		"\"a string\"\n",
+		"{}\n",
+		"{\"a\":1}{\"b\":2}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":123}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":null,\"id\":1}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+		"\"params\":\"not an object\"}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+		"\"params\":{\"progressToken\":987654321,\"progress\":1}}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+		"\"params\":{\"progressToken\":{\"a\":[]},\"progress\":1}}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+		"\"params\":{\"requestId\":{}}}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/"
+		"list_changed\",\"params\":[]}\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"no/such/request\","
+		"\"id\":{\"bad\":true}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":tru}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\" \"b\"}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} trailing\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\x01\",\"result\":{}}\n",
+	};
+	size_t i, depth = 0;
+
+	if (obj_get(r->m, args, "depth") != -1 &&
+	    arg_size(r, args, "depth", &depth) == -1) {
+		send_textz(r, "garbage_lines: depth must be an integer", 1);
+		return;
+	}
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		out_write(lines[i], strlen(lines[i]));
+	/*
+	 * With depth: nesting that a recursive parser's stack would not
+	 * like, balanced (a valid JSON text, but no message) and not.
+	 */
+	write_repeat('[', depth);
+	write_repeat(']', depth);
+	out_write("\n", 1);
+	write_repeat('{', depth);
+	out_write("\n", 1);
+	/* A NUL byte in the middle of an otherwise valid answer. */
+	{
+		static const char nul[] =
+		    "{\"jsonrpc\":\"2.0\",\"id\":1,\0\"result\":{}}\n";
+
+		out_write(nul, sizeof(nul) - 1);
+	}
+	send_textz(r, "ok", 0);
+}
+
+/*
+ * A child of ours writes bytes to stderr in 100-byte lines, paced to take
+ * about ms, then exits; we answer at once and go on serving.
+ */
+static void
+tool_flood_stderr(const struct req *r, int args)
+{
+	char line[100], s[64];
+	size_t bytes, done = 0, paced = 0, k;
+	double ms = 0;
+	int64_t t0, due, left;
+	struct timespec ts;
+	pid_t pid;
+
+	if (arg_size(r, args, "bytes", &bytes) == -1 ||
+	    arg_number(r, args, "ms", &ms) == -1 || ms < 0 || ms > DELAY_MAX) {
+		send_textz(r, "flood_stderr: bytes must be an integer from 0 "
+		    "to 1e10, ms a number", 1);
+		return;
+	}
+	(void)signal(SIGCHLD, SIG_IGN);
+	if ((pid = fork()) == -1) {
+		send_textz(r, "flood_stderr: fork failed", 1);
+		return;
+	}
+	if (pid > 0) {
+		(void)snprintf(s, sizeof(s), "flooding pid=%ld", (long)pid);
+		send_textz(r, s, 0);
+		return;
+	}
+	(void)close(0);
+	(void)close(1);
+	memset(line, 'e', sizeof(line));
+	line[sizeof(line) - 1] = '\n';
+	t0 = now_us();
+	while (done < bytes) {
+		k = bytes - done < sizeof(line) ? bytes - done : sizeof(line);
+		(void)snprintf(line, sizeof(line), "flood %012zu ", done);
+		line[strlen(line)] = 'e';
+		if (write_all(2, line, k) == -1)
+			_exit(1);
+		done += k;
+		/* Pace per 64 KB: ahead of schedule means sleep. */
+		if (ms > 0 && done - paced >= 65536) {
+			paced = done;
+			due = t0 + (int64_t)(ms * 1000 * done / bytes);
+			while ((left = due - now_us()) > 0) {
+				ts.tv_sec = left / 1000000;
+				ts.tv_nsec = left % 1000000 * 1000;
+				(void)nanosleep(&ts, NULL);
+			}
+		}
+	}
+	logmsg("\nmock-server: flood done bytes=%zu ms=%lld\n", done,
+	    (long long)((now_us() - t0) / 1000));
+	_exit(0);
+}
+
+/* Like big, in the order the TypeScript SDK writes: the id comes last. */
+static void
+tool_big_id_last(const struct req *r, int args)
+{
+	struct buf b = { 0 };
+	size_t n;
+
+	if (arg_size(r, args, "bytes", &n) == -1) {
+		send_textz(r, "big_id_last: bytes must be an integer from 0 to "
+		    "1e10", 1);
+		return;
+	}
+	send_garbage();
+	buf_adds(&b, "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"");
+	out_write(b.p, b.len);
+	write_repeat('x', n);
+	b.len = 0;
+	buf_adds(&b, "\"}]},\"jsonrpc\":\"2.0\",\"id\":");
+	buf_add(&b, r->id, r->idlen);
+	buf_adds(&b, "}\n");
+	out_write(b.p, b.len);
+	free(b.p);
+}
+
+static void
+tool_big_noise(const struct req *r, int args)
+{
+	size_t n;
+
+	if (arg_size(r, args, "bytes", &n) == -1) {
+		send_textz(r, "big_noise: bytes must be an integer from 0 to "
+		    "1e10", 1);
+		return;
+	}
+	write_repeat('z', n);
+	out_write("\n", 1);
+	send_textz(r, "ok", 0);
+}
+
+/* Many log notifications, written as fast as the reader takes them. */
+static void
+tool_log_flood(const struct req *r, int args)
+{
+	struct buf b = { 0 };
+	size_t count, bytes = 100, i;
+	char s[32];
+
+	if (arg_size(r, args, "count", &count) == -1 ||
+	    (obj_get(r->m, args, "bytes") != -1 &&
+	    arg_size(r, args, "bytes", &bytes) == -1)) {
+		send_textz(r, "log_flood: count and bytes must be integers",
+		    1);
+		return;
+	}
+	for (i = 0; i < count; i++) {
+		b.len = 0;
+		(void)snprintf(s, sizeof(s), "%zu ", i);
+		buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/message\",\"params\":{\"level\":\"info\","
+		    "\"logger\":\"flood\",\"data\":\"");
+		buf_adds(&b, s);
+		out_write(b.p, b.len);
+		write_repeat('l', bytes);
+		out_write("\"}}\n", 4);
+	}
+	free(b.p);
+	send_textz(r, "ok", 0);
+}
+
+/* A text with bytes that are not UTF-8, written raw. */
+static void
+tool_bad_utf8(const struct req *r, int args)
+{
+	(void)args;
+	ans_begin(&out, r);
+	buf_adds(&out, "{\"content\":[{\"type\":\"text\",\"text\":\"bad "
+	    "\xc3\x28 \xff \xed\xa0\x80 \xf8\x88\x80\x80\x80 \xc0\xaf end\"}]}");
+	ans_end(&out);
+	send_out();
+}
+
+/* Stuck, as far as its input goes: alive, but never reading again. */
+static void
+tool_stop_reading(const struct req *r, int args)
+{
+	(void)args;
+	send_textz(r, "ok", 0);
+	logmsg("mock-server: no longer reading stdin\n");
+	stdin_done = 1;
+}
+
+/* The framing a child may use and the workbench must tolerate. */
+static void
+tool_framing(const struct req *r, int args)
+{
+	(void)args;
+	out_write("\n\r\n\n", 4);
+	out_write("\xef\xbb\xbf", 3);
+	build_text(&out, r, "ok", 2, 0);
+	out.len--;		/* the '\n' */
+	buf_adds(&out, "\r\n");
+	send_out();
+}
+
+/*
  * Methods.
  */
 
@@ -1443,7 +1932,8 @@ run(void)
 	int r;
 
 	for (;;) {
-		pfd.fd = 0;
+		/* A negative fd is ignored: only timers and signals remain. */
+		pfd.fd = stdin_done ? -1 : 0;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
 		r = poll(&pfd, 1, timer_timeout());
@@ -1455,7 +1945,13 @@ run(void)
 		/* At EOF, answers still pending are dropped. */
 		if ((pfd.revents & POLLNVAL) != 0 || input_read() == 0) {
 			handle_line(in.p, in.len);
-			exit(0);
+			in.len = scanned = 0;
+			if (!opt.linger)
+				exit(0);
+			/* --linger: keep running until a signal ends us. */
+			logmsg("mock-server: stdin closed, lingering\n");
+			stdin_done = 1;
+			continue;
 		}
 		input_lines();
 	}
@@ -1476,7 +1972,8 @@ usage(int status)
 	    "\t[--no-init] [--exit-on-init CODE] [--init-delay MS]"
 	    " [--garbage]\n"
 	    "\t[--ignore-sigterm] [--grandchild] [--stderr-lines N]"
-	    " [--name NAME]\n");
+	    " [--name NAME]\n"
+	    "\t[--hostile] [--linger]\n");
 	exit(status);
 }
 
@@ -1508,6 +2005,8 @@ bool_flag(const char *f)
 		{ "--garbage", &opt.garbage },
 		{ "--ignore-sigterm", &opt.ignoreterm },
 		{ "--grandchild", &opt.grandchild },
+		{ "--hostile", &opt.hostile },
+		{ "--linger", &opt.linger },
 	};
 	size_t i;
 
@@ -1575,6 +2074,9 @@ tools_init(void)
 
 	for (i = 0; i < sizeof(fixed_tools) / sizeof(fixed_tools[0]); i++)
 		tool_push(&fixed_tools[i]);
+	for (i = 0; opt.hostile &&
+	    i < sizeof(hostile_tools) / sizeof(hostile_tools[0]); i++)
+		tool_push(&hostile_tools[i]);
 	for (k = 0; k < opt.ntools; k++) {
 		(void)snprintf(s, sizeof(s), "tool_%ld", k);
 		tool_push_echo(strdup(s),
