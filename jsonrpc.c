@@ -111,7 +111,9 @@ invalid_token(const struct json *j)
 				return i;
 		} else if (t->type == JSMN_STRING && t->size != 0)
 			return i;
-		if (p->type == JSMN_STRING && j->tok[p->parent].type != JSMN_OBJECT)
+		/* A value's key must sit in an object ("x":1 has a root key). */
+		if (p->type == JSMN_STRING && (p->parent < 0 ||
+		    j->tok[p->parent].type != JSMN_OBJECT))
 			return i;
 	}
 	return -1;
