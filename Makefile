@@ -56,8 +56,29 @@ tests/unit: tests/unit.o $(LIBOBJ)
 demo: all
 	./example/demo ./mcp-workbench example/workbench-config.json
 
-# The README's second command: build and run every test.
+# The README's second command: build and run every test.  CHECK_EXTRA
+# names the slower checks run after the unit and end-to-end suites, one
+# after the other (also under make -j: they time themselves), each to the
+# end even when one fails; `make check CHECK_EXTRA=` runs only the suites.
+CHECK_EXTRA ?= check-install check-static lint fuzz asan valgrind
+
 check: all tests/unit tests/node_modules
+	./tests/unit
+	node --test --test-concurrency=2 tests/e2e/
+	@passed=0; failed=0; names=; \
+	for t in $(CHECK_EXTRA); do \
+		start=$$(date +%s); \
+		echo "=== make $$t"; \
+		if $(MAKE) $$t; then passed=$$((passed + 1)); \
+		else failed=$$((failed + 1)); names="$$names $$t"; fi; \
+		echo "=== make $$t: $$(($$(date +%s) - start)) s"; \
+	done; \
+	if [ -n "$$names" ]; then echo "make check: failed:$$names"; fi; \
+	echo "extra: $$passed passed, $$failed failed"; \
+	test "$$failed" -eq 0
+
+# The unit and end-to-end suites alone.
+test: all tests/unit tests/node_modules
 	./tests/unit
 	node --test --test-concurrency=2 tests/e2e/
 
@@ -83,7 +104,128 @@ uninstall:
 	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
+# `make install` stages what it should and `make uninstall` takes exactly
+# that away again.
+check-install: mcp-workbench
+	sh tests/install.sh
+
+# ---------------------------------------------------------------------------
+# Static build with musl (Debian: musl-tools).  musl-gcc searches only
+# musl's headers; jsmn.h alone is copied next to the build so that no glibc
+# header can slip into a musl build.
+MUSL_CC ?= musl-gcc
+JSMN_INCLUDE ?= /usr/include
+STATIC_CFLAGS ?= -O2
+STATIC_LDFLAGS ?= -static
+STATIC_DIR = build-static
+SRC = $(OBJ:.o=.c)
+LIBSRC = $(LIBOBJ:.o=.c)
+STATIC_ALL = $(WARN) $(DEFS) -I$(STATIC_DIR)/include $(STATIC_CFLAGS) \
+	$(STATIC_LDFLAGS)
+
+static: mcp-workbench-static example/example-server-static
+
+$(STATIC_DIR)/include/jsmn.h:
+	@command -v $(MUSL_CC) >/dev/null 2>&1 || { echo "mcp-workbench: $(MUSL_CC) not found; install Debian's musl-tools (apt-get install musl-tools)" >&2; exit 1; }
+	@test -f $(JSMN_INCLUDE)/jsmn.h || { echo "mcp-workbench: $(JSMN_INCLUDE)/jsmn.h not found; install Debian's libjsmn-dev or set JSMN_INCLUDE" >&2; exit 1; }
+	mkdir -p $(STATIC_DIR)/include
+	cp $(JSMN_INCLUDE)/jsmn.h $@
+
+mcp-workbench-static: $(SRC) workbench.h Makefile $(STATIC_DIR)/include/jsmn.h
+	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(SRC)
+
+example/example-server-static: example/example-server.c $(STATIC_DIR)/include/jsmn.h
+	$(MUSL_CC) $(STATIC_ALL) -o $@ example/example-server.c
+
+# Both static programs alone in an otherwise empty root directory.
+check-static: static
+	bash tests/static.sh
+
+# ---------------------------------------------------------------------------
+# AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
+# build-asan/ (clang: see tests/san-options.c), then the unit and end-to-end
+# suites against it.  Reports go to build-asan/logs/; any report fails.
+SAN_CC ?= clang
+SAN_CFLAGS ?= -O1 -g
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+ASAN_DIR = build-asan
+
+$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h Makefile tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DWB_VERSION=\"$(VERSION)\" -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ $(SRC) tests/san-options.c
+
+$(ASAN_DIR)/unit: tests/unit.c $(LIBSRC) workbench.h Makefile tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ tests/unit.c $(LIBSRC) tests/san-options.c
+
+asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit tests/mock-server tests/node_modules
+	sh tests/sanitizers.sh $(ASAN_DIR)
+
+# The end-to-end suite with the workbench under valgrind's memcheck: zero
+# errors, no definite or indirect leaks.  Logs in build-valgrind/logs/.
+valgrind: mcp-workbench tests/mock-server tests/node_modules
+	sh tests/valgrind.sh build-valgrind
+
+# ---------------------------------------------------------------------------
+# libFuzzer targets (clang, Debian: clang and libclang-rt-dev).  `make fuzz`
+# replays the committed corpora in fuzz/corpus/ and fuzzes each target for
+# FUZZ_SECONDS (default 20); `make fuzz-long` fuzzes each for FUZZ_SECONDS
+# (default 600) and keeps what it learns in build-fuzz/corpus/ between runs.
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -O1 -g
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+FUZZ_DIR = build-fuzz
+FUZZ_SECONDS ?=
+FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
+	$(FUZZ_DIR)/fuzz_toolname
+FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS)
+
+$(FUZZ_DIR)/fuzz_jsonrpc: fuzz/fuzz_jsonrpc.c $(LIBSRC) workbench.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_jsonrpc.c $(LIBSRC)
+
+$(FUZZ_DIR)/fuzz_config: fuzz/fuzz_config.c $(LIBSRC) workbench.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_config.c $(LIBSRC)
+
+$(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
+
+fuzz: $(FUZZ_TARGETS)
+	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
+
+fuzz-long: $(FUZZ_TARGETS)
+	sh fuzz/run.sh long "$(FUZZ_SECONDS)" $(FUZZ_DIR)
+
+# ---------------------------------------------------------------------------
+# Static analysis: cppcheck, then gcc's -fanalyzer, over every C file of
+# the project.  Any finding fails; known false positives are suppressed
+# inline or in tests/cppcheck.supp, each with its reason (tests/lint.sh).
+CPPCHECK ?= cppcheck
+ANALYZER_CC ?= gcc
+LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
+	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
+
+lint:
+	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
+	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC)
+
 clean:
 	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
+	rm -f mcp-workbench-static example/example-server-static
+	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-valgrind
 
-.PHONY: all check demo install uninstall clean
+.PHONY: all check test demo install uninstall clean check-install static \
+	check-static asan valgrind fuzz fuzz-long lint

@@ -24,7 +24,7 @@
 #define TOKEN_KEEP	4096
 #define READ_CHUNK	(64 * 1024)
 
-static size_t	skip_value(const char *, size_t, size_t);
+static size_t	check_value(const char *, size_t, size_t, size_t *, size_t *);
 
 static bool
 valid_number(const char *s, size_t n)
@@ -68,57 +68,6 @@ valid_primitive(const char *s, size_t n)
 	return valid_number(s, n);
 }
 
-static bool
-valid_string(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20)
-			return false;
-	return true;
-}
-
-/*
- * jsmn accepts {"a" "b"}, ["k": 1], tru and raw control characters.
- * Walk the tokens once and require real JSON: object members are string
- * keys with exactly one value, primitives are literals or numbers, strings
- * hold no raw control characters, and there is one root.  Returns the
- * first offending token, or -1.
- */
-static int
-invalid_token(const struct json *j)
-{
-	const jsmntok_t *t, *p;
-	int i;
-
-	for (i = 0; i < j->ntok; i++) {
-		t = &j->tok[i];
-		if (t->type == JSMN_PRIMITIVE &&
-		    !valid_primitive(j->js + t->start, t->end - t->start))
-			return i;
-		if (t->type == JSMN_STRING &&
-		    !valid_string(j->js + t->start, t->end - t->start))
-			return i;
-		if (t->parent < 0) {
-			if (i != 0)
-				return i;
-			continue;
-		}
-		p = &j->tok[t->parent];
-		if (p->type == JSMN_OBJECT) {
-			if (t->type != JSMN_STRING || t->size != 1)
-				return i;
-		} else if (t->type == JSMN_STRING && t->size != 0)
-			return i;
-		/* A value's key must sit in an object ("x":1 has a root key). */
-		if (p->type == JSMN_STRING && (p->parent < 0 ||
-		    j->tok[p->parent].type != JSMN_OBJECT))
-			return i;
-	}
-	return -1;
-}
-
 static size_t
 skip_space(const char *s, size_t i, size_t n)
 {
@@ -153,51 +102,35 @@ bare_primitive(struct json *j)
 }
 
 /*
- * Is anything nested deeper than max?  jsmn closes a bracket by walking
- * parent links from the last token, which makes deep nesting quadratic:
- * refuse it first, in one linear pass.
+ * Tokenize any JSON value; grows the token array up to the cap.  jsmn
+ * does not validate ({"a" "b"}, {"a":1,}, tru and raw control characters
+ * pass), so the text is checked first, in one pass; and it closes a
+ * bracket by walking parent links from the last token, which makes deep
+ * nesting quadratic, so depth is bounded before jsmn sees it.
  */
-static bool
-too_deep(const char *s, size_t n, size_t max)
-{
-	size_t i, depth = 0;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"') {
-			for (i++; i < n && s[i] != '"'; i++)
-				if (s[i] == '\\')
-					i++;
-		} else if (s[i] == '{' || s[i] == '[') {
-			if (++depth > max)
-				return true;
-		} else if ((s[i] == '}' || s[i] == ']') && depth > 0)
-			depth--;
-	}
-	return false;
-}
-
-/* Tokenize any JSON value; grows the token array up to the cap. */
 int
 json_parse_any(struct json *j, const char *js, size_t len)
 {
 	jsmn_parser p;
 	unsigned int cap;
-	size_t end;
-	int r, bad;
+	size_t end, depth;
+	int r;
 
 	j->js = js;
 	j->len = len;
 	j->ntok = 0;
 	j->errpos = 0;
+	end = check_value(js, skip_space(js, 0, len), len, &j->errpos, &depth);
+	if (end == 0 || skip_space(js, end, len) != len) {
+		if (end != 0)
+			j->errpos = end;
+		return JSON_SYNTAX;
+	}
+	if (depth > JSON_DEPTH_MAX)
+		return JSON_TOODEEP;
 	if (j->cap == 0) {
 		j->cap = TOKEN_MIN;
 		j->tok = xmalloc(j->cap * sizeof(*j->tok));
-	}
-	if (too_deep(js, len, JSON_DEPTH_MAX)) {
-		/* Well-formed but deep, or simply broken? */
-		end = skip_value(js, 0, len);
-		return end > 0 && skip_space(js, end, len) == len ?
-		    JSON_TOODEEP : JSON_SYNTAX;
 	}
 	jsmn_init(&p);
 	while ((r = jsmn_parse(&p, js, len, j->tok, j->cap)) ==
@@ -210,24 +143,11 @@ json_parse_any(struct json *j, const char *js, size_t len)
 	}
 	if (r == JSMN_ERROR_PART && bare_primitive(j))
 		return JSON_OK;
-	if (r < 0) {
+	if (r <= 0) {
 		j->errpos = p.pos;
 		return JSON_SYNTAX;
 	}
 	j->ntok = r;
-	if (r == 0) {
-		j->errpos = len;
-		return JSON_SYNTAX;
-	}
-	if ((bad = invalid_token(j)) >= 0) {
-		j->errpos = (size_t)j->tok[bad].start;
-		return JSON_SYNTAX;
-	}
-	end = (size_t)j->tok[0].end + (j->tok[0].type == JSMN_STRING);
-	if (skip_space(js, end, len) != len) {
-		j->errpos = end;
-		return JSON_SYNTAX;
-	}
 	return JSON_OK;
 }
 
@@ -747,6 +667,7 @@ static size_t
 skip_string(const char *s, size_t i, size_t n)
 {
 	const char *q, *bs;
+	unsigned long cp;
 	size_t end;
 
 	for (i++; i < n; i = end + 2) {
@@ -758,65 +679,127 @@ skip_string(const char *s, size_t i, size_t n)
 			return 0;
 		if (bs == NULL)
 			return end + 1;
+		if (end + 1 >= n || strchr("\"\\/bfnrtu", s[end + 1]) == NULL ||
+		    s[end + 1] == '\0')
+			return 0;
+		if (s[end + 1] == 'u' && (end + 5 >= n || !hex4(s + end + 2,
+		    &cp)))
+			return 0;
 	}
 	return 0;
 }
 
+/* The open arrays and objects of check_value: a byte a level. */
+struct levels {
+	char	 small[256];
+	char	*v;
+	size_t	 n;
+	size_t	 cap;
+	size_t	 most;
+};
+
+static void
+level_push(struct levels *l, char c)
+{
+	char *v;
+
+	if (l->n == l->cap) {
+		v = xmalloc(l->cap * 2);
+		memcpy(v, l->v, l->n);
+		if (l->v != l->small)
+			free(l->v);
+		l->v = v;
+		l->cap *= 2;
+	}
+	l->v[l->n++] = c;
+	if (l->n > l->most)
+		l->most = l->n;
+}
+
+enum expect {
+	WANT_VALUE,
+	WANT_KEY,
+	WANT_NEXT		/* ',' or the close of the open level */
+};
+
 /*
- * Past the value at s[i]; 0 when it is malformed.  Nested values are
- * walked, not tokenized: brackets must balance (and match, in the first 64
- * levels), strings must end and hold no raw control characters.  This is
- * how large results are checked at a few instructions a byte.
+ * One step of check_value at s[i] (not space): returns the next offset,
+ * or 0 when the text is not JSON there.
  */
 static size_t
-skip_value(const char *s, size_t i, size_t n)
+check_step(const char *s, size_t i, size_t n, struct levels *l,
+    enum expect *want)
 {
-	size_t depth = 0, start;
-	unsigned long long objects = 0;	/* Bit set: that level is '{'. */
+	char c = s[i];
+	size_t start;
 
-	do {
-		i = skip_space(s, i, n);
-		if (i >= n)
+	if (*want == WANT_KEY) {
+		if (c != '"' || (i = skip_string(s, i, n)) == 0)
 			return 0;
-		switch (s[i]) {
-		case '"':
-			if ((i = skip_string(s, i, n)) == 0)
-				return 0;
-			break;
-		case '{':
-		case '[':
-			if (depth++ < 64)
-				objects = objects << 1 | (s[i] == '{');
-			i++;
-			break;
-		case '}':
-		case ']':
-			if (depth-- == 0)
-				return 0;
-			if (depth < 64) {
-				if ((objects & 1) != (s[i] == '}'))
-					return 0;
-				objects >>= 1;
-			}
-			i++;
-			break;
-		case ',':
-		case ':':
-			if (depth == 0)
-				return 0;
-			i++;
-			break;
-		default:
-			for (start = i; i < n && (s[i] == '-' || s[i] == '+' ||
-			    s[i] == '.' || (s[i] >= '0' && s[i] <= '9') ||
-			    (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
-			    s[i] <= 'Z')); i++)
-				;
-			if (i == start || (depth == 0 &&
-			    !valid_primitive(s + start, i - start)))
-				return 0;
+		i = skip_space(s, i, n);
+		if (i >= n || s[i] != ':')
+			return 0;
+		*want = WANT_VALUE;
+		return i + 1;
+	}
+	if (*want == WANT_NEXT) {
+		if (c == ',') {
+			*want = l->v[l->n - 1] == '{' ? WANT_KEY : WANT_VALUE;
+			return i + 1;
 		}
-	} while (depth > 0);
+		if (c != (l->v[l->n - 1] == '{' ? '}' : ']'))
+			return 0;
+		l->n--;
+		return i + 1;
+	}
+	if (c == '{' || c == '[') {
+		level_push(l, c);
+		i = skip_space(s, i + 1, n);
+		if (i < n && s[i] == (c == '{' ? '}' : ']')) {
+			l->n--;
+			*want = WANT_NEXT;
+			return i + 1;
+		}
+		*want = c == '{' ? WANT_KEY : WANT_VALUE;
+		return i;
+	}
+	*want = WANT_NEXT;
+	if (c == '"')
+		return skip_string(s, i, n);
+	for (start = i; i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
+	    (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+	    (s[i] >= 'A' && s[i] <= 'Z')); i++)
+		;
+	return i > start && valid_primitive(s + start, i - start) ? i : 0;
+}
+
+/*
+ * Past the JSON value at s[i], checked against RFC 8259 without recursion
+ * or tokens (strings go by memchr), whatever its depth; 0 when it is not
+ * one, with *bad at the offending offset.  *depth gets its nesting.
+ */
+static size_t
+check_value(const char *s, size_t i, size_t n, size_t *bad, size_t *depth)
+{
+	struct levels l = { .cap = sizeof(l.small) };
+	enum expect want = WANT_VALUE;
+	size_t next;
+
+	l.v = l.small;
+	for (;;) {
+		if ((i = skip_space(s, i, n)) >= n ||
+		    (next = check_step(s, i, n, &l, &want)) == 0) {
+			*bad = i;
+			i = 0;
+			break;
+		}
+		i = next;
+		if (want == WANT_NEXT && l.n == 0)
+			break;
+	}
+	if (l.v != l.small)
+		free(l.v);
+	*depth = l.most;
 	return i;
 }
 
@@ -828,7 +811,7 @@ skip_value(const char *s, size_t i, size_t n)
 int
 rpc_scan(const char *s, size_t n, struct rpc_top *top)
 {
-	size_t i = skip_space(s, 0, n), key, end;
+	size_t i = skip_space(s, 0, n), key, end, bad, depth;
 
 	memset(top, 0, sizeof(*top));
 	if (i >= n || s[i++] != '{')
@@ -852,7 +835,7 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
 			top->result = true;
 		else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) == 0)
 			top->error = true;
-		if ((end = skip_value(s, i, n)) == 0)
+		if ((end = check_value(s, i, n, &bad, &depth)) == 0)
 			return -1;
 		if (top->id == s + i)
 			top->idlen = end - i;

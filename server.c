@@ -343,7 +343,7 @@ up_remove(int i)
 
 /* A server is gone: the client need not answer what it asked. */
 static void
-up_forget(struct server *s)
+up_forget(const struct server *s)
 {
 	int i;
 
@@ -776,8 +776,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 
 /* The server gave up on a request it sent the client: so do we. */
 static void
-on_server_cancel(struct server *s, const struct json *j, const char *line,
-    size_t n)
+on_server_cancel(const struct server *s, const struct json *j,
+    const char *line, size_t n)
 {
 	int r = json_path(j, 0, "params.requestId"), i;
 	const char *raw;

@@ -38,7 +38,11 @@ test_parse(void)
 		"{\"a\" \"b\"}", "{\"a\":tru}", "{\"a\":1} x", "{\"a\":1}{}",
 		"{\"a\":\"x\001y\"}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":-}",
 		"{\"a\":[1,}", "{\"a\"}", "{1:2}", "", "   ", "{\"a\":nul}",
-		"{\"a\":1e}", "\"x\":1", "\"{a\":\"2.0\",\"id\":1}", NULL
+		"{\"a\":1e}", "\"x\":1", "\"{a\":\"2.0\",\"id\":1}",
+		"{\"a\":1,}", "{\"a\":[1,]}", "{,\"a\":1}", "{\"a\":[,1]}",
+		"{\"a\":1,,\"b\":2}", "{\"a\":1 :}", "{\"a\":\"b\":}",
+		"{\"a\":[1 2]}", "{\"\":1\r:}", "{\"a\":\"\\x\"}",
+		"{\"a\":\"\\u12\"}", "[1 2]", "{\"a\":{\"b\"}}", NULL
 	};
 	struct json j = { 0 };
 	int i;
@@ -60,7 +64,7 @@ test_parse(void)
 static char *
 nested(size_t depth)
 {
-	char *s = malloc(5 + 2 * depth + 2);
+	char *s = xmalloc(5 + 2 * depth + 2);
 
 	memcpy(s, "{\"a\":", 5);
 	memset(s + 5, '[', depth);
@@ -88,7 +92,7 @@ test_deep(void)
 	CHECK(json_parse(&j, s, strlen(s)) == JSON_TOODEEP);
 	free(s);
 	/* Brackets inside strings do not count. */
-	s = malloc(3000);
+	s = xmalloc(3000);
 	strcpy(s, "{\"a\":\"");
 	memset(s + 6, '[', 2000);
 	strcpy(s + 2006, "\"}");
@@ -194,8 +198,8 @@ test_scan_id(void)
 	CHECK(rpc_scan_id_tail("xx\", \"id\" : \"a\\\"b\" } \r", 22, &id,
 	    &n) == 0 && n == 6 && memcmp(id, "\"a\\\"b\"", 6) == 0);
 	CHECK(rpc_scan_id_tail("{\"id\":-7}", 9, &id, &n) == 0 && n == 2);
-	CHECK(rpc_scan_id_tail("x\":{\"id\":5}}", 14, &id, &n) == -1);
-	CHECK(rpc_scan_id_tail("x\"hid\":5}", 10, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("x\":{\"id\":5}}", 12, &id, &n) == -1);
+	CHECK(rpc_scan_id_tail("x\"hid\":5}", 9, &id, &n) == -1);
 	CHECK(rpc_scan_id_tail("\"id\":5}", 7, &id, &n) == -1);
 	CHECK(rpc_scan_id_tail("", 0, &id, &n) == -1);
 }
@@ -228,6 +232,7 @@ static void
 test_scan(void)
 {
 	static const char *const bad[] = { "{\"a\":1", "{\"a\":\"x\001\"}",
+	    "{\"result\":{\"content\":[],},\"id\":1}", "{\"a\":[1 2]}",
 	    "{\"a\":tru}", "{\"id\":1} x", "[1]", "{\"a\" 1}", "{,}",
 	    "{\"a\":1,}", "{\"a\":[1,2}", "{\"a\":\"x}", "{\"a\":[[1]}",
 	    "", NULL };

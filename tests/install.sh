@@ -1,0 +1,169 @@
+#!/bin/sh
+# `make install DESTDIR=... PREFIX=/usr` stages the binary, the manual
+# (version substituted) and the example config; the installed manual
+# renders; `make uninstall` with the same settings removes exactly what
+# was installed and nothing else.
+#
+# usage: tests/install.sh	(from anywhere; MAKE names the make to use)
+# Ends with "N passed, N failed"; exits non-zero when anything failed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+make=${MAKE:-make}
+passed=0
+failed=0
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok - $1"
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "not ok - $1"
+}
+
+version=$(sed -n 's/^VERSION[ 	]*=[ 	]*//p' Makefile)
+if [ -z "$version" ]; then
+	echo "install: no VERSION in the Makefile" >&2
+	exit 1
+fi
+if [ ! -f man/mcp-workbench.1 ]; then
+	echo "install: man/mcp-workbench.1 is missing" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wb-install.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM HUP
+stage=$tmp/stage
+
+# Files that were there before must survive the uninstall.
+mkdir -p "$stage/usr/bin" "$stage/usr/share/man/man1"
+echo keep > "$stage/usr/bin/other-program"
+echo keep > "$stage/usr/share/man/man1/other.1"
+(cd "$stage" && find . -type f | sort) > "$tmp/before"
+
+if $make -s install DESTDIR="$stage" PREFIX=/usr > "$tmp/log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/usr"
+else
+	fail "make install DESTDIR=... PREFIX=/usr"
+	sed 's/^/#   /' "$tmp/log"
+fi
+(cd "$stage" && find . -type f | sort) > "$tmp/after"
+comm -13 "$tmp/before" "$tmp/after" > "$tmp/installed"
+cat > "$tmp/expected" <<'EOF'
+./usr/bin/mcp-workbench
+./usr/share/man/man1/mcp-workbench.1
+./usr/share/mcp-workbench/workbench-config.example.json
+EOF
+if cmp -s "$tmp/installed" "$tmp/expected"; then
+	ok "installs exactly the binary, the manual and the example config"
+else
+	fail "installs exactly the binary, the manual and the example config"
+	diff "$tmp/expected" "$tmp/installed" | sed 's/^/#   /'
+fi
+
+bin=$stage/usr/bin/mcp-workbench
+page=$stage/usr/share/man/man1/mcp-workbench.1
+conf=$stage/usr/share/mcp-workbench/workbench-config.example.json
+
+if [ -x "$bin" ] && "$bin" --version 2>&1 | grep -qx "mcp-workbench $version"; then
+	ok "installed binary is executable and says version $version"
+else
+	fail "installed binary is executable and says version $version"
+fi
+mode() {
+	stat -c %a "$1" 2>/dev/null
+}
+if [ "$(mode "$bin")" = 755 ] && [ "$(mode "$page")" = 644 ] &&
+    [ "$(mode "$conf")" = 644 ]; then
+	ok "modes 755 (binary), 644 (manual, config)"
+else
+	fail "modes 755 (binary), 644 (manual, config):" \
+	    "$(mode "$bin") $(mode "$page") $(mode "$conf")"
+fi
+if cmp -s "$conf" example/workbench-config.json; then
+	ok "example config is the repository's example/workbench-config.json"
+else
+	fail "example config is the repository's example/workbench-config.json"
+fi
+
+# The manual: version substituted, renders, lint-clean when mandoc is here.
+if grep -q '@VERSION@' "$page"; then
+	fail "manual: @VERSION@ substituted"
+elif grep -q "^\.Os mcp-workbench $version\$" "$page"; then
+	ok "manual: @VERSION@ substituted (.Os mcp-workbench $version)"
+else
+	fail "manual: .Os line names version $version"
+	grep '^\.Os' "$page" | sed 's/^/#   /'
+fi
+# Plain text of a rendered page: drop the overstrike (x BS x) of bold and
+# underlined words, without needing col(1).
+bs=$(printf '\b')
+plain() {
+	sed "s/.$bs//g"
+}
+rendered=0
+if command -v man >/dev/null 2>&1 && man -l "$page" >/dev/null 2>&1; then
+	if MANWIDTH=80 man -l "$page" 2>/dev/null | plain |
+	    grep -q "mcp-workbench $version"; then
+		ok "man -l renders the installed page (footer names $version)"
+	else
+		fail "man -l renders the installed page (footer names $version)"
+	fi
+	rendered=1
+fi
+if command -v mandoc >/dev/null 2>&1; then
+	mandoc -Tascii "$page" 2>/dev/null | plain > "$tmp/page.txt"
+	if grep -q "mcp-workbench $version" "$tmp/page.txt" &&
+	    grep -q '^NAME' "$tmp/page.txt" &&
+	    grep -q '^SYNOPSIS' "$tmp/page.txt"; then
+		ok "mandoc renders the installed page"
+	else
+		fail "mandoc renders the installed page"
+	fi
+	if mandoc -Tlint -Wwarning "$page" > "$tmp/lint" 2>&1; then
+		ok "mandoc -Tlint -Wwarning: clean"
+	else
+		fail "mandoc -Tlint -Wwarning: clean"
+		sed 's/^/#   /' "$tmp/lint"
+	fi
+	rendered=1
+fi
+if [ "$rendered" -eq 0 ]; then
+	fail "neither man(1) nor mandoc(1) is installed to render the page"
+fi
+
+# Uninstall with the same settings.
+if $make -s uninstall DESTDIR="$stage" PREFIX=/usr > "$tmp/log" 2>&1; then
+	ok "make uninstall DESTDIR=... PREFIX=/usr"
+else
+	fail "make uninstall DESTDIR=... PREFIX=/usr"
+	sed 's/^/#   /' "$tmp/log"
+fi
+(cd "$stage" && find . -type f | sort) > "$tmp/final"
+if cmp -s "$tmp/before" "$tmp/final"; then
+	ok "uninstall removes exactly what was installed"
+else
+	fail "uninstall removes exactly what was installed"
+	diff "$tmp/before" "$tmp/final" | sed 's/^/#   /'
+fi
+if [ -d "$stage/usr/share/mcp-workbench" ]; then
+	fail "uninstall removes the empty share/mcp-workbench directory"
+else
+	ok "uninstall removes the empty share/mcp-workbench directory"
+fi
+
+# And into an empty tree: nothing but empty directories is left.
+rm -rf "$stage"
+$make -s install DESTDIR="$stage" PREFIX=/usr > "$tmp/log" 2>&1 &&
+    $make -s uninstall DESTDIR="$stage" PREFIX=/usr >> "$tmp/log" 2>&1
+left=$(find "$stage" ! -type d | wc -l)
+if [ "$left" -eq 0 ]; then
+	ok "install then uninstall into an empty tree leaves no file"
+else
+	fail "install then uninstall into an empty tree leaves no file"
+	find "$stage" ! -type d | sed 's/^/#   /'
+fi
+
+echo "install: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
