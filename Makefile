@@ -52,6 +52,12 @@ example/demo: example/demo.c
 tests/unit: tests/unit.o $(LIBOBJ)
 	$(CC) $(LDFLAGS) -o $@ tests/unit.o $(LIBOBJ)
 
+# Benchmarks: each figure measured through the workbench and directly
+# against the same server, in one run, printed with the ratio (bench/).
+# BENCH_QUICK=1 for a short run.  Not part of `make check`.
+bench: mcp-workbench
+	CC="$(CC)" sh bench/run.sh
+
 # The README's first command: build, then a scripted session on the example.
 demo: all
 	./example/demo ./mcp-workbench example/workbench-config.json
