@@ -90,10 +90,10 @@ fi
 # The manual: version substituted, renders, lint-clean when mandoc is here.
 if grep -q '@VERSION@' "$page"; then
 	fail "manual: @VERSION@ substituted"
-elif grep -q "^\.Os mcp-workbench $version\$" "$page"; then
-	ok "manual: @VERSION@ substituted (.Os mcp-workbench $version)"
+elif grep -q "^version $version\.\$" "$page"; then
+	ok "manual: @VERSION@ substituted (version $version)"
 else
-	fail "manual: .Os line names version $version"
+	fail "manual: names version $version"
 	grep '^\.Os' "$page" | sed 's/^/#   /'
 fi
 # Plain text of a rendered page: drop the overstrike (x BS x) of bold and
