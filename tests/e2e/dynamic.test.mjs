@@ -9,6 +9,8 @@ import path from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as L from './lib.mjs';
 
+const { withWorkbench, text, assertOk, openOk } = L;
+
 after(L.cleanup);
 
 const T = { timeout: 20000 };
@@ -31,29 +33,6 @@ function box(servers, description = 'A toolbox') {
 
 function withMode(config, mode) {
 	return mode === undefined ? config : { ...config, toolMode: mode };
-}
-
-async function withWorkbench(config, opts, fn) {
-	const wb = await L.startWorkbench(config, opts);
-	try {
-		return await fn(wb);
-	} finally {
-		await wb.close();
-	}
-}
-
-function text(result) {
-	return L.resultText(result);
-}
-
-function assertOk(result, what = '') {
-	assert.ok(!result.isError, `${what} unexpected isError: ${JSON.stringify(result)}`);
-}
-
-async function openOk(wb, name) {
-	const r = await wb.openToolbox(name);
-	assertOk(r, `open_toolbox ${name}:`);
-	return L.resultJson(r);
 }
 
 async function listNames(wb) {

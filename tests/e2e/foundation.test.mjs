@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as L from './lib.mjs';
 
+const { withWorkbench, withRaw } = L;
+
 after(L.cleanup);
 
 const T = { timeout: 20000 };
@@ -28,24 +30,6 @@ const CONFIG = {
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 const LATEST = '2025-11-25';
-
-async function withWorkbench(config, opts, fn) {
-	const wb = await L.startWorkbench(config, opts);
-	try {
-		return await fn(wb);
-	} finally {
-		await wb.close();
-	}
-}
-
-async function withRaw(config, opts, fn) {
-	const raw = L.startRaw(config, opts);
-	try {
-		return await fn(raw);
-	} finally {
-		await raw.close();
-	}
-}
 
 function cliVersion() {
 	const r = L.runCli(['--version']);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -541,4 +542,37 @@ export function makefileVersion() {
 	} catch {
 		return null;
 	}
+}
+
+// Helpers the suites share.
+export async function withWorkbench(config, opts, fn) {
+	const wb = await startWorkbench(config, opts);
+	try {
+		return await fn(wb);
+	} finally {
+		await wb.close();
+	}
+}
+
+export async function withRaw(config, opts, fn) {
+	const raw = startRaw(config, opts);
+	try {
+		return await fn(raw);
+	} finally {
+		await raw.close();
+	}
+}
+
+export function text(result) {
+	return resultText(result);
+}
+
+export function assertOk(result, what = '') {
+	assert.ok(!result.isError, `${what} unexpected isError: ${JSON.stringify(result)}`);
+}
+
+export async function openOk(wb, name) {
+	const r = await wb.openToolbox(name);
+	assertOk(r, `open_toolbox ${name}:`);
+	return resultJson(r);
 }

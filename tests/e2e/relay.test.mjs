@@ -18,6 +18,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as L from './lib.mjs';
 
+const { withWorkbench, withRaw, text, assertOk, openOk } = L;
+
 after(L.cleanup);
 
 const T = { timeout: 20000 };
@@ -30,40 +32,8 @@ function box(servers, description = 'A toolbox') {
 	return { description, mcpServers: servers };
 }
 
-async function withWorkbench(config, opts, fn) {
-	const wb = await L.startWorkbench(config, opts);
-	try {
-		return await fn(wb);
-	} finally {
-		await wb.close();
-	}
-}
-
-async function withRaw(config, opts, fn) {
-	const raw = L.startRaw(config, opts);
-	try {
-		return await fn(raw);
-	} finally {
-		await raw.close();
-	}
-}
-
-function text(result) {
-	return L.resultText(result);
-}
-
 function allText(result) {
 	return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-}
-
-function assertOk(result, what = '') {
-	assert.ok(!result.isError, `${what} unexpected isError: ${JSON.stringify(result)}`);
-}
-
-async function openOk(wb, name) {
-	const r = await wb.openToolbox(name);
-	assertOk(r, `open_toolbox ${name}:`);
-	return L.resultJson(r);
 }
 
 // server-everything registers its capability-dependent tools after

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as L from './lib.mjs';
 
+const { withWorkbench, text, assertOk, openOk } = L;
+
 after(L.cleanup);
 
 const T = { timeout: 20000 };
@@ -15,35 +17,12 @@ const FIXED_TOOLS = ['echo', 'add', 'sleep', 'big', 'crash', 'fail', 'rpc_error'
 	'env', 'cwd', 'init_params', 'notify_list_changed', 'stderr'];
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-async function withWorkbench(config, opts, fn) {
-	const wb = await L.startWorkbench(config, opts);
-	try {
-		return await fn(wb);
-	} finally {
-		await wb.close();
-	}
-}
-
 function box(servers, description = 'A toolbox') {
 	return { description, mcpServers: servers };
 }
 
 function execErrorPrefix(name, server, toolbox) {
 	return `Error executing tool '${name}' in server '${server}' (toolbox '${toolbox}'): `;
-}
-
-function text(result) {
-	return L.resultText(result);
-}
-
-function assertOk(result, what = '') {
-	assert.ok(!result.isError, `${what} unexpected isError: ${JSON.stringify(result)}`);
-}
-
-async function openOk(wb, name) {
-	const r = await wb.openToolbox(name);
-	assertOk(r, `open_toolbox ${name}:`);
-	return L.resultJson(r);
 }
 
 // Number of mock starts the workbench forwarded for [toolbox/server].
