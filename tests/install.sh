@@ -105,16 +105,16 @@ plain() {
 rendered=0
 if command -v man >/dev/null 2>&1 && man -l "$page" >/dev/null 2>&1; then
 	if MANWIDTH=80 man -l "$page" 2>/dev/null | plain |
-	    grep -q "mcp-workbench $version"; then
-		ok "man -l renders the installed page (footer names $version)"
+	    grep -q "mcp-workbench version $version"; then
+		ok "man -l renders the installed page (names version $version)"
 	else
-		fail "man -l renders the installed page (footer names $version)"
+		fail "man -l renders the installed page (names version $version)"
 	fi
 	rendered=1
 fi
 if command -v mandoc >/dev/null 2>&1; then
 	mandoc -Tascii "$page" 2>/dev/null | plain > "$tmp/page.txt"
-	if grep -q "mcp-workbench $version" "$tmp/page.txt" &&
+	if grep -q "mcp-workbench version $version" "$tmp/page.txt" &&
 	    grep -q '^NAME' "$tmp/page.txt" &&
 	    grep -q '^SYNOPSIS' "$tmp/page.txt"; then
 		ok "mandoc renders the installed page"
