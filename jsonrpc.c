@@ -579,6 +579,16 @@ json_add_members(struct buf *b, const char *obj, size_t n)
 	return b->len - start;
 }
 
+/* The end of s[0..n) without trailing white space. */
+static size_t
+back_space(const char *s, size_t n)
+{
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
+	    s[n - 1] == '\r' || s[n - 1] == '\n'))
+		n--;
+	return n;
+}
+
 /*
  * The same for a line too large to keep whose start had no id: the
  * TypeScript SDK writes {"result":...,"jsonrpc":"2.0","id":N}, so look for
@@ -589,14 +599,9 @@ rpc_scan_id_tail(const char *s, size_t n, const char **id, size_t *idlen)
 {
 	size_t end, start;
 
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
-	    s[n - 1] == '\r'))
-		n--;
-	if (n == 0 || s[--n] != '}')
+	if ((n = back_space(s, n)) == 0 || s[--n] != '}')
 		return -1;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	end = n;
+	end = n = back_space(s, n);
 	if (n > 0 && s[n - 1] == '"') {
 		for (n--; n > 0 && (s[n - 1] != '"' || (n > 1 &&
 		    s[n - 2] == '\\')); n--)
@@ -608,20 +613,14 @@ rpc_scan_id_tail(const char *s, size_t n, const char **id, size_t *idlen)
 		while (n > 0 && (s[n - 1] == '-' || (s[n - 1] >= '0' &&
 		    s[n - 1] <= '9')))
 			n--;
-	start = n;
-	if (start == end)
+	if ((start = n) == end)
 		return -1;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	if (n == 0 || s[--n] != ':')
+	if ((n = back_space(s, n)) == 0 || s[--n] != ':')
 		return -1;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
+	n = back_space(s, n);
 	if (n < 4 || memcmp(s + n - 4, "\"id\"", 4) != 0)
 		return -1;
-	n -= 4;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
+	n = back_space(s, n - 4);
 	if (n == 0 || (s[n - 1] != ',' && s[n - 1] != '{'))
 		return -1;
 	*id = s + start;

@@ -223,12 +223,6 @@ wb_log(const char *fmt, ...)
 	wb_log_raw(line, (size_t)n);
 }
 
-int
-wb_log_pending(void)
-{
-	return logq.len > 0;
-}
-
 void
 wb_log_flush(void)
 {

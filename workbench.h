@@ -53,7 +53,6 @@ long long now_ms(void);
 
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 wb_log_raw(const char *, size_t);
-int	 wb_log_pending(void);
 void	 wb_log_flush(void);
 
 /*

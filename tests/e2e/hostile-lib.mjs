@@ -100,20 +100,7 @@ export function fdCount(pid) {
 
 // Children of pid, zombies included (an unreaped child is a leak too).
 export function children(pid) {
-	const out = [];
-	for (const ent of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(ent))
-			continue;
-		try {
-			const st = fs.readFileSync(`/proc/${ent}/stat`, 'utf8');
-			const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
-			if (Number(rest[1]) === pid)
-				out.push({ pid: Number(ent), state: rest[0] });
-		} catch {
-			// raced with exit
-		}
-	}
-	return out;
+	return L.processes().filter((p) => p.ppid === pid).map((p) => ({ pid: p.pid, state: p.state }));
 }
 
 // ---------------------------------------------------------------------------

@@ -966,16 +966,20 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
-	test('a server that stops reading its stdin blocks nobody else', { timeout: T(30000) }, async () => {
-		const s = await opened();
+	// Server a stops reading its stdin, then 6 MB of calls for it are sent
+	// (not awaited: if the workbench stops reading us, node buffers them).
+	async function jamServerA(s) {
 		assertText(await s.useTool('b', 'a', 'stop_reading', {}), 'ok');
-		// 6 MB of calls for it pile up in the workbench.
 		const big = 'z'.repeat(100000);
 		const lines = [];
 		for (let i = 0; i < 60; i++)
 			lines.push(useToolLine(`"stuck${i}"`, 'b', 'a', 'echo', { message: big }));
-		// Not awaited: if the workbench stops reading us, node buffers it.
 		s.proc.stdin.write(lines.join('\n') + '\n');
+	}
+
+	test('a server that stops reading its stdin blocks nobody else', { timeout: T(30000) }, async () => {
+		const s = await opened();
+		await jamServerA(s);
 		await L.sleep(300);
 		const t0 = Date.now();
 		s.proc.stdin.write(useToolLine('"free"', 'b', 'ok', 'echo', { message: 'free' }) + '\n');
@@ -1001,12 +1005,7 @@ describe('hostile servers', () => {
 
 	test('a server that stops reading its stdin does not keep the workbench alive after the client leaves', { timeout: T(20000) }, async () => {
 		const s = await opened();
-		assertText(await s.useTool('b', 'a', 'stop_reading', {}), 'ok');
-		const big = 'z'.repeat(100000);
-		const lines = [];
-		for (let i = 0; i < 60; i++)
-			lines.push(useToolLine(`"stuck${i}"`, 'b', 'a', 'echo', { message: big }));
-		s.proc.stdin.write(lines.join('\n') + '\n');
+		await jamServerA(s);
 		await L.sleep(500);
 		const t0 = Date.now();
 		s.proc.stdin.destroy();

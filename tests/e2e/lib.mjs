@@ -142,8 +142,8 @@ export function groupAlive(pgid) {
 	}
 }
 
-// Pids of processes whose process group is pgid (Linux /proc), zombies excluded.
-export function groupMembers(pgid) {
+// Every process as { pid, state, ppid, pgrp } (Linux /proc/PID/stat).
+export function processes() {
 	const out = [];
 	for (const ent of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(ent))
@@ -151,14 +151,17 @@ export function groupMembers(pgid) {
 		try {
 			const st = fs.readFileSync(`/proc/${ent}/stat`, 'utf8');
 			const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
-			// rest[0] state, rest[1] ppid, rest[2] pgrp
-			if (Number(rest[2]) === pgid && rest[0] !== 'Z')
-				out.push(Number(ent));
+			out.push({ pid: Number(ent), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) });
 		} catch {
 			// raced with exit
 		}
 	}
 	return out;
+}
+
+// Pids of processes whose process group is pgid, zombies excluded.
+export function groupMembers(pgid) {
+	return processes().filter((p) => p.pgrp === pgid && p.state !== 'Z').map((p) => p.pid);
 }
 
 // Pids "mock-server: started pid=N" seen in a text (the workbench forwards
