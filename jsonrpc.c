@@ -276,14 +276,21 @@ json_strdup(const struct json *j, int i)
 {
 	struct buf b = { 0 };
 
-	if (!json_is(j, i, JSMN_STRING))
-		return NULL;
-	if (!unescape(j, i, &b)) {
+	if (json_str(j, i, &b) == NULL) {
 		buf_free(&b);
 		return NULL;
 	}
-	buf_cstr(&b);
 	return b.data;
+}
+
+/* The same, unescaped into b (emptied first), whose memory is reused. */
+const char *
+json_str(const struct json *j, int i, struct buf *b)
+{
+	b->len = 0;
+	if (!json_is(j, i, JSMN_STRING) || !unescape(j, i, b))
+		return NULL;
+	return buf_cstr(b);
 }
 
 /* Does string token i equal s once unescaped? */
@@ -291,7 +298,7 @@ bool
 json_eq(const struct json *j, int i, const char *s)
 {
 	const char *t;
-	size_t n;
+	size_t n, len;
 	char *u;
 	bool eq;
 
@@ -299,8 +306,15 @@ json_eq(const struct json *j, int i, const char *s)
 		return false;
 	t = j->js + j->tok[i].start;
 	n = j->tok[i].end - j->tok[i].start;
-	if (memchr(t, '\\', n) == NULL)
-		return strlen(s) == n && memcmp(t, s, n) == 0;
+	/* Most keys differ in their first byte; escapes are rare. */
+	if (n > 0 && t[0] != s[0] && t[0] != '\\')
+		return false;
+	len = strlen(s);
+	if (n == len && memcmp(t, s, n) == 0 && memchr(t, '\\', n) == NULL)
+		return true;
+	/* Unescaping shortens: only a longer token with escapes may match. */
+	if (n <= len || memchr(t, '\\', n) == NULL)
+		return false;
 	if ((u = json_strdup(j, i)) == NULL)
 		return false;
 	eq = strcmp(u, s) == 0;
@@ -323,6 +337,33 @@ json_get(const struct json *j, int obj, const char *key)
 		i = json_next(j, i + 1);
 	}
 	return -1;
+}
+
+/*
+ * The values of several keys of object obj in one pass: vals[k] for
+ * keys[k] (a NULL-terminated list), -1 when absent.  Returns how many of
+ * obj's keys are not in the list.
+ */
+int
+json_members(const struct json *j, int obj, const char *const *keys,
+    int *vals)
+{
+	int i, n, k, others = 0;
+
+	for (k = 0; keys[k] != NULL; k++)
+		vals[k] = -1;
+	if (!json_is(j, obj, JSMN_OBJECT))
+		return 0;
+	for (i = obj + 1, n = 0; n < j->tok[obj].size; n++) {
+		for (k = 0; keys[k] != NULL && !json_eq(j, i, keys[k]); k++)
+			;
+		if (keys[k] == NULL)
+			others++;
+		else if (vals[k] < 0)
+			vals[k] = i + 1;
+		i = json_next(j, i + 1);
+	}
+	return others;
 }
 
 /* Follow a dotted path of keys ("params._meta.progressToken"). */
@@ -644,46 +685,62 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, at + atlen, n - pre - atlen);
 }
 
-/* Any raw control character?  Written so that the compiler vectorizes it. */
-static bool
-has_control(const char *s, size_t n)
+/* Eight bytes, s[0] the lowest whatever the machine's byte order. */
+static uint64_t
+load_le64(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	unsigned char bad = 0;
-	size_t i;
 
-	for (i = 0; i < n; i++)
-		bad |= u[i] < 0x20;
-	return bad != 0;
+	return (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 |
+	    (uint64_t)u[3] << 24 | (uint64_t)u[4] << 32 | (uint64_t)u[5] << 40 |
+	    (uint64_t)u[6] << 48 | (uint64_t)u[7] << 56;
 }
 
 /*
- * Past a string that starts at s[i] == '"'; 0 when it is not one.  Runs
- * between escapes are found with memchr, which matters for results of
- * many megabytes.
+ * The first byte at or after s[i] that ends a run of plain string text: a
+ * quote, a backslash or a raw control character; n when there is none.
+ * Eight bytes at a time: in each word, a byte's high bit is set where it
+ * is one of those (the lowest flagged byte is exact, which is all we use).
  */
+static size_t
+string_stop(const char *s, size_t i, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t highs = 0x8080808080808080ull;
+	uint64_t w, q, b, hit;
+
+	for (; i + 8 <= n; i += 8) {
+		w = load_le64(s + i);
+		q = w ^ ones * '"';
+		b = w ^ ones * '\\';
+		hit = (((q - ones) & ~q) | ((b - ones) & ~b) |
+		    ((w - ones * 0x20) & ~w)) & highs;
+		if (hit != 0)
+			return i + (size_t)(__builtin_ctzll(hit) >> 3);
+	}
+	for (; i < n; i++)
+		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
+			return i;
+	return n;
+}
+
+/* Past a string that starts at s[i] == '"'; 0 when it is not one. */
 static size_t
 skip_string(const char *s, size_t i, size_t n)
 {
-	const char *q, *bs;
 	unsigned long cp;
-	size_t end;
 
-	for (i++; i < n; i = end + 2) {
-		if ((q = memchr(s + i, '"', n - i)) == NULL)
+	for (i++; (i = string_stop(s, i, n)) < n; i += 2) {
+		if (s[i] == '"')
+			return i + 1;
+		if (s[i] != '\\' || i + 1 >= n ||
+		    strchr("\"\\/bfnrtu", s[i + 1]) == NULL || s[i + 1] == '\0')
 			return 0;
-		bs = memchr(s + i, '\\', (size_t)(q - s) - i);
-		end = (size_t)((bs != NULL ? bs : q) - s);
-		if (has_control(s + i, end - i))
-			return 0;
-		if (bs == NULL)
-			return end + 1;
-		if (end + 1 >= n || strchr("\"\\/bfnrtu", s[end + 1]) == NULL ||
-		    s[end + 1] == '\0')
-			return 0;
-		if (s[end + 1] == 'u' && (end + 5 >= n || !hex4(s + end + 2,
-		    &cp)))
-			return 0;
+		if (s[i + 1] == 'u') {
+			if (i + 5 >= n || !hex4(s + i + 2, &cp))
+				return 0;
+			i += 4;
+		}
 	}
 	return 0;
 }

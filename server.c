@@ -28,7 +28,10 @@ req_add(struct server *s, enum req_kind kind)
 {
 	struct request *r;
 
-	s->req = xrealloc(s->req, ((size_t)s->nreq + 1) * sizeof(*s->req));
+	if (s->nreq == s->capreq) {
+		s->capreq = s->capreq > 0 ? s->capreq * 2 : 8;
+		s->req = xrealloc(s->req, (size_t)s->capreq * sizeof(*s->req));
+	}
 	r = &s->req[s->nreq++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -41,8 +44,7 @@ req_free(struct request *r)
 {
 	free(r->cid);
 	free(r->tool);
-	free(r->args);
-	free(r->meta);
+	free(r->params);
 	free(r->token);
 }
 
@@ -64,16 +66,30 @@ req_find(struct server *s, long long id)
 	return -1;
 }
 
-/* Send a request: {"jsonrpc":"2.0","id":N,"method":M,"params":P}. */
-static void
-srv_send(struct server *s, struct request *r, const char *method,
-    const char *params, size_t plen)
+/*
+ * A request's start, {"jsonrpc":"2.0","id":N,"method":M,"params":, in the
+ * server's queue; the caller adds the params and "}\n".
+ */
+static struct buf *
+srv_send_head(struct server *s, struct request *r, const char *method)
 {
 	struct buf *b = &s->proc.io.out;
 
 	r->sent = true;
-	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"%s\","
-	    "\"params\":", r->id, method);
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_put_int(b, r->id);
+	buf_puts(b, ",\"method\":\"");
+	buf_puts(b, method);
+	buf_puts(b, "\",\"params\":");
+	return b;
+}
+
+static void
+srv_send(struct server *s, struct request *r, const char *method,
+    const char *params, size_t plen)
+{
+	struct buf *b = srv_send_head(s, r, method);
+
 	buf_put(b, params, plen);
 	buf_puts(b, "}\n");
 }
@@ -238,45 +254,40 @@ call_arm(const struct server *s, struct request *r, long long now)
 }
 
 /*
- * Send a call to a ready server, or answer it when the tool is not (or
- * no longer) there.  The request keeps only what routing the answer needs.
+ * Can a call go to its ready server now?  If not it is answered, and
+ * removed.
  */
-static void
-call_dispatch(struct server *s, struct request *r)
+static bool
+call_sendable(struct server *s, struct request *r)
 {
-	struct buf p = { 0 }, t = { 0 };
+	struct buf t = { 0 };
 
 	if (srv_stuck(s, now_ms())) {
 		buf_printf(&t, "the server is not reading its input (%zu bytes "
 		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
 		    STUCK_MS);
 		call_error(s, r, buf_cstr(&t));
-		buf_free(&t);
-		req_remove(s, (int)(r - s->req));
-		return;
-	}
-	if (srv_tool(s, r->tool) == NULL) {
+	} else if (srv_tool(s, r->tool) == NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", r->tool, s->cfg->name);
 		reply_text(r->cid, r->cidlen, buf_cstr(&t), true);
-		buf_free(&t);
-		req_remove(s, (int)(r - s->req));
+	}
+	if (t.len == 0)
+		return true;
+	buf_free(&t);
+	req_remove(s, (int)(r - s->req));
+	return false;
+}
+
+/* Send a call that waited for its server to be ready. */
+static void
+call_dispatch(struct server *s, struct request *r)
+{
+	if (!call_sendable(s, r))
 		return;
-	}
-	buf_puts(&p, "{\"name\":");
-	json_put_cstr(&p, r->tool);
-	buf_puts(&p, ",\"arguments\":");
-	buf_puts(&p, r->args != NULL ? r->args : "{}");
-	if (r->meta != NULL) {
-		buf_puts(&p, ",\"_meta\":");
-		buf_puts(&p, r->meta);
-	}
-	buf_puts(&p, "}");
-	srv_send(s, r, "tools/call", p.data, p.len);
-	free(r->args);
-	free(r->meta);
-	r->args = r->meta = NULL;
-	buf_free(&p);
+	srv_send(s, r, "tools/call", r->params, r->plen);
+	free(r->params);
+	r->params = NULL;
 	call_arm(s, r, now_ms());
 }
 
@@ -1056,52 +1067,71 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 }
 
 /*
- * The call's _meta for the server.  A progressToken is replaced by our
- * request id, unique on that server, and kept to map progress back.
+ * A call's params for the server: the tool's own name, the client's
+ * arguments and _meta as they came, except that a progressToken is
+ * replaced by our request id, unique on that server, and kept to map
+ * progress back.
  */
-static char *
-call_meta(const struct json *j, int meta, struct request *r)
+static void
+call_params(struct buf *b, struct request *r, const struct json *j,
+    int args, int meta)
 {
-	int t = json_get(j, meta, "progressToken");
-	struct buf b = { 0 };
 	const char *raw, *tok;
-	char id[24];
 	size_t len, toklen;
+	struct buf id = { 0 };
+	int t;
 
-	raw = json_raw(j, meta, &len);
-	if (!rpc_valid_id(j, t))
-		return xstrndup(raw, len);
-	tok = json_raw(j, t, &toklen);
-	r->token = xstrndup(tok, toklen);
-	r->tokenlen = toklen;
-	snprintf(id, sizeof(id), "%lld", r->id);
-	rpc_splice(&b, raw, len, tok, toklen, id, strlen(id));
-	return buf_cstr(&b);
+	buf_puts(b, "{\"name\":");
+	json_put_cstr(b, r->tool);
+	buf_puts(b, ",\"arguments\":");
+	if (args >= 0) {
+		raw = json_raw(j, args, &len);
+		buf_put(b, raw, len);
+	} else
+		buf_puts(b, "{}");
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		buf_puts(b, ",\"_meta\":");
+		raw = json_raw(j, meta, &len);
+		if (!rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
+			buf_put(b, raw, len);
+		else {
+			tok = json_raw(j, t, &toklen);
+			r->token = xstrndup(tok, toklen);
+			r->tokenlen = toklen;
+			buf_put_int(&id, r->id);
+			rpc_splice(b, raw, len, tok, toklen, id.data, id.len);
+			buf_free(&id);
+		}
+	}
+	buf_putc(b, '}');
 }
 
-/* Route a call to a server: now, or once it is ready. */
+/*
+ * Route a call to a server.  To a ready one it is written straight into
+ * the server's queue; otherwise its params wait in the request.
+ */
 void
 call_route(struct server *s, const char *tool, const struct json *j,
     int args, int meta, const char *id, size_t idlen)
 {
 	struct request *r;
-	const char *raw;
-	size_t len;
+	struct buf p = { 0 };
 
 	r = req_add(s, REQ_CALL);
 	r->cid = xstrndup(id, idlen);
 	r->cidlen = idlen;
 	r->tool = xstrdup(tool);
-	if (args >= 0) {
-		raw = json_raw(j, args, &len);
-		r->args = xstrndup(raw, len);
-	}
-	if (json_is(j, meta, JSMN_OBJECT))
-		r->meta = call_meta(j, meta, r);
-	if (s->state == SRV_READY)
-		call_dispatch(s, r);
-	else
+	if (s->state != SRV_READY) {
+		call_params(&p, r, j, args, meta);
+		r->params = p.data;
+		r->plen = p.len;
 		srv_ensure(s);
+	} else if (call_sendable(s, r)) {
+		call_params(srv_send_head(s, r, "tools/call"), r, j, args,
+		    meta);
+		buf_puts(&s->proc.io.out, "}\n");
+		call_arm(s, r, now_ms());
+	}
 }
 
 /* The client cancels a call (or an open): the server is told, not us. */

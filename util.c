@@ -117,6 +117,24 @@ buf_putc(struct buf *b, char c)
 	b->data[b->len++] = c;
 }
 
+/* A decimal integer, without printf's cost on the hot path. */
+void
+buf_put_int(struct buf *b, long long v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long long u = (unsigned long long)v;
+
+	if (v < 0)
+		u = -u;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		*--p = '-';
+	buf_put(b, p, (size_t)(digits + sizeof(digits) - p));
+}
+
 void
 buf_printf(struct buf *b, const char *fmt, ...)
 {

@@ -232,11 +232,8 @@ tool_open_toolbox(const struct json *j, int args, const char *id,
 
 /* Check the use_tool input; details are appended to out. */
 static void
-check_field(const struct json *j, int obj, const char *key,
-    const char *path, struct buf *out)
+check_field(const struct json *j, int v, const char *path, struct buf *out)
 {
-	int v = json_get(j, obj, key);
-
 	if (v < 0)
 		buf_printf(out, "%s%s: Required", out->len > 0 ? "; " : "",
 		    path);
@@ -245,6 +242,7 @@ check_field(const struct json *j, int obj, const char *key,
 		    "; " : "", path);
 }
 
+/* Name the keys of obj that are not allowed (only when there are some). */
 static void
 check_keys(const struct json *j, int obj, const char *const *allowed,
     const char *prefix, struct buf *out)
@@ -253,26 +251,31 @@ check_keys(const struct json *j, int obj, const char *const *allowed,
 	char *key;
 
 	for (i = obj + 1, n = 0; n < j->tok[obj].size; n++) {
-		key = json_strdup(j, i);
 		for (k = 0; allowed[k] != NULL; k++)
-			if (key != NULL && strcmp(key, allowed[k]) == 0)
+			if (json_eq(j, i, allowed[k]))
 				break;
-		if (allowed[k] == NULL)
+		if (allowed[k] == NULL) {
+			key = json_strdup(j, i);
 			buf_printf(out, "%s%s%s: Unrecognized key",
 			    out->len > 0 ? "; " : "", prefix,
 			    key != NULL ? key : "?");
-		free(key);
+			free(key);
+		}
 		i = json_next(j, i + 1);
 	}
 }
 
+/* use_tool's arguments: {"tool":{"toolbox","server","name"},"arguments"}. */
+enum { U_TOOL, U_ARGS, U_BOX = 0, U_SERVER, U_NAME };
+
 static bool
-use_tool_valid(const struct json *j, int args, struct buf *details)
+use_tool_valid(const struct json *j, int args, int top[2], int id[3],
+    struct buf *details)
 {
-	static const char *const top[] = { "tool", "arguments", NULL };
-	static const char *const ident[] = { "toolbox", "server", "name",
+	static const char *const top_keys[] = { "tool", "arguments", NULL };
+	static const char *const id_keys[] = { "toolbox", "server", "name",
 	    NULL };
-	int tool, a;
+	int others;
 
 	if (args < 0) {
 		buf_puts(details, "tool: Required");
@@ -282,28 +285,27 @@ use_tool_valid(const struct json *j, int args, struct buf *details)
 		buf_puts(details, "Expected object, received a non-object");
 		return false;
 	}
-	check_keys(j, args, top, "", details);
-	tool = json_get(j, args, "tool");
-	if (tool < 0)
+	if (json_members(j, args, top_keys, top) > 0)
+		check_keys(j, args, top_keys, "", details);
+	if (top[U_TOOL] < 0)
 		buf_printf(details, "%stool: Required", details->len > 0 ?
 		    "; " : "");
-	else if (!json_is(j, tool, JSMN_OBJECT))
+	else if (!json_is(j, top[U_TOOL], JSMN_OBJECT))
 		buf_printf(details, "%stool: Expected object", details->len >
 		    0 ? "; " : "");
 	else {
-		check_field(j, tool, "toolbox", "tool.toolbox", details);
-		check_field(j, tool, "server", "tool.server", details);
-		check_field(j, tool, "name", "tool.name", details);
-		check_keys(j, tool, ident, "tool.", details);
+		others = json_members(j, top[U_TOOL], id_keys, id);
+		check_field(j, id[U_BOX], "tool.toolbox", details);
+		check_field(j, id[U_SERVER], "tool.server", details);
+		check_field(j, id[U_NAME], "tool.name", details);
+		if (others > 0)
+			check_keys(j, top[U_TOOL], id_keys, "tool.", details);
 	}
-	a = json_get(j, args, "arguments");
-	if (a >= 0 && !json_is(j, a, JSMN_OBJECT))
+	if (top[U_ARGS] >= 0 && !json_is(j, top[U_ARGS], JSMN_OBJECT))
 		buf_printf(details, "%sarguments: Expected object",
 		    details->len > 0 ? "; " : "");
 	return details->len == 0;
 }
-
-
 
 /* The toolbox, server and tool names, each checked in turn. */
 static void
@@ -313,18 +315,17 @@ tool_use_tool(const struct json *j, int args, int meta, const char *id,
 	struct buf t = { 0 }, details = { 0 };
 	struct toolbox *b;
 	struct server *s = NULL;
-	char *box = NULL, *srv = NULL, *name = NULL;
-	int tool;
+	const char *box, *srv, *name;
+	int top[2], ident[3];
 
-	if (!use_tool_valid(j, args, &details)) {
+	if (!use_tool_valid(j, args, top, ident, &details)) {
 		buf_printf(&t, "Invalid tool invocation parameters: %s",
 		    buf_cstr(&details));
 		goto fail;
 	}
-	tool = json_get(j, args, "tool");
-	box = json_strdup(j, json_get(j, tool, "toolbox"));
-	srv = json_strdup(j, json_get(j, tool, "server"));
-	name = json_strdup(j, json_get(j, tool, "name"));
+	box = json_str(j, ident[U_BOX], &wb.names[0]);
+	srv = json_str(j, ident[U_SERVER], &wb.names[1]);
+	name = json_str(j, ident[U_NAME], &wb.names[2]);
 	if (box == NULL || srv == NULL || name == NULL)
 		buf_puts(&t, "Invalid tool invocation parameters: names must "
 		    "not contain \\u0000");
@@ -348,16 +349,12 @@ tool_use_tool(const struct json *j, int args, int meta, const char *id,
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", name, srv);
 	else
-		call_route(s, name, j, json_get(j, args, "arguments"), meta,
-		    id, idlen);
+		call_route(s, name, j, top[U_ARGS], meta, id, idlen);
 fail:
 	if (t.len > 0)
 		reply_text(id, idlen, buf_cstr(&t), true);
 	buf_free(&t);
 	buf_free(&details);
-	free(box);
-	free(srv);
-	free(name);
 }
 
 /*
@@ -596,13 +593,16 @@ m_tools_list(const struct json *j, int params, const char *id, size_t idlen)
 static void
 m_tools_call(const struct json *j, int params, const char *id, size_t idlen)
 {
+	static const char *const keys[] = { "name", "arguments", "_meta",
+	    NULL };
 	struct buf t = { 0 };
-	int name, args;
-	char *tool;
+	int v[3], args, meta;
+	const char *tool;
 
-	name = json_get(j, params, "name");
-	args = json_get(j, params, "arguments");
-	if ((tool = json_strdup(j, name)) == NULL) {
+	json_members(j, params, keys, v);
+	args = v[1];
+	meta = v[2];
+	if ((tool = json_str(j, v[0], &wb.names[3])) == NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: name must be "
 		    "a string");
 		return;
@@ -610,16 +610,14 @@ m_tools_call(const struct json *j, int params, const char *id, size_t idlen)
 	if (strcmp(tool, "open_toolbox") == 0)
 		tool_open_toolbox(j, args, id, idlen);
 	else if (strcmp(tool, "use_tool") == 0)
-		tool_use_tool(j, args, json_get(j, params, "_meta"), id, idlen);
+		tool_use_tool(j, args, meta, id, idlen);
 	else if (wb.mode == MODE_DYNAMIC)
-		tool_native(j, tool, args, json_get(j, params, "_meta"), id,
-		    idlen);
+		tool_native(j, tool, args, meta, id, idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
 		reply_error(id, idlen, -32602, buf_cstr(&t));
 		buf_free(&t);
 	}
-	free(tool);
 }
 
 static void
@@ -719,9 +717,11 @@ client_notification(const struct json *j, int method)
 static void
 client_line(void *ctx, char *line, size_t n)
 {
+	static const char *const keys[] = { "id", "method", "jsonrpc",
+	    NULL };
 	const char *raw = NULL;
 	size_t len = 0;
-	int r, id, method, version;
+	int r, v[3], id, method, version;
 
 	(void)ctx;
 	if (wb.stopping)
@@ -749,9 +749,10 @@ client_line(void *ctx, char *line, size_t n)
 		json_release(&wb.j);
 		return;
 	}
-	id = json_get(&wb.j, 0, "id");
-	method = json_get(&wb.j, 0, "method");
-	version = json_get(&wb.j, 0, "jsonrpc");
+	json_members(&wb.j, 0, keys, v);
+	id = v[0];
+	method = v[1];
+	version = v[2];
 	if (rpc_valid_id(&wb.j, id))
 		raw = json_raw(&wb.j, id, &len);
 	if (!json_eq(&wb.j, version, "2.0") || (id >= 0 && raw == NULL) ||

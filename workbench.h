@@ -42,6 +42,7 @@ void	 buf_reserve(struct buf *, size_t);
 void	 buf_put(struct buf *, const void *, size_t);
 void	 buf_puts(struct buf *, const char *);
 void	 buf_putc(struct buf *, char);
+void	 buf_put_int(struct buf *, long long);
 void	 buf_printf(struct buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 buf_consume(struct buf *, size_t);
@@ -82,6 +83,7 @@ int	 json_parse_any(struct json *, const char *, size_t);
 void	 json_release(struct json *);
 int	 json_next(const struct json *, int);
 int	 json_get(const struct json *, int, const char *);
+int	 json_members(const struct json *, int, const char *const *, int *);
 int	 json_path(const struct json *, int, const char *);
 bool	 json_is(const struct json *, int, jsmntype_t);
 bool	 json_eq(const struct json *, int, const char *);
@@ -89,6 +91,7 @@ bool	 json_is_int(const struct json *, int);
 bool	 json_get_int(const struct json *, int, long long *);
 int	 json_get_bool(const struct json *, int, bool *);
 char	*json_strdup(const struct json *, int);
+const char *json_str(const struct json *, int, struct buf *);
 const char *json_raw(const struct json *, int, size_t *);
 size_t	 json_line_col(const char *, size_t, size_t *);
 
@@ -273,8 +276,8 @@ struct request {
 	char		*cid;		/* The client's id, raw. */
 	size_t		 cidlen;
 	char		*tool;		/* The tool's own name. */
-	char		*args;		/* Raw arguments, while waiting. */
-	char		*meta;		/* Raw params._meta, while waiting. */
+	char		*params;	/* A call's params, while waiting. */
+	size_t		 plen;
 	char		*token;		/* The client's progressToken, raw. */
 	size_t		 tokenlen;
 	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
@@ -300,6 +303,7 @@ struct server {
 	long long		 next_id;
 	struct request		*req;
 	int			 nreq;
+	int			 capreq;
 	struct tool		*tools;		/* The last complete list. */
 	int			 ntools;
 	struct tool		*fresh;		/* The list being paged in. */
@@ -343,6 +347,7 @@ struct workbench {
 	int		 nboxes;
 	struct peer	 client;
 	struct json	 j;
+	struct buf	 names[4];	/* A call's names, unescaped: reused. */
 	struct buf	 instructions;	/* Escaped, ready to splice. */
 	bool		 initialized;
 	char		*protocol;

