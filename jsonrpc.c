@@ -502,17 +502,19 @@ bool
 utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	unsigned long long w;
+	uint64_t w[4];
 	size_t i = 0, k;
 
 	while (i < n) {
-		if (i + 8 <= n) {
-			memcpy(&w, u + i, 8);
-			if ((w & 0x8080808080808080ull) == 0) {
-				i += 8;
-				continue;
-			}
+		/* ASCII goes 32 bytes a step. */
+		for (; i + 32 <= n; i += 32) {
+			memcpy(w, u + i, sizeof(w));
+			if (((w[0] | w[1] | w[2] | w[3]) &
+			    0x8080808080808080ull) != 0)
+				break;
 		}
+		if (i >= n)
+			break;
 		if (u[i] < 0x80)
 			i++;
 		else if ((k = utf8_len(u + i, n - i)) > 0)
@@ -521,6 +523,26 @@ utf8_valid(const char *s, size_t n)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * How much of s ends on a character boundary: all of it, unless its last
+ * bytes start a multibyte sequence that the next bytes may complete.
+ */
+size_t
+utf8_whole(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t k, want;
+
+	for (k = 1; k <= 3 && k <= n; k++) {
+		if ((u[n - k] & 0xc0) == 0x80)
+			continue;	/* A continuation byte: look further. */
+		want = u[n - k] >= 0xf0 ? 4 : u[n - k] >= 0xe0 ? 3 :
+		    u[n - k] >= 0xc0 ? 2 : 1;
+		return want > k ? n - k : n;
+	}
+	return n;
 }
 
 /* Copy s, each invalid UTF-8 byte replaced by U+FFFD. */
@@ -685,38 +707,42 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, at + atlen, n - pre - atlen);
 }
 
-/* Eight bytes, s[0] the lowest whatever the machine's byte order. */
-static uint64_t
-load_le64(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
+/* Sixteen bytes compared at once: SSE2 on x86-64, NEON on ARM. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
 
-	return (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 |
-	    (uint64_t)u[3] << 24 | (uint64_t)u[4] << 32 | (uint64_t)u[5] << 40 |
-	    (uint64_t)u[6] << 48 | (uint64_t)u[7] << 56;
+/* Which byte of a block compared is the first that matched (0xff). */
+static size_t
+first_match(const uint64_t half[2])
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return half[0] != 0 ? (size_t)__builtin_clzll(half[0]) >> 3 :
+	    8 + ((size_t)__builtin_clzll(half[1]) >> 3);
+#else
+	return half[0] != 0 ? (size_t)__builtin_ctzll(half[0]) >> 3 :
+	    8 + ((size_t)__builtin_ctzll(half[1]) >> 3);
+#endif
 }
 
 /*
  * The first byte at or after s[i] that ends a run of plain string text: a
  * quote, a backslash or a raw control character; n when there is none.
- * Eight bytes at a time: in each word, a byte's high bit is set where it
- * is one of those (the lowest flagged byte is exact, which is all we use).
+ * Sixteen bytes at a time, the last few byte by byte.
  */
 static size_t
 string_stop(const char *s, size_t i, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ull;
-	const uint64_t highs = 0x8080808080808080ull;
-	uint64_t w, q, b, hit;
+	bytes16 w, hit, quote, slash, space;
+	uint64_t half[2];
 
-	for (; i + 8 <= n; i += 8) {
-		w = load_le64(s + i);
-		q = w ^ ones * '"';
-		b = w ^ ones * '\\';
-		hit = (((q - ones) & ~q) | ((b - ones) & ~b) |
-		    ((w - ones * 0x20) & ~w)) & highs;
-		if (hit != 0)
-			return i + (size_t)(__builtin_ctzll(hit) >> 3);
+	memset(&quote, '"', sizeof(quote));
+	memset(&slash, '\\', sizeof(slash));
+	memset(&space, 0x20, sizeof(space));
+	for (; i + sizeof(w) <= n; i += sizeof(w)) {
+		memcpy(&w, s + i, sizeof(w));
+		hit = (bytes16)((w == quote) | (w == slash) | (w < space));
+		memcpy(half, &hit, sizeof(half));
+		if ((half[0] | half[1]) != 0)
+			return i + first_match(half);
 	}
 	for (; i < n; i++)
 		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
@@ -724,38 +750,54 @@ string_stop(const char *s, size_t i, size_t n)
 	return n;
 }
 
-/* Past a string that starts at s[i] == '"'; 0 when it is not one. */
+/*
+ * String text from s[i] (just inside the quotes, or where an earlier scan
+ * stopped): past the closing quote, 0 when it is not valid, or STR_MORE
+ * when the text runs out first, with *resume where to go on from (never
+ * inside an escape).
+ */
+#define STR_MORE	((size_t)-1)
+/* A number or literal longer than this cannot be checked in pieces. */
+#define PRIMITIVE_MAX	4096
+
 static size_t
-skip_string(const char *s, size_t i, size_t n)
+string_rest(const char *s, size_t i, size_t n, size_t *resume)
 {
 	unsigned long cp;
 
-	for (i++; (i = string_stop(s, i, n)) < n; i += 2) {
+	for (; (i = string_stop(s, i, n)) < n; i += 2) {
 		if (s[i] == '"')
 			return i + 1;
-		if (s[i] != '\\' || i + 1 >= n ||
-		    strchr("\"\\/bfnrtu", s[i + 1]) == NULL || s[i + 1] == '\0')
+		if (s[i] != '\\' || i + 1 >= n)
+			break;
+		if (strchr("\"\\/bfnrtu", s[i + 1]) == NULL || s[i + 1] == '\0')
 			return 0;
 		if (s[i + 1] == 'u') {
-			if (i + 5 >= n || !hex4(s + i + 2, &cp))
+			if (i + 5 >= n)
+				break;
+			if (!hex4(s + i + 2, &cp))
 				return 0;
 			i += 4;
 		}
 	}
-	return 0;
+	if (i < n && s[i] != '\\')
+		return 0;		/* A raw control character. */
+	*resume = i < n ? i : n;
+	return STR_MORE;
 }
 
-/* The open arrays and objects of check_value: a byte a level. */
-struct levels {
-	char	 small[256];
-	char	*v;
-	size_t	 n;
-	size_t	 cap;
-	size_t	 most;
-};
+/* Past a string that starts at s[i] == '"'; 0 when it is not one. */
+static size_t
+skip_string(const char *s, size_t i, size_t n)
+{
+	size_t end, resume;
+
+	end = string_rest(s, i + 1, n, &resume);
+	return end == STR_MORE ? 0 : end;
+}
 
 static void
-level_push(struct levels *l, char c)
+level_push(struct json_levels *l, char c)
 {
 	char *v;
 
@@ -772,91 +814,170 @@ level_push(struct levels *l, char c)
 		l->most = l->n;
 }
 
-enum expect {
-	WANT_VALUE,
-	WANT_KEY,
-	WANT_NEXT		/* ',' or the close of the open level */
-};
+/* (Field by field: clearing the inline stack would cost more than a step.) */
+void
+jstream_init(struct jstream *st, size_t pos)
+{
+	st->l.v = st->l.small;
+	st->l.n = st->l.most = 0;
+	st->l.cap = sizeof(st->l.small);
+	st->want = WANT_VALUE;
+	st->empty = st->in_string = st->last = false;
+	st->pos = st->tok = pos;
+}
+
+void
+jstream_free(struct jstream *st)
+{
+	if (st->l.v != st->l.small)
+		free(st->l.v);
+	jstream_init(st, 0);
+}
+
+/* A string value or key, resumed inside it when an earlier step stopped. */
+static size_t
+string_step(struct jstream *st, const char *s, size_t i, size_t n)
+{
+	size_t end, resume;
+
+	if (!st->in_string) {
+		if (s[i] != '"')
+			return 0;
+		i++;
+	}
+	if ((end = string_rest(s, i, n, &resume)) != STR_MORE) {
+		st->in_string = false;
+		return end;
+	}
+	st->in_string = true;
+	st->pos = resume;
+	return STR_MORE;
+}
 
 /*
- * One step of check_value at s[i] (not space): returns the next offset,
- * or 0 when the text is not JSON there.
+ * One step at s[i] (not space): the next offset, 0 when the text is not
+ * JSON there, or STR_MORE when it needs text beyond n.  A number or
+ * literal that reaches n may go on; it is checked again from its start.
  */
 static size_t
-check_step(const char *s, size_t i, size_t n, struct levels *l,
-    enum expect *want)
+check_step(struct jstream *st, const char *s, size_t i, size_t n)
 {
+	struct json_levels *l = &st->l;
 	char c = s[i];
 	size_t start;
+	bool empty = st->empty;
 
-	if (*want == WANT_KEY) {
-		if (c != '"' || (i = skip_string(s, i, n)) == 0)
+	st->empty = false;
+	if (empty && (c == '}' || c == ']')) {
+		if (c != (l->v[l->n - 1] == '{' ? '}' : ']'))
 			return 0;
-		i = skip_space(s, i, n);
-		if (i >= n || s[i] != ':')
-			return 0;
-		*want = WANT_VALUE;
+		l->n--;
+		st->want = WANT_NEXT;
 		return i + 1;
 	}
-	if (*want == WANT_NEXT) {
+	switch (st->want) {
+	case WANT_KEY:
+		if ((i = string_step(st, s, i, n)) == 0 || i == STR_MORE)
+			return i;
+		/* Usually the colon follows at once: take it in this step. */
+		if ((i = skip_space(s, i, n)) < n && s[i] == ':') {
+			st->want = WANT_VALUE;
+			return i + 1;
+		}
+		st->want = WANT_COLON;
+		return i;
+	case WANT_COLON:
+		if (c != ':')
+			return 0;
+		st->want = WANT_VALUE;
+		return i + 1;
+	case WANT_NEXT:
 		if (c == ',') {
-			*want = l->v[l->n - 1] == '{' ? WANT_KEY : WANT_VALUE;
+			st->want = l->v[l->n - 1] == '{' ? WANT_KEY : WANT_VALUE;
 			return i + 1;
 		}
 		if (c != (l->v[l->n - 1] == '{' ? '}' : ']'))
 			return 0;
 		l->n--;
 		return i + 1;
+	case WANT_VALUE:
+		break;
 	}
 	if (c == '{' || c == '[') {
 		level_push(l, c);
-		i = skip_space(s, i + 1, n);
-		if (i < n && s[i] == (c == '{' ? '}' : ']')) {
-			l->n--;
-			*want = WANT_NEXT;
-			return i + 1;
-		}
-		*want = c == '{' ? WANT_KEY : WANT_VALUE;
+		st->want = c == '{' ? WANT_KEY : WANT_VALUE;
+		st->empty = true;
+		return i + 1;
+	}
+	if (c == '"' || st->in_string) {
+		if ((i = string_step(st, s, i, n)) != 0 && i != STR_MORE)
+			st->want = WANT_NEXT;
 		return i;
 	}
-	*want = WANT_NEXT;
-	if (c == '"')
-		return skip_string(s, i, n);
 	for (start = i; i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
 	    (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
 	    (s[i] >= 'A' && s[i] <= 'Z')); i++)
 		;
-	return i > start && valid_primitive(s + start, i - start) ? i : 0;
+	if (i == n && !st->last) {
+		if (i - start >= PRIMITIVE_MAX)
+			return 0;
+		st->pos = start;
+		return STR_MORE;
+	}
+	if (i == start || !valid_primitive(s + start, i - start))
+		return 0;
+	st->want = WANT_NEXT;
+	return i;
 }
 
 /*
- * Past the JSON value at s[i], checked against RFC 8259 without recursion
- * or tokens (strings go by memchr), whatever its depth; 0 when it is not
+ * Check the JSON value at st->pos in text that may still be arriving:
+ * JSON_OK when it is complete (st->pos just past it), JSON_MORE when the
+ * text s[0..n) ends first (st->pos where to go on from once more is there:
+ * the caller may drop the bytes before it and lower st->pos to match), or
+ * JSON_SYNTAX (st->pos at the offending token).  No recursion and no
+ * tokens, whatever the depth; strings go eight bytes at a time.
+ */
+int
+jstream_feed(struct jstream *st, const char *s, size_t n)
+{
+	size_t i = st->pos, next;
+
+	for (;;) {
+		if (!st->in_string && (i = skip_space(s, i, n)) >= n) {
+			st->pos = st->tok = n;
+			return JSON_MORE;
+		}
+		st->pos = st->tok = i;
+		if ((next = check_step(st, s, i, n)) == 0)
+			return JSON_SYNTAX;
+		if (next == STR_MORE)
+			return JSON_MORE;
+		i = next;
+		if (st->want == WANT_NEXT && st->l.n == 0) {
+			st->pos = i;
+			return JSON_OK;
+		}
+	}
+}
+
+/*
+ * Past the JSON value at s[i], checked against RFC 8259; 0 when it is not
  * one, with *bad at the offending offset.  *depth gets its nesting.
  */
 static size_t
 check_value(const char *s, size_t i, size_t n, size_t *bad, size_t *depth)
 {
-	struct levels l = { .cap = sizeof(l.small) };
-	enum expect want = WANT_VALUE;
-	size_t next;
+	struct jstream st;
+	int r;
 
-	l.v = l.small;
-	for (;;) {
-		if ((i = skip_space(s, i, n)) >= n ||
-		    (next = check_step(s, i, n, &l, &want)) == 0) {
-			*bad = i;
-			i = 0;
-			break;
-		}
-		i = next;
-		if (want == WANT_NEXT && l.n == 0)
-			break;
-	}
-	if (l.v != l.small)
-		free(l.v);
-	*depth = l.most;
-	return i;
+	jstream_init(&st, i);
+	st.last = true;
+	r = jstream_feed(&st, s, n);
+	*depth = st.l.most;
+	*bad = r == JSON_OK ? st.pos : st.tok;
+	jstream_free(&st);
+	return r == JSON_OK ? *bad : 0;
 }
 
 /*
@@ -867,13 +988,35 @@ check_value(const char *s, size_t i, size_t n, size_t *bad, size_t *depth)
 int
 rpc_scan(const char *s, size_t n, struct rpc_top *top)
 {
-	size_t i = skip_space(s, 0, n), key, end, bad, depth;
+	size_t i = skip_space(s, 0, n);
 
 	memset(top, 0, sizeof(*top));
-	if (i >= n || s[i++] != '{')
+	if (i >= n || s[i] != '{')
 		return -1;
-	if ((i = skip_space(s, i, n)) < n && s[i] == '}')
+	return rpc_members(s, n, i + 1, true, false, top);
+}
+
+/*
+ * The members of a message's top-level object from s[i]: just past its
+ * '{' when first, else just past a member's value.  Adds what it finds to
+ * top.  Returns 0 at the object's end, which must end the text, or -1 when
+ * it is not well-formed.  With stop, returns 1 as soon as the value of
+ * "result" is reached (top->at), before checking it.
+ */
+int
+rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
+    struct rpc_top *top)
+{
+	size_t key, end, bad, depth;
+
+	i = skip_space(s, i, n);
+	if (i < n && s[i] == '}')
 		return skip_space(s, i + 1, n) == n ? 0 : -1;
+	if (!first) {
+		if (i >= n || s[i] != ',')
+			return -1;
+		i = skip_space(s, i + 1, n);
+	}
 	for (;;) {
 		key = i;
 		if (i >= n || s[i] != '"' || (i = skip_string(s, i, n)) == 0)
@@ -887,9 +1030,12 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
 			top->id = s + i;
 		else if (end - key == 8 && memcmp(s + key, "\"method\"", 8) == 0)
 			top->method = s + i;
-		else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) == 0)
+		else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) == 0) {
 			top->result = true;
-		else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) == 0)
+			top->at = i;
+			if (stop)
+				return 1;
+		} else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) == 0)
 			top->error = true;
 		if ((end = check_value(s, i, n, &bad, &depth)) == 0)
 			return -1;
@@ -904,6 +1050,22 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
 			return -1;
 		return skip_space(s, i + 1, n) == n ? 0 : -1;
 	}
+}
+
+/* A raw id that is a positive integer we could have sent: its value. */
+bool
+rpc_int_id(const char *id, size_t n, long long *v)
+{
+	size_t k;
+
+	if (n == 0 || n > 18 || id[0] == '0')
+		return false;
+	for (*v = 0, k = 0; k < n; k++) {
+		if (id[k] < '0' || id[k] > '9')
+			return false;
+		*v = *v * 10 + (id[k] - '0');
+	}
+	return true;
 }
 
 bool
@@ -1029,12 +1191,56 @@ peer_drop_end(struct peer *p, size_t total, const struct peer_ops *ops,
 	p->taillen = 0;
 }
 
+/* Skip the rest of a line that is being discarded; false until its end. */
+static bool
+peer_discard(struct peer *p, size_t *pos)
+{
+	char *nl = memchr(p->in.data + *pos, '\n', p->in.len - *pos);
+
+	if (nl == NULL) {
+		*pos = p->in.len;
+		return false;
+	}
+	*pos = (size_t)(nl - p->in.data) + 1;
+	p->discard = p->nostream = false;
+	return true;
+}
+
+/*
+ * Give a line being streamed what has come of it (ops->stream takes what
+ * it can pass on now); false until its end.
+ */
+static bool
+peer_stream(struct peer *p, size_t *pos, const struct peer_ops *ops,
+    void *ctx)
+{
+	char *nl = memchr(p->in.data + *pos, '\n', p->in.len - *pos);
+	size_t n = (nl != NULL ? (size_t)(nl - p->in.data) : p->in.len) - *pos;
+	size_t took = ops->stream(ctx, p->in.data + *pos, n, nl != NULL);
+
+	if (p->dropped > 0)	/* It became a line too long: count the rest. */
+		return true;
+	if (took == PEER_DISCARD || took == PEER_NOSTREAM) {
+		p->streaming = false;
+		p->discard = true;
+		return peer_discard(p, pos);
+	}
+	if (nl == NULL) {
+		*pos += took;
+		return false;
+	}
+	*pos += n + 1;
+	p->streaming = false;
+	return true;
+}
+
 /*
  * Hand the complete lines in the input to ops, while ops->busy (if any)
  * says we may: what is left waits in the buffer for peer_input.  A line
  * longer than max is never kept whole: once the buffer passes max without
  * a newline, its bytes are counted and dropped until the newline, then
- * reported.
+ * reported.  With ops->stream, a line that passes STREAM_MIN before its
+ * newline is offered to it, to be passed on as it arrives.
  */
 void
 peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
@@ -1044,6 +1250,13 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 	char *nl;
 
 	for (;;) {
+		if (p->discard || p->streaming) {
+			if (!(p->discard ? peer_discard(p, &pos) :
+			    peer_stream(p, &pos, ops, ctx)))
+				break;
+			p->scanned = pos;
+			continue;
+		}
 		if (p->dropped > 0) {
 			nl = memchr(p->in.data + pos, '\n', p->in.len - pos);
 			n = nl == NULL ? p->in.len - pos :
@@ -1055,6 +1268,7 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 				break;
 			peer_drop_end(p, p->dropped, ops, ctx);
 			p->scanned = ++pos;
+			p->nostream = false;
 			continue;
 		}
 		nl = memchr(p->in.data + p->scanned, '\n',
@@ -1072,10 +1286,24 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		} else
 			peer_line(p->in.data + pos, n, ops, ctx);
 		p->scanned = pos += n + 1;
+		p->nostream = false;
 	}
 	buf_consume(&p->in, pos);
 	p->scanned = held ? 0 : p->in.len;
-	if (!held && p->dropped == 0 && p->in.len > max) {
+	if (held || p->dropped > 0 || p->discard)
+		return;
+	if (!p->streaming && !p->nostream && ops->stream != NULL &&
+	    p->in.len >= STREAM_MIN && p->in.len <= max) {
+		n = ops->stream(ctx, p->in.data, p->in.len, false);
+		if (n == PEER_NOSTREAM || n == PEER_DISCARD)
+			p->nostream = true;
+		else {
+			p->streaming = true;
+			buf_consume(&p->in, n);
+			p->scanned = p->in.len;
+		}
+	}
+	if (!p->streaming && p->in.len > max) {
 		peer_drop_start(p, p->in.data, p->in.len);
 		p->dropped = p->in.len;
 		p->in.len = p->scanned = 0;
@@ -1171,5 +1399,5 @@ peer_free(struct peer *p)
 	free(p->dropped_id);
 	p->dropped_id = NULL;
 	p->scanned = p->dropped = p->outoff = 0;
-	p->eof = false;
+	p->eof = p->streaming = p->nostream = p->discard = false;
 }

@@ -361,7 +361,7 @@ up_forget(const struct server *s)
 	for (i = wb.nup - 1; i >= 0; i--) {
 		if (wb.up[i].srv != s)
 			continue;
-		buf_printf(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+		buf_printf(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
 		    "%lld,\"reason\":\"the server stopped\"}}\n", wb.up[i].up);
 		up_remove(i);
@@ -378,6 +378,7 @@ srv_fail(struct server *s, const char *reason)
 	struct buf why = { 0 };
 	int i;
 
+	stream_abort(s, reason);
 	buf_puts(&why, reason);
 	proc_tail(&s->proc, &why);
 	free(s->error);
@@ -625,8 +626,8 @@ on_call_result(const struct request *r, const char *line, size_t n,
 	size_t idlen;
 
 	id = json_raw(j, json_get(j, 0, "id"), &idlen);
-	rpc_splice(&wb.client.out, line, n, id, idlen, r->cid, r->cidlen);
-	buf_putc(&wb.client.out, '\n');
+	rpc_splice(client_out(), line, n, id, idlen, r->cid, r->cidlen);
+	buf_putc(client_out(), '\n');
 }
 
 static void
@@ -726,8 +727,8 @@ on_server_request(struct server *s, const struct json *j, int id,
 		u->sid = xstrndup(raw, len);
 		u->sidlen = len;
 		snprintf(up, sizeof(up), "%lld", u->up);
-		rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
-		buf_putc(&wb.client.out, '\n');
+		rpc_splice(client_out(), line, n, raw, len, up, strlen(up));
+		buf_putc(client_out(), '\n');
 		return;
 	}
 	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
@@ -754,9 +755,9 @@ on_progress(struct server *s, const struct json *j, const char *line,
 		return;
 	call_arm(s, &s->req[i], now_ms());
 	raw = json_raw(j, t, &len);
-	rpc_splice(&wb.client.out, line, n, raw, len, s->req[i].token,
+	rpc_splice(client_out(), line, n, raw, len, s->req[i].token,
 	    s->req[i].tokenlen);
-	buf_putc(&wb.client.out, '\n');
+	buf_putc(client_out(), '\n');
 }
 
 /* A log message: say which server it came from when it did not. */
@@ -771,8 +772,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 	if (!json_is(j, params, JSMN_OBJECT))
 		return;
 	if (json_get(j, params, "logger") >= 0) {
-		buf_put(&wb.client.out, line, n);
-		buf_putc(&wb.client.out, '\n');
+		buf_put(client_out(), line, n);
+		buf_putc(client_out(), '\n');
 		return;
 	}
 	json_put_key(&logger, "logger");
@@ -780,8 +781,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 	if (j->tok[params].size > 0)
 		buf_putc(&logger, ',');
 	at = j->js + j->tok[params].start + 1;
-	rpc_splice(&wb.client.out, line, n, at, 0, logger.data, logger.len);
-	buf_putc(&wb.client.out, '\n');
+	rpc_splice(client_out(), line, n, at, 0, logger.data, logger.len);
+	buf_putc(client_out(), '\n');
 	buf_free(&logger);
 }
 
@@ -805,8 +806,8 @@ on_server_cancel(const struct server *s, const struct json *j,
 	if (i == wb.nup)
 		return;
 	snprintf(up, sizeof(up), "%lld", wb.up[i].up);
-	rpc_splice(&wb.client.out, line, n, raw, len, up, strlen(up));
-	buf_putc(&wb.client.out, '\n');
+	rpc_splice(client_out(), line, n, raw, len, up, strlen(up));
+	buf_putc(client_out(), '\n');
 	up_remove(i);
 }
 
@@ -833,24 +834,18 @@ static bool
 pass_result(struct server *s, const char *line, size_t n)
 {
 	struct rpc_top top;
-	long long v = 0;
-	size_t k;
+	long long v;
 	int i;
 
 	if (rpc_scan(line, n, &top) < 0 || top.method != NULL ||
-	    top.id == NULL || !top.result || top.error || top.idlen == 0 ||
-	    top.idlen > 18)
+	    top.id == NULL || !top.result || top.error ||
+	    !rpc_int_id(top.id, top.idlen, &v))
 		return false;
-	for (k = 0; k < top.idlen; k++) {
-		if (top.id[k] < '0' || top.id[k] > '9')
-			return false;
-		v = v * 10 + (top.id[k] - '0');
-	}
 	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
 		return false;
-	rpc_splice(&wb.client.out, line, n, top.id, top.idlen, s->req[i].cid,
+	rpc_splice(client_out(), line, n, top.id, top.idlen, s->req[i].cid,
 	    s->req[i].cidlen);
-	buf_putc(&wb.client.out, '\n');
+	buf_putc(client_out(), '\n');
 	req_remove(s, i);
 	return true;
 }
@@ -913,7 +908,240 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	buf_free(&why);
 }
 
-static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL };
+/*
+ * Cut-through.  A call's result that passes STREAM_MIN before its newline
+ * is passed on as it arrives, checked as it goes (jstream), instead of
+ * being held whole: a large result then costs the client no extra wait
+ * and us no more memory than what the client has not read yet.  The
+ * client's output belongs to the stream until the line ends; whatever
+ * else is for the client waits in wb.held (client_out()).  Should the
+ * result break off after part of it went out, the client's line is ended
+ * where it is (one line the client cannot parse) and the call fails.
+ */
+static void
+stream_finish(struct server *s)
+{
+	struct stream *st = &s->stream;
+
+	free(st->cid);
+	jstream_free(&st->check);
+	memset(st, 0, sizeof(*st));
+	jstream_init(&st->check, 0);
+	wb.streaming = NULL;
+	buf_put(&wb.client.out, wb.held.data, wb.held.len);
+	wb.held.len = 0;
+}
+
+/*
+ * The call a broken stream was for: known when the id came first, else
+ * the server's one call in progress, if it has only one.
+ */
+static int
+stream_call(struct server *s)
+{
+	int i, found = -1;
+
+	if (s->stream.rid > 0)
+		return req_find(s, s->stream.rid);
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].kind == REQ_CALL && s->req[i].sent) {
+			if (found >= 0)
+				return -1;
+			found = i;
+		}
+	return found;
+}
+
+/* End a stream that broke off; its call, if known, fails with why. */
+void
+stream_abort(struct server *s, const char *why)
+{
+	struct buf t = { 0 };
+	int i;
+
+	if (wb.streaming != s)
+		return;
+	buf_putc(&wb.client.out, '\n');
+	if (s->proc.io.streaming) {	/* The rest of the line is dropped. */
+		s->proc.io.streaming = false;
+		s->proc.io.discard = true;
+	}
+	wb_log("%s: a result being passed on broke off after %zu bytes: %s",
+	    s->label, s->stream.total, why);
+	i = stream_call(s);
+	stream_finish(s);
+	if (i < 0)
+		return;
+	buf_printf(&t, "its result broke off after part of it was passed on "
+	    "(%s)", why);
+	call_error(s, &s->req[i], buf_cstr(&t));
+	buf_free(&t);
+	req_remove(s, i);
+}
+
+/*
+ * Pass text[from, to) on, the end moved back to a whole UTF-8 character;
+ * invalid bytes become U+FFFD.  Returns the new end: what the peer may
+ * drop, the stream's check position moving with it.
+ */
+static size_t
+stream_pass(struct server *s, const char *text, size_t from, size_t to)
+{
+	to = from + utf8_whole(text + from, to - from);
+	if (utf8_valid(text + from, to - from))
+		buf_put(&wb.client.out, text + from, to - from);
+	else
+		utf8_repair(&wb.client.out, text + from, to - from);
+	s->stream.check.pos -= to;
+	s->stream.total += to;
+	s->stream.last_at = now_ms();
+	return to;
+}
+
+/*
+ * Should this line be streamed?  It must be an answer with "result" and,
+ * before that, at most jsonrpc, an id of a call we sent and other members.
+ * Then the start of the line goes out, the id replaced by the client's.
+ */
+static size_t
+stream_start(struct server *s, const char *text, size_t n)
+{
+	struct stream *st = &s->stream;
+	struct rpc_top top = { 0 };
+	size_t i = 0;
+	long long v = 0;
+	int k = -1;
+
+	while (i < n && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	if (wb.streaming != NULL || i >= n || text[i] != '{' ||
+	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
+	    top.method != NULL || top.error)
+		return PEER_NOSTREAM;
+	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
+	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
+	    !s->req[k].sent))
+		return PEER_NOSTREAM;
+	jstream_init(&st->check, top.at);
+	if (jstream_feed(&st->check, text, n) == JSON_SYNTAX) {
+		jstream_free(&st->check);
+		return PEER_NOSTREAM;
+	}
+	wb.streaming = s;
+	if (k >= 0) {
+		st->rid = v;
+		st->cid = xstrndup(s->req[k].cid, s->req[k].cidlen);
+		st->cidlen = s->req[k].cidlen;
+		rpc_splice(&wb.client.out, text, top.at, top.id, top.idlen,
+		    st->cid, st->cidlen);
+	} else
+		buf_put(&wb.client.out, text, top.at);
+	st->total = 0;
+	return stream_pass(s, text, top.at, st->check.pos);
+}
+
+/* More of the result: pass on what is checked, up to the result's end. */
+static size_t
+stream_more(struct server *s, const char *text, size_t n)
+{
+	struct stream *st = &s->stream;
+	int i, r = JSON_OK;
+
+	if (!st->done && (r = jstream_feed(&st->check, text, n)) ==
+	    JSON_SYNTAX) {
+		stream_abort(s, "it is not valid JSON");
+		return PEER_DISCARD;
+	}
+	st->done = r == JSON_OK;
+	if (st->rid > 0 && (i = req_find(s, st->rid)) >= 0)
+		call_arm(s, &s->req[i], now_ms());	/* It is working. */
+	return stream_pass(s, text, 0, st->check.pos);
+}
+
+/*
+ * The end of the line: the members after the result, which must close
+ * the object; an id there says which call it was.
+ */
+static size_t
+stream_end(struct server *s, const char *text, size_t n)
+{
+	struct stream *st = &s->stream;
+	struct rpc_top top = { 0 };
+	size_t at;
+	long long v;
+	int i = -1;
+
+	st->check.last = true;
+	if ((at = stream_more(s, text, n)) == PEER_DISCARD)
+		return PEER_DISCARD;
+	if (!st->done || rpc_members(text + at, n - at, 0, false, false,
+	    &top) != 0 || top.result || top.method != NULL || top.error ||
+	    !utf8_valid(text + at, n - at) ||
+	    (top.id != NULL) == (st->cid != NULL)) {
+		stream_abort(s, "its end is not that of an answer");
+		return PEER_DISCARD;
+	}
+	if (top.id != NULL) {
+		if (!rpc_int_id(top.id, top.idlen, &v) || (i = req_find(s, v)) <
+		    0 || s->req[i].kind != REQ_CALL) {
+			stream_abort(s, "it answers no call in progress");
+			return PEER_DISCARD;
+		}
+		rpc_splice(&wb.client.out, text + at, n - at, top.id, top.idlen,
+		    s->req[i].cid, s->req[i].cidlen);
+	} else {
+		buf_put(&wb.client.out, text + at, n - at);
+		i = req_find(s, st->rid);
+	}
+	buf_putc(&wb.client.out, '\n');
+	if (i >= 0)
+		req_remove(s, i);
+	stream_finish(s);
+	return n;
+}
+
+/*
+ * Past maxMessageBytes: the client's line ends here and the rest of the
+ * server's is counted and dropped, as a line too long always is, so the
+ * call fails (srv_oversize) naming the size once its end is known.
+ */
+static void
+stream_oversize(struct server *s)
+{
+	struct peer *p = &s->proc.io;
+	struct buf id = { 0 };
+
+	buf_putc(&wb.client.out, '\n');
+	p->streaming = false;
+	p->dropped = s->stream.total;
+	p->taillen = 0;
+	free(p->dropped_id);
+	p->dropped_id = NULL;
+	if (s->stream.rid > 0) {
+		buf_put_int(&id, s->stream.rid);
+		p->dropped_id = buf_cstr(&id);
+	}
+	stream_finish(s);
+}
+
+static size_t
+srv_stream(void *ctx, char *text, size_t n, bool end)
+{
+	struct server *s = ctx;
+
+	if (s->proc.pid == 0)
+		return PEER_DISCARD;	/* It failed while this was read. */
+	if (wb.streaming != s)
+		return stream_start(s, text, n);
+	if (s->stream.total + n > wb.cfg.max_message) {
+		stream_oversize(s);
+		return 0;
+	}
+	return end ? stream_end(s, text, n) : stream_more(s, text, n);
+}
+
+static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
+    srv_stream };
 
 /*
  * Toolboxes.
@@ -1209,6 +1437,8 @@ srv_deadline(const struct server *s)
 		t = earliest(t, s->drained_at + STUCK_MS);
 	for (i = 0; i < s->nreq; i++)
 		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
+	if (wb.streaming == s)
+		t = earliest(t, s->stream.last_at + STREAM_STALL_MS);
 	return t > 0 ? t : -1;
 }
 
@@ -1232,6 +1462,11 @@ check_call_timeouts(struct server *s, long long now)
 		else
 			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
 			    s->cfg->call_timeout_ms);
+		if (wb.streaming == s && s->stream.rid == r->id) {
+			stream_abort(s, buf_cstr(&why));	/* Fails it. */
+			srv_cancel(s, r->id, "timed out");
+			continue;
+		}
 		call_error(s, r, buf_cstr(&why));
 		srv_cancel(s, r->id, "timed out");
 		req_remove(s, i);
@@ -1287,6 +1522,13 @@ srv_check_timers(struct server *s, long long now)
 		srv_fail(s, "closed its standard output");
 		return;
 	}
+	if (wb.streaming == s) {
+		/* The stall clock stops while the client is the slow one. */
+		if (peer_queued(&wb.client) > HIGH_WATER)
+			s->stream.last_at = now;
+		else if (now >= s->stream.last_at + STREAM_STALL_MS)
+			stream_abort(s, "no more of it came for 5 s");
+	}
 	check_call_timeouts(s, now);
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;
@@ -1310,6 +1552,7 @@ srv_read_out(struct server *s)
 	close(s->proc.io.rfd);
 	s->proc.io.rfd = -1;
 	s->eof_at = now_ms() + EOF_GRACE_MS;
+	stream_abort(s, "its output ended before the result did");
 }
 
 /* The child's exec report: nothing (it runs) or why it could not. */

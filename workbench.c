@@ -82,10 +82,20 @@ static const char meta_tools[] =
  * Replies to the client.  Each builds one whole line in the output queue.
  */
 /* {"jsonrpc":"2.0","id":ID,"member": -- an id we cannot know is null. */
+/*
+ * Where a message for the client goes: its queue, or while a server's
+ * result is being streamed into that, wb.held until the stream ends.
+ */
+struct buf *
+client_out(void)
+{
+	return wb.streaming != NULL ? &wb.held : &wb.client.out;
+}
+
 static struct buf *
 reply_head(const char *id, size_t idlen, const char *member)
 {
-	struct buf *b = &wb.client.out;
+	struct buf *b = client_out();
 
 	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	if (id == NULL)
@@ -105,7 +115,7 @@ reply_begin(const char *id, size_t idlen)
 void
 reply_end(void)
 {
-	buf_puts(&wb.client.out, "}\n");
+	buf_puts(client_out(), "}\n");
 }
 
 static void
@@ -515,7 +525,7 @@ dyn_notify(void)
 	if (wb.mode != MODE_DYNAMIC || (h = dyn_hash()) == wb.listed)
 		return;
 	wb.listed = h;
-	buf_puts(&wb.client.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/tools/list_changed\"}\n");
 }
 
@@ -804,7 +814,7 @@ client_busy(void *ctx)
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
-    client_busy };
+    client_busy, NULL };
 
 /*
  * Startup.

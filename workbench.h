@@ -73,8 +73,35 @@ enum json_status {
 	JSON_SYNTAX = -1,	/* Not well-formed JSON. */
 	JSON_TOOBIG = -2,	/* More tokens than the cap allows. */
 	JSON_NOTOBJ = -3,	/* Well-formed, but not a single object. */
-	JSON_TOODEEP = -4	/* Nested deeper than JSON_DEPTH_MAX. */
+	JSON_TOODEEP = -4,	/* Nested deeper than JSON_DEPTH_MAX. */
+	JSON_MORE = -5		/* Fine so far; the text is not complete. */
 };
+
+/* A JSON value checked as its text arrives (jstream_feed). */
+struct jstream {
+	struct json_levels {		/* The open levels: '{' or '['. */
+		char	 small[256];
+		char	*v;		/* small, or allocated when deeper */
+		size_t	 n;
+		size_t	 cap;
+		size_t	 most;
+	}		 l;
+	enum {
+		WANT_VALUE,
+		WANT_KEY,
+		WANT_COLON,
+		WANT_NEXT		/* ',' or the close of the level */
+	}		 want;
+	bool		 empty;		/* Just opened a level. */
+	bool		 in_string;	/* pos is inside a string. */
+	bool		 last;		/* No more text will come. */
+	size_t		 pos;		/* Where to go on from. */
+	size_t		 tok;		/* Where the last step started. */
+};
+
+void	 jstream_init(struct jstream *, size_t);
+int	 jstream_feed(struct jstream *, const char *, size_t);
+void	 jstream_free(struct jstream *);
 
 #define JSON_DEPTH_MAX	1000
 
@@ -106,13 +133,18 @@ struct rpc_top {
 	size_t		 idlen;
 	const char	*method;	/* Where its value starts, or NULL. */
 	bool		 result;
+	size_t		 at;		/* Where the result's value starts. */
 	bool		 error;
 };
 
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
+bool	 rpc_int_id(const char *, size_t, long long *);
+int	 rpc_members(const char *, size_t, size_t, bool, bool,
+	    struct rpc_top *);
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
 int	 rpc_scan_id_tail(const char *, size_t, const char **, size_t *);
 bool	 utf8_valid(const char *, size_t);
+size_t	 utf8_whole(const char *, size_t);
 void	 utf8_repair(struct buf *, const char *, size_t);
 void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
 	    const char *, size_t);
@@ -134,12 +166,27 @@ struct peer {
 	char		 tail[64];	/* Its last bytes. */
 	size_t		 taillen;
 	bool		 eof;
+	bool		 streaming;	/* The line is passed on as it comes. */
+	bool		 nostream;	/* The line is not to be. */
+	bool		 discard;	/* Skip to the end of the line. */
 };
+
+/* A line this long without its newline yet is offered to ops->stream. */
+#define STREAM_MIN	(256u * 1024)
+#define PEER_NOSTREAM	((size_t)-1)	/* ops->stream: keep it whole */
+#define PEER_DISCARD	((size_t)-2)	/* ops->stream: drop the rest */
 
 struct peer_ops {
 	void	(*line)(void *, char *, size_t);
 	void	(*oversize)(void *, size_t, const char *);
 	bool	(*busy)(void *);	/* Hold further lines?  May be NULL. */
+	/*
+	 * Pass on part of a line: the bytes so far (all of the line but its
+	 * newline when end).  Returns how many it took, which the peer
+	 * drops, or PEER_NOSTREAM / PEER_DISCARD; or it sets dropped, and
+	 * the rest is counted as a line too long.  May be NULL.
+	 */
+	size_t	(*stream)(void *, char *, size_t, bool);
 };
 
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
@@ -294,6 +341,19 @@ struct upreq {
 
 struct toolbox;
 
+/* A result passed on as it arrives (server.c, "Cut-through"). */
+struct stream {
+	struct jstream	 check;
+	long long	 rid;		/* Our id, when it came first. */
+	char		*cid;		/* The client's id for it, raw. */
+	size_t		 cidlen;
+	size_t		 total;		/* Bytes of the line passed on. */
+	bool		 done;		/* The result's value is complete. */
+	long long	 last_at;	/* When bytes last came. */
+};
+
+#define STREAM_STALL_MS	5000	/* A stream with no bytes for this fails. */
+
 struct server {
 	struct toolbox		*box;
 	const struct cfg_server	*cfg;
@@ -321,6 +381,7 @@ struct server {
 	bool			 relist_again;
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
+	struct stream		 stream;
 };
 
 /* A client request waiting for a toolbox to finish opening. */
@@ -348,6 +409,8 @@ struct workbench {
 	struct peer	 client;
 	struct json	 j;
 	struct buf	 names[4];	/* A call's names, unescaped: reused. */
+	struct server	*streaming;	/* Whose result the client gets now. */
+	struct buf	 held;		/* For the client, after that. */
 	struct buf	 instructions;	/* Escaped, ready to splice. */
 	bool		 initialized;
 	char		*protocol;
@@ -389,6 +452,7 @@ void	 box_open(struct toolbox *, const char *, size_t);
 void	 call_route(struct server *, const char *, const struct json *, int,
 	    int, const char *, size_t);
 void	 call_cancel(const char *, size_t, const char *);
+void	 stream_abort(struct server *, const char *);
 void	 up_answer(const struct json *, int, const char *, size_t);
 
 /*
@@ -396,6 +460,7 @@ void	 up_answer(const struct json *, int, const char *, size_t);
  */
 extern const char wb_version[];
 
+struct buf *client_out(void);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
 void	 reply_error(const char *, size_t, int, const char *);

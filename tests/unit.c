@@ -60,6 +60,63 @@ test_parse(void)
 	free(j.tok);
 }
 
+/* Check t fed in pieces of size step: JSON_OK with its end, or not. */
+static int
+feed_pieces(const char *t, size_t step, size_t *end)
+{
+	struct jstream st;
+	size_t n = strlen(t), have;
+	int r = JSON_MORE;
+
+	jstream_init(&st, 0);
+	for (have = step < n ? step : n; r == JSON_MORE; have += step) {
+		if (have >= n) {
+			have = n;
+			st.last = true;
+		}
+		r = jstream_feed(&st, t, have);
+		if (have == n)
+			break;
+	}
+	*end = st.pos;
+	jstream_free(&st);
+	return r;
+}
+
+/*
+ * A value checked as it arrives, a few bytes at a time, gets the verdict
+ * it gets whole: the same end when it is JSON, an error when it is not.
+ */
+static void
+test_stream_check(void)
+{
+	static const char *const good[] = {
+		"{\"a\":1,\"b\":[true,false,null,-1.5e+3]}", "{}", "[]",
+		"{\"a\":{},\"b\":[[],{}]}", "\"x\\u00e9\\\"\\\\y\"", "12345",
+		"{\"k\\n\":\"v\"}  ", "[1,\"two\",{\"3\":[4]}]", "-0.5e-7",
+		NULL
+	};
+	static const char *const bad[] = {
+		"{\"a\":1,}", "[1,]", "{,}", "{\"a\" 1}", "[1 2]", "{\"a\":tru}",
+		"\"\\x\"", "\"\\u12g4\"", "\"a\001\"", "{\"a\":1]", "[}", "01",
+		"{\"a\":\"b\":1}", "[\"x", "{\"a\"", NULL
+	};
+	size_t step, end, whole;
+	int i;
+
+	for (i = 0; good[i] != NULL; i++) {
+		whole = strcspn(good[i], " ");
+		for (step = 1; step <= 9; step++) {
+			CHECK(feed_pieces(good[i], step, &end) == JSON_OK);
+			CHECK(end == whole);
+		}
+	}
+	for (i = 0; bad[i] != NULL; i++)
+		for (step = 1; step <= 9; step++)
+			CHECK(feed_pieces(bad[i], step, &end) != JSON_OK ||
+			    end != strlen(bad[i]));
+}
+
 /* A text of depth levels of arrays under "a". */
 static char *
 nested(size_t depth)
@@ -602,6 +659,7 @@ int
 main(void)
 {
 	test_parse();
+	test_stream_check();
 	test_deep();
 	test_lookup();
 	test_unescape();
