@@ -345,7 +345,8 @@ on_busy(void *ctx)
 static void
 test_held_lines(struct peer *p)
 {
-	static const struct peer_ops ops = { on_line, on_oversize, on_busy };
+	static const struct peer_ops ops = { on_line, on_oversize, on_busy,
+	    NULL };
 
 	lines.len = 0;
 	p->in.len = p->scanned = 0;
@@ -362,7 +363,7 @@ test_held_lines(struct peer *p)
 static void
 test_framing(void)
 {
-	static const struct peer_ops ops = { on_line, on_oversize, NULL };
+	static const struct peer_ops ops = { on_line, on_oversize, NULL, NULL };
 	struct peer p = { 0 };
 	char big[300];
 	int fd[2];
