@@ -869,6 +869,11 @@ check_step(struct jstream *st, const char *s, size_t i, size_t n)
 	bool empty = st->empty;
 
 	st->empty = false;
+	if (st->want == WANT_VALUE && (c == '"' || st->in_string)) {
+		if ((i = string_step(st, s, i, n)) != 0 && i != STR_MORE)
+			st->want = WANT_NEXT;
+		return i;
+	}
 	if (empty && (c == '}' || c == ']')) {
 		if (c != (l->v[l->n - 1] == '{' ? '}' : ']'))
 			return 0;
@@ -910,11 +915,6 @@ check_step(struct jstream *st, const char *s, size_t i, size_t n)
 		st->empty = true;
 		return i + 1;
 	}
-	if (c == '"' || st->in_string) {
-		if ((i = string_step(st, s, i, n)) != 0 && i != STR_MORE)
-			st->want = WANT_NEXT;
-		return i;
-	}
 	for (start = i; i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
 	    (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
 	    (s[i] >= 'A' && s[i] <= 'Z')); i++)
@@ -945,8 +945,12 @@ jstream_feed(struct jstream *st, const char *s, size_t n)
 	size_t i = st->pos, next;
 
 	for (;;) {
-		if (!st->in_string && (i = skip_space(s, i, n)) >= n) {
-			st->pos = st->tok = n;
+		if (!st->in_string)
+			i = skip_space(s, i, n);
+		if (i >= n) {
+			if (!st->in_string)
+				st->tok = n;
+			st->pos = n;
 			return JSON_MORE;
 		}
 		st->pos = st->tok = i;

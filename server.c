@@ -952,17 +952,17 @@ stream_call(struct server *s)
 	return found;
 }
 
-/* End a stream that broke off; its call, if known, fails with why. */
-void
-stream_abort(struct server *s, const char *why)
+/*
+ * End a stream that broke off: the client's line ends where it is and the
+ * rest of the server's is dropped.  Returns its call's index, or -1.
+ */
+static int
+stream_cut(struct server *s, const char *why)
 {
-	struct buf t = { 0 };
 	int i;
 
-	if (wb.streaming != s)
-		return;
 	buf_putc(&wb.client.out, '\n');
-	if (s->proc.io.streaming) {	/* The rest of the line is dropped. */
+	if (s->proc.io.streaming) {
 		s->proc.io.streaming = false;
 		s->proc.io.discard = true;
 	}
@@ -970,7 +970,17 @@ stream_abort(struct server *s, const char *why)
 	    s->label, s->stream.total, why);
 	i = stream_call(s);
 	stream_finish(s);
-	if (i < 0)
+	return i;
+}
+
+/* The same, and its call, if known, fails with why. */
+void
+stream_abort(struct server *s, const char *why)
+{
+	struct buf t = { 0 };
+	int i;
+
+	if (wb.streaming != s || (i = stream_cut(s, why)) < 0)
 		return;
 	buf_printf(&t, "its result broke off after part of it was passed on "
 	    "(%s)", why);
@@ -1526,8 +1536,12 @@ srv_check_timers(struct server *s, long long now)
 		/* The stall clock stops while the client is the slow one. */
 		if (peer_queued(&wb.client) > HIGH_WATER)
 			s->stream.last_at = now;
-		else if (now >= s->stream.last_at + STREAM_STALL_MS)
-			stream_abort(s, "no more of it came for 5 s");
+		else if (now >= s->stream.last_at + STREAM_STALL_MS) {
+			buf_printf(&why, "no more of it came for %d ms",
+			    STREAM_STALL_MS);
+			stream_abort(s, buf_cstr(&why));
+			why.len = 0;
+		}
 	}
 	check_call_timeouts(s, now);
 	if (s->state != SRV_STARTING || now < s->deadline)
@@ -1552,7 +1566,9 @@ srv_read_out(struct server *s)
 	close(s->proc.io.rfd);
 	s->proc.io.rfd = -1;
 	s->eof_at = now_ms() + EOF_GRACE_MS;
-	stream_abort(s, "its output ended before the result did");
+	/* The call fails with the server, whose exit status says more. */
+	if (wb.streaming == s)
+		(void)stream_cut(s, "its output ended before the result did");
 }
 
 /* The child's exec report: nothing (it runs) or why it could not. */

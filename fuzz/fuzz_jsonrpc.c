@@ -17,7 +17,9 @@
  *  - json_parse accepts exactly what a plain JSON validator written here
  *    accepts (RFC 8259, string bytes not checked for UTF-8);
  *  - splicing a number over a parsed id, or adding a member to a parsed
- *    object, leaves valid JSON.
+ *    object, leaves valid JSON;
+ *  - jstream_feed, given the text in pieces of any size (as a result that
+ *    is passed on while it arrives), reaches the verdict ref_valid does.
  * A broken property aborts with a message (a crash to libFuzzer).
  */
 #include <errno.h>
@@ -477,13 +479,49 @@ framing(const char *data, size_t size, size_t max, size_t chunk,
 	peer_free(&p);
 }
 
+/*
+ * Check s in pieces of step bytes, the earlier ones dropped as they are
+ * passed (as the stream does): is the whole a JSON value, spaces around?
+ */
+static int
+valid_in_pieces(const char *s, size_t n, size_t step)
+{
+	struct jstream st;
+	size_t base = 0, have = 0;
+	int r = JSON_MORE;
+
+	jstream_init(&st, 0);
+	while (r == JSON_MORE && have < n) {
+		have = n - have > step ? have + step : n;
+		st.last = have == n;
+		r = jstream_feed(&st, s + base, have - base);
+		if (r == JSON_MORE && st.pos > 0) {
+			base += st.pos;		/* Passed on: gone. */
+			st.pos = 0;
+		}
+	}
+	if (r == JSON_OK) {
+		base += st.pos;
+		while (base < n && (s[base] == ' ' || s[base] == '\t' ||
+		    s[base] == '\n' || s[base] == '\r'))
+			base++;
+	}
+	jstream_free(&st);
+	return r == JSON_OK && base == n;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const size_t steps[] = { 1, 2, 7, 64, 4096 };
+	size_t k;
 	const char *s = (const char *)data;
 
 	/* The whole input as one message, and as bytes to emit. */
 	message(s, size);
+	for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++)
+		if (valid_in_pieces(s, size, steps[k]) != ref_valid(s, size))
+			broken("jstream_feed in pieces disagrees with ref_valid");
 	emit_check(s, size, NULL);
 	/*
 	 * The input as a stream: a tiny cap in tiny chunks, and larger; with

@@ -6,9 +6,9 @@
  * and pages its tool list, badly if asked.  Command-line flags choose the
  * behaviour (see usage() and the test documentation).  With --hostile it
  * also lists tools that break the protocol on purpose (hostile_tools[]:
- * answers to ids never sent, answers twice, huge lines, stderr floods, a
- * closed stdout, a stopped reader...); with --linger it keeps running after
- * stdin ends, until a signal ends it.
+ * answers to ids never sent, answers twice, huge lines, answers that break
+ * off midway, stderr floods, a closed stdout, a stopped reader...); with
+ * --linger it keeps running after stdin ends, until a signal ends it.
  *
  * Everything runs in one poll() loop over stdin.  Answers that must wait
  * (the sleep tool, --init-delay) sit in a timer list, so a slow call never
@@ -137,6 +137,7 @@ static void	tool_log_flood(const struct req *, int);
 static void	tool_bad_utf8(const struct req *, int);
 static void	tool_stop_reading(const struct req *, int);
 static void	tool_framing(const struct req *, int);
+static void	tool_big_cut(const struct req *, int);
 
 /* The tools every mock has, in the order tools/list gives them. */
 static const struct tool fixed_tools[] = {
@@ -212,6 +213,14 @@ static const struct tool hostile_tools[] = {
 	    SCHEMA_EMPTY, NULL, tool_stop_reading },
 	{ "framing", "Answers \"ok\" after blank lines, with a BOM and CRLF.",
 	    SCHEMA_EMPTY, NULL, tool_framing },
+	{ "big_cut", "Like big (id last with idLast), then by then: garbage"
+	    " ends the line as no JSON, exit exits, close closes stdout,"
+	    " badutf8 makes bytes/2 and the next 0xff 0xfe, ok ends well.",
+	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
+	    "{\"type\":\"number\"},\"then\":{\"type\":\"string\",\"enum\":"
+	    "[\"garbage\",\"exit\",\"close\",\"badutf8\",\"ok\"]},"
+	    "\"idLast\":{\"type\":\"boolean\"}},"
+	    "\"required\":[\"bytes\",\"then\"]}", NULL, tool_big_cut },
 };
 
 static struct tool	*tools;
@@ -1277,6 +1286,29 @@ arg_size(const struct req *r, int args, const char *key, size_t *n)
 	return 0;
 }
 
+/* Returns 1 and the value in *v, 0 if absent, -1 if not a boolean. */
+static int
+arg_bool(const struct req *r, int args, const char *key, int *v)
+{
+	const jsmntok_t *t;
+	int i;
+
+	if ((i = obj_get(r->m, args, key)) == -1)
+		return 0;
+	t = &r->m->tok[i];
+	if (t->type != JSMN_PRIMITIVE)
+		return -1;
+	if (t->end - t->start == 4 &&
+	    memcmp(r->m->js + t->start, "true", 4) == 0)
+		*v = 1;
+	else if (t->end - t->start == 5 &&
+	    memcmp(r->m->js + t->start, "false", 5) == 0)
+		*v = 0;
+	else
+		return -1;
+	return 1;
+}
+
 /* Its stdout is gone, the process stays (with --linger, past EOF too). */
 static void
 tool_close_stdout(const struct req *r, int args)
@@ -1643,6 +1675,76 @@ tool_framing(const struct req *r, int args)
 	out.len--;		/* the '\n' */
 	buf_adds(&out, "\r\n");
 	send_out();
+}
+
+/*
+ * An answer that breaks after bytes 'x' of its text went out (a line that
+ * is no JSON, an exit, a closed stdout), or that does not: with badutf8,
+ * two of the bytes, at bytes/2, are 0xff 0xfe; with ok, it is big's.
+ */
+static void
+tool_big_cut(const struct req *r, int args)
+{
+	static const char *const thens[] = {
+		"garbage", "exit", "close", "badutf8", "ok",
+	};
+	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK };
+	struct buf b = { 0 };
+	size_t n, i;
+	int idlast = 0;
+
+	if (arg_size(r, args, "bytes", &n) == -1 ||
+	    arg_string(r, args, "then", &sarg) != 1 ||
+	    arg_bool(r, args, "idLast", &idlast) == -1) {
+		send_textz(r, "big_cut: bytes must be an integer from 0 to "
+		    "1e10, then a string, idLast a boolean", 1);
+		return;
+	}
+	for (i = 0; i < sizeof(thens) / sizeof(thens[0]); i++)
+		if (strcmp(sarg.p, thens[i]) == 0)
+			break;
+	if (i == sizeof(thens) / sizeof(thens[0]) || (i == BADUTF8 && n < 2)) {
+		send_textz(r, "big_cut: then must be garbage, exit, close, "
+		    "badutf8 or ok (badutf8 with 2 bytes or more)", 1);
+		return;
+	}
+	send_garbage();
+	if (idlast)
+		buf_adds(&b, "{\"result\":");
+	else
+		ans_begin(&b, r);
+	buf_adds(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"");
+	out_write(b.p, b.len);
+	if (i == BADUTF8) {
+		write_repeat('x', n / 2);
+		out_write("\xff\xfe", 2);
+		write_repeat('x', n - n / 2 - 2);
+	} else
+		write_repeat('x', n);
+	switch (i) {
+	case GARBAGE:
+		out_write("!!not json\n", 11);
+		break;
+	case EXIT:
+		logmsg("mock-server: exiting mid-answer\n");
+		_exit(3);
+	case CLOSE:
+		logmsg("mock-server: closing stdout mid-answer\n");
+		stdout_closed = 1;
+		(void)close(1);
+		break;
+	default:
+		b.len = 0;
+		buf_adds(&b, "\"}]}");
+		if (idlast) {
+			buf_adds(&b, ",\"jsonrpc\":\"2.0\",\"id\":");
+			buf_add(&b, r->id, r->idlen);
+		}
+		buf_adds(&b, "}\n");
+		out_write(b.p, b.len);
+		break;
+	}
+	free(b.p);
 }
 
 /*

@@ -1,0 +1,412 @@
+// Cut-through of large results: a server's answer to a routed tools/call
+// that grows past 256 KiB before its newline goes to the client as it
+// arrives.  The client gets the same result as before (its own id, the
+// content byte for byte, invalid UTF-8 as U+FFFD) in either member order;
+// nothing is written into the middle of a streamed line; a streamed answer
+// that breaks (no JSON, the server exits or closes stdout, the total passes
+// maxMessageBytes) ends the client's line there, and the call gets an error
+// result; while the client does not read, the server is not read either,
+// so the workbench's memory stays bounded.
+//
+// The servers are the C mock with --hostile (big, big_id_last, big_cut,
+// log_flood) and the fixture server (progress).  The SDK client reads
+// lines of up to 10 MiB (its ReadBuffer limit), so the 16 MB answer is
+// read by the byte-level client of hostile-lib.mjs.
+
+import { describe, test, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as L from './lib.mjs';
+import * as H from './hostile-lib.mjs';
+
+const { withWorkbench, text, assertOk, openOk } = L;
+const T = H.T;
+
+after(H.cleanupAll);
+afterEach(H.cleanupAll);
+
+const CUT_AT = 262144;		// answers longer than this are streamed
+const BIG = 3000000;		// a streamed answer
+const CUT = 2000000;		// a streamed answer that breaks
+// Just under the default maxMessageBytes; 4 MB under a wrapper (make asan,
+// make valgrind), where RSS is not checked and 16 MB takes long.
+const HUGE = H.WRAPPED ? 4000000 : 16000000;
+const MB = 1024;		// kB per MB, for VmHWM (kB)
+const CALL_LIMIT = T(6000);	// callTimeoutMs of a: a call never hangs
+const QUICK = T(3000);		// a break is answered well before that
+
+function box(servers, description = 'Stream box') {
+	return { description, mcpServers: servers };
+}
+
+// a streams and breaks, ok answers small calls (and logs), fx sends progress.
+const CONFIG = {
+	toolboxes: {
+		b: box({
+			a: { ...L.mock('--hostile'), callTimeoutMs: CALL_LIMIT },
+			ok: L.mock('--hostile', '--name', 'ok'),
+			fx: L.fixtureServer(),
+		}),
+	},
+};
+
+// Everything the SDK client reports through onerror: a malformed line, an
+// answer to an id it does not know, progress for a token it does not know.
+function watchErrors(client) {
+	const errors = [];
+	client.onerror = (e) => errors.push(e);
+	return errors;
+}
+
+function describeErrors(errors) {
+	return JSON.stringify(errors.map((e) => `${e?.name}: ${String(e?.message).slice(0, 200)}`));
+}
+
+// Exactly one error, and that a line that is not JSON.
+function assertOneMalformedLine(errors, what) {
+	assert.equal(errors.length, 1, `${what}: expected one malformed line, got ${describeErrors(errors)}`);
+	assert.ok(errors[0] instanceof SyntaxError, `${what}: not a JSON parse error: ${describeErrors(errors)}`);
+}
+
+// s is all 'x', n of them (without making a regular expression walk 16 MB).
+function assertXs(s, n, what) {
+	assert.equal(s.length, n, `${what}: length`);
+	assert.ok(s === 'x'.repeat(n), `${what}: not all 'x'`);
+}
+
+// Mock starts of toolbox/server seen on the workbench's stderr.
+function starts(wb, toolbox, server) {
+	return L.mockStarts(wb.stderr, `[${toolbox}/${server}] `).length;
+}
+
+// ---------------------------------------------------------------------------
+// The byte-level client (hostile-lib.mjs), where bytes matter.
+
+async function opened(config = CONFIG) {
+	const s = H.startSession(config);
+	await s.initialize();
+	const l = await s.open('b');
+	assert.equal(l.json?.result?.isError, undefined, `open_toolbox b: ${l.text.slice(0, 500)}`);
+	return s;
+}
+
+// Close stdin and wait for the exit.  Not s.close(): its timer keeps node
+// alive for its whole length (50 s under valgrind) after the exit.
+async function finish(s) {
+	let r = null;
+	s.proc.stdin.end();
+	try {
+		r = await L.withTimeout(s.exited, T(5000), 'the workbench to exit');
+	} catch {
+		// reported below; afterEach kills it
+	}
+	assert.ok(r !== null, `workbench did not exit after stdin EOF; ${s.describe()}`);
+	assert.equal(r.code, 0, `exit status; ${s.describe()}`);
+	H.forget(s);
+}
+
+function useToolLine(id, toolbox, server, name, args) {
+	return JSON.stringify({
+		jsonrpc: '2.0', id, method: 'tools/call',
+		params: { name: 'use_tool', arguments: { tool: { toolbox, server, name }, arguments: args } },
+	});
+}
+
+// The answer line the mock writes for n 'x', with the client's id spliced in.
+function expectedLine(id, n, idLast) {
+	const head = idLast ? '{"result":{"content":[{"type":"text","text":"'
+	    : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`;
+	const tail = idLast ? `"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}` : '"}]}}';
+	return Buffer.concat([Buffer.from(head), Buffer.alloc(n, 'x'), Buffer.from(tail)]);
+}
+
+function assertBytes(got, want, what) {
+	if (got.equals(want))
+		return;
+	let i = 0;
+	while (i < got.length && i < want.length && got[i] === want[i])
+		i++;
+	assert.fail(`${what}: ${got.length} bytes, expected ${want.length}; first difference at ${i}: ` +
+	    `${JSON.stringify(got.subarray(Math.max(0, i - 40), i + 40).toString('latin1'))}`);
+}
+
+// ===========================================================================
+
+describe('streamed results arrive intact', () => {
+	test('big and big_id_last of 3,000,000 bytes through use_tool', { timeout: T(20000) }, async () => {
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			for (const name of ['big', 'big_id_last', 'big', 'big_id_last']) {
+				const r = await wb.useTool('b', 'a', name, { bytes: BIG });
+				assertOk(r, `${name}:`);
+				assert.equal(r.content.length, 1, name);
+				assertXs(text(r), BIG, name);
+			}
+			for (const idLast of [false, true]) {
+				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: BIG, then: 'ok', idLast });
+				assertOk(r, `big_cut ok idLast=${idLast}:`);
+				assertXs(text(r), BIG, `big_cut ok idLast=${idLast}`);
+			}
+			assert.equal(text(await wb.useTool('b', 'a', 'echo', { message: 'after' })), 'after');
+			assert.deepEqual(describeErrors(errors), '[]', 'no client errors');
+		});
+	});
+
+	test('raw: the line is the server\'s, byte for byte, with the client\'s id, in both member orders', { timeout: T(20000) }, async () => {
+		const s = await opened();
+		for (const [name, idLast] of [['big', false], ['big_id_last', true]]) {
+			for (const n of [BIG, CUT_AT - 100, CUT_AT + 1]) {
+				const l = await s.useTool('b', 'a', name, { bytes: n }, 10000);
+				const id = l.json?.id;
+				assert.match(String(id), /^h-\d+$/, `${name} ${n}: ${l.text.slice(0, 200)}`);
+				assertBytes(l.buf, expectedLine(id, n, idLast), `${name} ${n}`);
+			}
+		}
+		assert.deepEqual((await s.drain()).map((g) => g.text), [], 'nothing else');
+		await finish(s);
+	});
+
+	test(`${HUGE.toLocaleString('en')} bytes arrive intact; the workbench's peak RSS stays below 16 MB, reading or not`, { timeout: T(30000) }, async (t) => {
+		const s = await opened();
+		const check = (l, id, what) => assertBytes(l.buf, expectedLine(id, HUGE, false), what);
+		await s.sendLine(useToolLine('reading', 'b', 'a', 'big', { bytes: HUGE }));
+		check(await s.waitId('reading', 20000), 'reading', 'client reading');
+		const hwm1 = H.hwmKb(s.pid);
+		t.diagnostic(`VmHWM after the first: ${hwm1} kB`);
+		if (H.CHECK_RSS)
+			assert.ok(hwm1 < 16 * MB, `peak RSS ${hwm1} kB with the client reading`);
+		// The client stops reading: the server must not be read either.
+		s.pause();
+		await s.sendLine(useToolLine('paused', 'b', 'a', 'big', { bytes: HUGE }));
+		await L.sleep(T(700));
+		const hwm2 = H.hwmKb(s.pid);
+		s.resume();
+		check(await s.waitId('paused', 20000), 'paused', 'client paused');
+		const hwm3 = H.hwmKb(s.pid);
+		t.diagnostic(`VmHWM while paused: ${hwm2} kB, after: ${hwm3} kB`);
+		if (H.CHECK_RSS) {
+			assert.ok(hwm2 < 16 * MB, `peak RSS ${hwm2} kB while the client did not read`);
+			assert.ok(hwm3 < 16 * MB, `peak RSS ${hwm3} kB`);
+		}
+		await finish(s);
+	});
+
+	test('badutf8: two invalid bytes in a streamed text become two U+FFFD', { timeout: T(20000) }, async () => {
+		const want = 'x'.repeat(CUT / 2) + '\uFFFD\uFFFD' + 'x'.repeat(CUT - CUT / 2 - 2);
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			for (const idLast of [false, true]) {
+				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'badutf8', idLast });
+				assertOk(r, `idLast=${idLast}:`);
+				const got = text(r);
+				assert.equal(got.length, CUT, `idLast=${idLast}: UTF-16 length`);
+				assert.equal(got.split('\uFFFD').length - 1, 2, `idLast=${idLast}: U+FFFD count`);
+				assert.ok(got === want, `idLast=${idLast}: U+FFFD U+FFFD at ${got.indexOf('\uFFFD')}, expected at ${CUT / 2}`);
+			}
+			assert.deepEqual(describeErrors(errors), '[]', 'no client errors');
+		});
+		// The SDK's decoder would repair the bytes itself: look at them.
+		const s = await opened();
+		for (const idLast of [false, true]) {
+			const l = await s.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'badutf8', idLast }, 10000);
+			assert.ok(H.isUtf8(l.buf), `idLast=${idLast}: the line is not valid UTF-8`);
+			assert.ok(l.json !== undefined, `idLast=${idLast}: the line is not JSON`);
+			assert.ok(H.text(l) === want, `idLast=${idLast}: text differs`);
+		}
+		await finish(s);
+	});
+});
+
+// ===========================================================================
+
+describe('nothing is written into a streamed line', () => {
+	// Two streamed answers from two servers, 50 small answers, 200 log
+	// notifications, progress, and the workbench's own answers, all at
+	// once; with the client reading, then with it not reading for 300 ms.
+	async function burst(wb, paused, msgs) {
+		const tag = paused ? 'p' : 'r';
+		const seen = [];
+		const calls = {
+			big: wb.useTool('b', 'a', 'big', { bytes: BIG }),
+			bigLast: wb.useTool('b', 'ok', 'big_id_last', { bytes: BIG }),
+			echoes: Promise.all(Array.from({ length: 50 }, (_, i) =>
+			    wb.useTool('b', 'ok', 'echo', { message: `${tag}${i}` }))),
+			logs: wb.useTool('b', 'ok', 'log_flood', { count: 200, bytes: 1000 }),
+			progress: wb.useTool('b', 'fx', 'progress', { steps: 10, interval_ms: 60, final_delay_ms: 100 },
+			    { onprogress: (p) => seen.push(p.progress) }),
+			pings: Promise.all(Array.from({ length: 5 }, () => wb.client.ping())),
+			open: wb.openToolbox('b'),
+			list: wb.client.listTools(),
+		};
+		if (paused) {
+			wb.proc.stdout.pause();
+			await L.sleep(300);
+			wb.proc.stdout.resume();
+		}
+		const keys = Object.keys(calls);
+		const got = Object.fromEntries((await L.withTimeout(Promise.all(Object.values(calls)), T(15000),
+		    `burst (${paused ? 'paused' : 'reading'})`)).map((v, i) => [keys[i], v]));
+		const what = paused ? 'client paused' : 'client reading';
+		assertOk(got.big, `${what}: big:`);
+		assertXs(text(got.big), BIG, `${what}: big`);
+		assertOk(got.bigLast, `${what}: big_id_last:`);
+		assertXs(text(got.bigLast), BIG, `${what}: big_id_last`);
+		assert.deepEqual(got.echoes.map((r) => text(r)), Array.from({ length: 50 }, (_, i) => `${tag}${i}`), `${what}: echoes`);
+		assert.equal(text(got.logs), 'ok', `${what}: log_flood`);
+		await L.sleep(50);
+		assert.equal(msgs.count, 200, `${what}: log notifications`);
+		msgs.list.forEach((m, i) => assert.equal(m.params.data, `${i} ${'l'.repeat(1000)}`, `${what}: log ${i}`));
+		msgs.reset();
+		assertOk(got.progress, `${what}: progress:`);
+		assert.deepEqual(JSON.parse(text(got.progress)).steps, 10);
+		assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], `${what}: progress notifications`);
+		assert.deepEqual(got.pings, Array(5).fill({}), `${what}: pings`);
+		assertOk(got.open, `${what}: open_toolbox:`);
+		assert.equal(got.open.structuredContent.servers_connected, 3, `${what}: open_toolbox`);
+		assert.equal(got.list.tools.length, 2, `${what}: tools/list`);
+	}
+
+	test('other servers\' answers, notifications and the workbench\'s own answers wait for the end of the line', { timeout: T(30000) }, async () => {
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			const msgs = L.collectNotifications(wb.client, LoggingMessageNotificationSchema);
+			await openOk(wb, 'b');
+			for (const paused of [false, true, false]) {
+				await burst(wb, paused, msgs);
+				assert.deepEqual(describeErrors(errors), '[]', `client errors (${paused ? 'paused' : 'reading'})`);
+			}
+		});
+	});
+});
+
+// ===========================================================================
+
+describe('a streamed answer that breaks', () => {
+	test('garbage before the newline: one malformed line, then isError; the server stays usable', { timeout: T(30000) }, async () => {
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			const pids = starts(wb, 'b', 'a');
+			for (const idLast of [false, true]) {
+				const what = `garbage, id ${idLast ? 'last' : 'first'}`;
+				errors.length = 0;
+				const log0 = wb.stderr.length;
+				const t0 = Date.now();
+				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'garbage', idLast });
+				const took = Date.now() - t0;
+				assert.equal(r.isError, true, `${what}: ${JSON.stringify(r).slice(0, 300)}`);
+				assert.ok(text(r).length > 0, `${what}: a reason`);
+				// With the id first the workbench knows the call at once;
+				// with it last the call may only end by callTimeoutMs.
+				if (!idLast) {
+					assert.doesNotMatch(text(r), /timed out/, `${what}: answered by the timeout, not the break`);
+					assert.ok(took < QUICK, `${what}: answered after ${took} ms`);
+				}
+				await L.sleep(50);
+				assertOneMalformedLine(errors, what);
+				assert.match(wb.stderr.slice(log0), /^mcp-workbench: b\/a: /m, `${what}: the reason is logged`);
+				const e = await wb.useTool('b', 'a', 'echo', { message: `after ${what}` });
+				assertOk(e, `${what}: the next call:`);
+				assert.equal(text(e), `after ${what}`);
+				assert.equal(text(await wb.useTool('b', 'a', 'big', { bytes: BIG })).length, BIG, `${what}: a big one after`);
+				assert.equal(errors.length, 1, `${what}: nothing more: ${describeErrors(errors)}`);
+			}
+			assert.equal(starts(wb, 'b', 'a'), pids, 'the server was not restarted');
+		});
+	});
+
+	// One session per kind of break: each restarts the server twice.  The
+	// server's output may be seen to end before its exit is: either reason.
+	for (const [then, reason] of [['exit', /exited with status 3|output ended/], ['close', /output/]]) {
+		test(`${then} before the newline: one malformed line, then isError; neighbours unaffected; the next call restarts it`, { timeout: T(30000) }, async () => {
+			await withWorkbench(CONFIG, {}, async (wb) => {
+				const errors = watchErrors(wb.client);
+				await openOk(wb, 'b');
+				for (const idLast of [false, true]) {
+					const what = `${then}, id ${idLast ? 'last' : 'first'}`;
+					errors.length = 0;
+					const n0 = starts(wb, 'b', 'a');
+					const neighbour = wb.useTool('b', 'ok', 'sleep', { ms: 300 });
+					const t0 = Date.now();
+					const r = await wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then, idLast });
+					const took = Date.now() - t0;
+					assert.equal(r.isError, true, `${what}: ${JSON.stringify(r).slice(0, 300)}`);
+					assert.match(text(r), reason, what);
+					assert.ok(took < QUICK, `${what}: answered after ${took} ms`);
+					// At once: the client has been told the server broke,
+					// so its next call must not go to the broken one.
+					const again = await wb.useTool('b', 'a', 'echo', { message: 'again' });
+					assertOk(again, `${what}: the next call, sent as soon as the error came:`);
+					assert.equal(text(again), 'again');
+					assert.equal(text(await neighbour), 'slept 300', `${what}: the neighbour's call`);
+					await L.sleep(50);
+					assertOneMalformedLine(errors, what);
+					assert.equal(text(await wb.useTool('b', 'ok', 'echo', { message: 'ok' })), 'ok', `${what}: another server`);
+					await L.waitFor(() => starts(wb, 'b', 'a') === n0 + 1, T(3000), `${what}: one restart`);
+					const o = await openOk(wb, 'b');
+					assert.equal(o.servers_connected, 3, `${what}: reopened`);
+					assert.equal(errors.length, 1, `${what}: nothing more: ${describeErrors(errors)}`);
+				}
+			});
+		});
+	}
+
+	test('raw: the client\'s line ends where the answer broke, then the call\'s error answer follows', { timeout: T(30000) }, async () => {
+		const s = await opened();
+		for (const then of ['garbage', 'exit', 'close']) {
+			const id = `cut-${then}`;
+			await s.sendLine(useToolLine(id, 'b', 'a', 'big_cut', { bytes: CUT, then }));
+			const others = [];
+			const l = await s.waitId(id, 10000, others);
+			assert.equal(l.json?.result?.isError, true, `${then}: ${l.text.slice(0, 300)}`);
+			assert.doesNotMatch(H.text(l), /timed out/, `${then}: answered by the timeout, not the break`);
+			assert.equal(others.length, 1, `${then}: one line before the answer, got ${others.length}`);
+			const cut = others[0];
+			const head = `{"jsonrpc":"2.0","id":"${id}","result":{"content":[{"type":"text","text":"`;
+			assert.equal(cut.json, undefined, `${then}: the broken line must not parse`);
+			assert.ok(H.isUtf8(cut.buf), `${then}: the broken line is valid UTF-8`);
+			assert.equal(cut.buf.subarray(0, head.length).toString(), head, `${then}: the line starts as the answer, with the client's id`);
+			assert.ok(cut.buf.length > CUT_AT, `${then}: ${cut.buf.length} bytes went out`);
+			assert.ok(cut.buf.length <= head.length + CUT + '!!not json'.length, `${then}: ${cut.buf.length} bytes`);
+			const body = cut.buf.subarray(head.length, head.length + Math.min(CUT, cut.buf.length - head.length));
+			assert.ok(body.equals(Buffer.alloc(body.length, 'x')), `${then}: the text so far is intact`);
+			assert.deepEqual((await s.drain()).map((g) => g.text), [], `${then}: nothing else`);
+			// The next call, at once: the server that broke is not used again.
+			const e = await s.useTool('b', 'a', 'echo', { message: `after ${then}` }, 5000);
+			assert.equal(H.text(e), `after ${then}`, `${then}: the next call`);
+		}
+		await finish(s);
+	});
+
+	test('maxMessageBytes passed while streaming: one malformed line, isError naming the limit; the next calls work', { timeout: T(30000) }, async () => {
+		const config = { maxMessageBytes: 1000000, ...CONFIG };
+		await withWorkbench(config, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			for (const name of ['big', 'big_id_last']) {
+				errors.length = 0;
+				const t0 = Date.now();
+				const r = await wb.useTool('b', 'a', name, { bytes: CUT });
+				const took = Date.now() - t0;
+				assert.equal(r.isError, true, `${name}: ${JSON.stringify(r).slice(0, 300)}`);
+				// With the id last the call may only end by callTimeoutMs.
+				if (name === 'big') {
+					assert.match(text(r), /maxMessageBytes/, name);
+					// Store-and-forward answers name the value too ("more
+					// than the 1000000-byte limit (maxMessageBytes)").
+					assert.match(text(r), /1000000/, `${name}: the limit's value`);
+					assert.ok(took < QUICK, `${name}: answered after ${took} ms`);
+				}
+				await L.sleep(50);
+				assertOneMalformedLine(errors, name);
+				assert.equal(text(await wb.useTool('b', 'a', 'echo', { message: 'after' })), 'after', `${name}: the next call`);
+				const under = await wb.useTool('b', 'a', 'big', { bytes: 900000 });
+				assertOk(under, `${name}: 900,000 bytes:`);
+				assertXs(text(under), 900000, `${name}: 900,000 bytes after`);
+				assert.equal(errors.length, 1, `${name}: nothing more: ${describeErrors(errors)}`);
+			}
+		});
+	});
+});
