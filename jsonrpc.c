@@ -944,6 +944,8 @@ jstream_feed(struct jstream *st, const char *s, size_t n)
 {
 	size_t i = st->pos, next;
 
+	if (st->want == WANT_NEXT && st->l.n == 0)
+		return JSON_OK;		/* Complete already. */
 	for (;;) {
 		if (!st->in_string)
 			i = skip_space(s, i, n);

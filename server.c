@@ -334,6 +334,7 @@ srv_start(struct server *s)
 void
 srv_stop_process(struct server *s)
 {
+	stream_abort(s, "the server was stopped");
 	if (s->proc.pid > 0)
 		proc_retire(s->proc.pid, s->proc.reaped);
 	s->proc.pid = 0;
@@ -933,28 +934,10 @@ stream_finish(struct server *s)
 }
 
 /*
- * The call a broken stream was for: known when the id came first, else
- * the server's one call in progress, if it has only one.
- */
-static int
-stream_call(struct server *s)
-{
-	int i, found = -1;
-
-	if (s->stream.rid > 0)
-		return req_find(s, s->stream.rid);
-	for (i = 0; i < s->nreq; i++)
-		if (s->req[i].kind == REQ_CALL && s->req[i].sent) {
-			if (found >= 0)
-				return -1;
-			found = i;
-		}
-	return found;
-}
-
-/*
  * End a stream that broke off: the client's line ends where it is and the
- * rest of the server's is dropped.  Returns its call's index, or -1.
+ * rest of the server's is dropped.  Returns its call's index, or -1 when
+ * the id was to come after the result: then nothing says which call it
+ * was, and that call waits for its timeout or its server's failure.
  */
 static int
 stream_cut(struct server *s, const char *why)
@@ -968,7 +951,7 @@ stream_cut(struct server *s, const char *why)
 	}
 	wb_log("%s: a result being passed on broke off after %zu bytes: %s",
 	    s->label, s->stream.total, why);
-	i = stream_call(s);
+	i = s->stream.rid > 0 ? req_find(s, s->stream.rid) : -1;
 	stream_finish(s);
 	return i;
 }
@@ -1009,6 +992,26 @@ stream_pass(struct server *s, const char *text, size_t from, size_t to)
 }
 
 /*
+ * With the id after the result, is this surely a call's answer?  Only
+ * when all the server has in progress are calls: an initialize or a
+ * tools/list page must be read whole.
+ */
+static bool
+stream_may_answer_call(const struct server *s)
+{
+	int i, calls = 0;
+
+	if (s->state != SRV_READY || s->relisting)
+		return false;
+	for (i = 0; i < s->nreq; i++) {
+		if (s->req[i].sent && s->req[i].kind != REQ_CALL)
+			return false;
+		calls += s->req[i].sent;
+	}
+	return calls > 0;
+}
+
+/*
  * Should this line be streamed?  It must be an answer with "result" and,
  * before that, at most jsonrpc, an id of a call we sent and other members.
  * Then the start of the line goes out, the id replaced by the client's.
@@ -1020,7 +1023,7 @@ stream_start(struct server *s, const char *text, size_t n)
 	struct rpc_top top = { 0 };
 	size_t i = 0;
 	long long v = 0;
-	int k = -1;
+	int k = -1, r;
 
 	while (i < n && (text[i] == ' ' || text[i] == '\t'))
 		i++;
@@ -1032,11 +1035,16 @@ stream_start(struct server *s, const char *text, size_t n)
 	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
 	    !s->req[k].sent))
 		return PEER_NOSTREAM;
+	if (top.id == NULL && !stream_may_answer_call(s))
+		return PEER_NOSTREAM;
+	if (!utf8_valid(text, top.at))
+		return PEER_NOSTREAM;	/* Whole, it is repaired. */
 	jstream_init(&st->check, top.at);
-	if (jstream_feed(&st->check, text, n) == JSON_SYNTAX) {
+	if ((r = jstream_feed(&st->check, text, n)) == JSON_SYNTAX) {
 		jstream_free(&st->check);
 		return PEER_NOSTREAM;
 	}
+	st->done = r == JSON_OK;
 	wb.streaming = s;
 	if (k >= 0) {
 		st->rid = v;
@@ -1081,6 +1089,8 @@ stream_end(struct server *s, const char *text, size_t n)
 	long long v;
 	int i = -1;
 
+	if (n > 0 && text[n - 1] == '\r')
+		n--;
 	st->check.last = true;
 	if ((at = stream_more(s, text, n)) == PEER_DISCARD)
 		return PEER_DISCARD;
@@ -1094,7 +1104,8 @@ stream_end(struct server *s, const char *text, size_t n)
 	if (top.id != NULL) {
 		if (!rpc_int_id(top.id, top.idlen, &v) || (i = req_find(s, v)) <
 		    0 || s->req[i].kind != REQ_CALL) {
-			stream_abort(s, "it answers no call in progress");
+			/* A late answer, to a call that is over. */
+			(void)stream_cut(s, "it answers no call in progress");
 			return PEER_DISCARD;
 		}
 		rpc_splice(&wb.client.out, text + at, n - at, top.id, top.idlen,
@@ -1473,8 +1484,8 @@ check_call_timeouts(struct server *s, long long now)
 			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
 			    s->cfg->call_timeout_ms);
 		if (wb.streaming == s && s->stream.rid == r->id) {
-			stream_abort(s, buf_cstr(&why));	/* Fails it. */
 			srv_cancel(s, r->id, "timed out");
+			stream_abort(s, buf_cstr(&why));	/* Fails it. */
 			continue;
 		}
 		call_error(s, r, buf_cstr(&why));

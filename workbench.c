@@ -804,7 +804,7 @@ client_busy(void *ctx)
 	int i, k;
 
 	(void)ctx;
-	if (peer_queued(&wb.client) > HIGH_WATER)
+	if (peer_queued(&wb.client) > HIGH_WATER || wb.held.len > HIGH_WATER)
 		return true;
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++)
@@ -976,6 +976,7 @@ static void
 build_pollfds(void)
 {
 	bool client_full = peer_queued(&wb.client) > HIGH_WATER;
+	bool held_full = wb.held.len > HIGH_WATER;
 	struct server *s;
 	int i, k;
 
@@ -988,7 +989,9 @@ build_pollfds(void)
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++) {
 			s = &wb.boxes[i].servers[k];
-			if (!client_full || wb.stopping)
+			/* While one result streams, the others wait for it. */
+			if ((!client_full && (!held_full || s == wb.streaming)) ||
+			    wb.stopping)
 				watch(s->proc.io.rfd, POLLIN, SLOT_OUT, s);
 			if (peer_queued(&s->proc.io) > 0)
 				watch(s->proc.io.wfd, POLLOUT, SLOT_IN, s);

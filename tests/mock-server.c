@@ -215,10 +215,12 @@ static const struct tool hostile_tools[] = {
 	    SCHEMA_EMPTY, NULL, tool_framing },
 	{ "big_cut", "Like big (id last with idLast), then by then: garbage"
 	    " ends the line as no JSON, exit exits, close closes stdout,"
-	    " badutf8 makes bytes/2 and the next 0xff 0xfe, ok ends well.",
+	    " badutf8 makes bytes/2 and the next 0xff 0xfe, ok ends well,"
+	    " pause ends well after 1000 spaces and 200 ms.",
 	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
 	    "{\"type\":\"number\"},\"then\":{\"type\":\"string\",\"enum\":"
-	    "[\"garbage\",\"exit\",\"close\",\"badutf8\",\"ok\"]},"
+	    "[\"garbage\",\"exit\",\"close\",\"badutf8\",\"ok\","
+	    "\"pause\"]},"
 	    "\"idLast\":{\"type\":\"boolean\"}},"
 	    "\"required\":[\"bytes\",\"then\"]}", NULL, tool_big_cut },
 };
@@ -1686,9 +1688,10 @@ static void
 tool_big_cut(const struct req *r, int args)
 {
 	static const char *const thens[] = {
-		"garbage", "exit", "close", "badutf8", "ok",
+		"garbage", "exit", "close", "badutf8", "ok", "pause",
 	};
-	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK };
+	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK, PAUSE };
+	struct timespec ts = { 0, 200 * 1000000L };
 	struct buf b = { 0 };
 	size_t n, i;
 	int idlast = 0;
@@ -1705,7 +1708,7 @@ tool_big_cut(const struct req *r, int args)
 			break;
 	if (i == sizeof(thens) / sizeof(thens[0]) || (i == BADUTF8 && n < 2)) {
 		send_textz(r, "big_cut: then must be garbage, exit, close, "
-		    "badutf8 or ok (badutf8 with 2 bytes or more)", 1);
+		    "badutf8, ok or pause (badutf8 with 2 bytes or more)", 1);
 		return;
 	}
 	send_garbage();
@@ -1736,6 +1739,14 @@ tool_big_cut(const struct req *r, int args)
 	default:
 		b.len = 0;
 		buf_adds(&b, "\"}]}");
+		if (i == PAUSE) {
+			/* The result is whole; its line ends a moment later. */
+			for (n = 0; n < 1000; n++)
+				buf_adds(&b, " ");
+			out_write(b.p, b.len);
+			b.len = 0;
+			(void)nanosleep(&ts, NULL);
+		}
 		if (idlast) {
 			buf_adds(&b, ",\"jsonrpc\":\"2.0\",\"id\":");
 			buf_add(&b, r->id, r->idlen);

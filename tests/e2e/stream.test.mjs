@@ -167,6 +167,24 @@ describe('streamed results arrive intact', () => {
 		await finish(s);
 	});
 
+	// The line passes 256 KiB only in the spaces after the result's end, and
+	// its newline comes 200 ms later: the stream starts with the result
+	// already whole (a bug once read the validator's level stack at -1).
+	test('a result already whole when its line passes 256 KiB arrives intact, in both member orders', { timeout: T(20000) }, async () => {
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			for (const idLast of [false, true]) {
+				const n = CUT_AT - 300;
+				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: n, then: 'pause', idLast });
+				assertOk(r, `big_cut pause idLast=${idLast}:`);
+				assertXs(text(r), n, `big_cut pause idLast=${idLast}`);
+			}
+			assert.equal(text(await wb.useTool('b', 'a', 'echo', { message: 'after' })), 'after');
+			assert.deepEqual(describeErrors(errors), '[]', 'no client errors');
+		});
+	});
+
 	test(`${HUGE.toLocaleString('en')} bytes arrive intact; the workbench's peak RSS stays below 16 MB, reading or not`, { timeout: T(30000) }, async (t) => {
 		const s = await opened();
 		const check = (l, id, what) => assertBytes(l.buf, expectedLine(id, HUGE, false), what);
