@@ -1322,33 +1322,27 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
  * progress back.
  */
 static void
-call_params(struct buf *b, struct request *r, const struct json *j,
-    int args, int meta)
+call_params(struct buf *b, struct request *r, const struct call_in *in)
 {
-	const char *raw, *tok;
-	size_t len, toklen;
 	struct buf id = { 0 };
-	int t;
 
 	buf_puts(b, "{\"name\":");
 	json_put_cstr(b, r->tool);
 	buf_puts(b, ",\"arguments\":");
-	if (args >= 0) {
-		raw = json_raw(j, args, &len);
-		buf_put(b, raw, len);
-	} else
+	if (in->args != NULL)
+		buf_put(b, in->args, in->alen);
+	else
 		buf_puts(b, "{}");
-	if (json_is(j, meta, JSMN_OBJECT)) {
+	if (in->meta != NULL) {
 		buf_puts(b, ",\"_meta\":");
-		raw = json_raw(j, meta, &len);
-		if (!rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
-			buf_put(b, raw, len);
+		if (in->token == NULL)
+			buf_put(b, in->meta, in->mlen);
 		else {
-			tok = json_raw(j, t, &toklen);
-			r->token = xstrndup(tok, toklen);
-			r->tokenlen = toklen;
+			r->token = xstrndup(in->token, in->toklen);
+			r->tokenlen = in->toklen;
 			buf_put_int(&id, r->id);
-			rpc_splice(b, raw, len, tok, toklen, id.data, id.len);
+			rpc_splice(b, in->meta, in->mlen, in->token, in->toklen,
+			    id.data, id.len);
 			buf_free(&id);
 		}
 	}
@@ -1360,8 +1354,8 @@ call_params(struct buf *b, struct request *r, const struct json *j,
  * the server's queue; otherwise its params wait in the request.
  */
 void
-call_route(struct server *s, const char *tool, const struct json *j,
-    int args, int meta, const char *id, size_t idlen)
+call_route(struct server *s, const char *tool, const struct call_in *in,
+    const char *id, size_t idlen)
 {
 	struct request *r;
 	struct buf p = { 0 };
@@ -1371,13 +1365,12 @@ call_route(struct server *s, const char *tool, const struct json *j,
 	r->cidlen = idlen;
 	r->tool = xstrdup(tool);
 	if (s->state != SRV_READY) {
-		call_params(&p, r, j, args, meta);
+		call_params(&p, r, in);
 		r->params = p.data;
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r)) {
-		call_params(srv_send_head(s, r, "tools/call"), r, j, args,
-		    meta);
+		call_params(srv_send_head(s, r, "tools/call"), r, in);
 		buf_puts(&s->proc.io.out, "}\n");
 		call_arm(s, r, now_ms());
 	}

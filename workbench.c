@@ -317,6 +317,22 @@ use_tool_valid(const struct json *j, int args, int top[2], int id[3],
 	return details->len == 0;
 }
 
+/* A call's arguments and _meta, from their tokens. */
+static void
+call_in_tokens(const struct json *j, int args, int meta, struct call_in *in)
+{
+	int t;
+
+	memset(in, 0, sizeof(*in));
+	if (args >= 0)
+		in->args = json_raw(j, args, &in->alen);
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		in->meta = json_raw(j, meta, &in->mlen);
+		if (rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
+			in->token = json_raw(j, t, &in->toklen);
+	}
+}
+
 /* The toolbox, server and tool names, each checked in turn. */
 static void
 tool_use_tool(const struct json *j, int args, int meta, const char *id,
@@ -326,6 +342,7 @@ tool_use_tool(const struct json *j, int args, int meta, const char *id,
 	struct toolbox *b;
 	struct server *s = NULL;
 	const char *box, *srv, *name;
+	struct call_in in;
 	int top[2], ident[3];
 
 	if (!use_tool_valid(j, args, top, ident, &details)) {
@@ -358,8 +375,10 @@ tool_use_tool(const struct json *j, int args, int meta, const char *id,
 	else if (s->state == SRV_READY && srv_tool(s, name) == NULL)
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", name, srv);
-	else
-		call_route(s, name, j, top[U_ARGS], meta, id, idlen);
+	else {
+		call_in_tokens(j, top[U_ARGS], meta, &in);
+		call_route(s, name, &in, id, idlen);
+	}
 fail:
 	if (t.len > 0)
 		reply_text(id, idlen, buf_cstr(&t), true);
@@ -561,6 +580,7 @@ tool_native(const struct json *j, const char *name, int args, int meta,
 {
 	char *box, *srv, *tool;
 	const struct tool *t = NULL;
+	struct call_in in;
 	struct toolbox *b;
 	struct server *s = NULL;
 
@@ -578,8 +598,10 @@ tool_native(const struct json *j, const char *name, int args, int meta,
 	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
 		reply_error(id, idlen, -32602, "Invalid params: arguments "
 		    "must be an object");
-	else
-		call_route(s, tool, j, args, meta, id, idlen);
+	else {
+		call_in_tokens(j, args, meta, &in);
+		call_route(s, tool, &in, id, idlen);
+	}
 	free(box);
 	free(srv);
 	free(tool);

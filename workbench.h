@@ -449,8 +449,18 @@ bool	 srv_busy(const struct server *, long long);
 struct toolbox *box_find(const char *);
 struct server *box_server(struct toolbox *, const char *);
 void	 box_open(struct toolbox *, const char *, size_t);
-void	 call_route(struct server *, const char *, const struct json *, int,
-	    int, const char *, size_t);
+/* A call's arguments and _meta, raw from the client's line (or NULL). */
+struct call_in {
+	const char	*args;
+	size_t		 alen;
+	const char	*meta;
+	size_t		 mlen;
+	const char	*token;		/* Its progressToken, within meta. */
+	size_t		 toklen;
+};
+
+void	 call_route(struct server *, const char *, const struct call_in *,
+	    const char *, size_t);
 void	 call_cancel(const char *, size_t, const char *);
 void	 stream_abort(struct server *, const char *);
 void	 up_answer(const struct json *, int, const char *, size_t);
