@@ -25,6 +25,7 @@
 #define READ_CHUNK	(64 * 1024)
 
 static size_t	check_value(const char *, size_t, size_t, size_t *, size_t *);
+static size_t	string_stop(const char *, size_t, size_t);
 
 static bool
 valid_number(const char *s, size_t n)
@@ -111,10 +112,19 @@ bare_primitive(struct json *j)
 int
 json_parse_any(struct json *j, const char *js, size_t len)
 {
-	jsmn_parser p;
-	unsigned int cap;
-	size_t end, depth;
 	int r;
+
+	return (r = json_check(j, js, len)) != JSON_OK ? r : json_tokenize(j);
+}
+
+/*
+ * Check a whole text for json_tokenize: one JSON value, spaces around it.
+ * JSON_OK, JSON_SYNTAX (with j->errpos) or JSON_TOODEEP.
+ */
+int
+json_check(struct json *j, const char *js, size_t len)
+{
+	size_t end, depth;
 
 	j->js = js;
 	j->len = len;
@@ -126,8 +136,19 @@ json_parse_any(struct json *j, const char *js, size_t len)
 			j->errpos = end;
 		return JSON_SYNTAX;
 	}
-	if (depth > JSON_DEPTH_MAX)
-		return JSON_TOODEEP;
+	return depth > JSON_DEPTH_MAX ? JSON_TOODEEP : JSON_OK;
+}
+
+/* Tokenize the text json_check passed: JSON_OK, or JSON_TOOBIG. */
+int
+json_tokenize(struct json *j)
+{
+	const char *js = j->js;
+	size_t len = j->len;
+	jsmn_parser p;
+	unsigned int cap;
+	int r;
+
 	if (j->cap == 0) {
 		j->cap = TOKEN_MIN;
 		j->tok = xmalloc(j->cap * sizeof(*j->tok));
@@ -364,6 +385,112 @@ json_members(const struct json *j, int obj, const char *const *keys,
 		i = json_next(j, i + 1);
 	}
 	return others;
+}
+
+/* The closing quote of the string at s[i], in text already checked. */
+static size_t
+string_close(const char *s, size_t i, size_t n)
+{
+	while ((i = string_stop(s, i + 1, n)) < n && s[i] == '\\')
+		i++;		/* The byte after it is skipped. */
+	return i;
+}
+
+/* Past the value at s[i] of text already checked: no checks, no tokens. */
+static size_t
+skip_checked(const char *s, size_t i, size_t n)
+{
+	size_t depth = 0;
+
+	for (; i < n; i++) {
+		switch (s[i]) {
+		case '"':
+			i = string_close(s, i, n);
+			break;
+		case '{':
+		case '[':
+			depth++;
+			continue;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		default:
+			if (depth > 0)
+				continue;
+			while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' &&
+			    s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
+			    s[i] != '\n')
+				i++;
+			return i;
+		}
+		if (depth == 0)
+			return i + 1;
+	}
+	return n;
+}
+
+/* Past the object at s[i] (json_shape); its fields' spans go to out. */
+static size_t
+shape_object(const char *s, size_t i, size_t n, const struct field *f,
+    bool strict, struct span *out)
+{
+	size_t key, end;
+	int k;
+
+	if (i >= n || s[i] != '{')
+		return 0;
+	for (i = skip_space(s, i + 1, n); i < n && s[i] == '"';
+	    i = skip_space(s, i + 1, n)) {
+		key = i + 1;
+		if ((end = string_close(s, i, n)) >= n ||
+		    memchr(s + key, '\\', end - key) != NULL)
+			return 0;
+		i = skip_space(s, skip_space(s, end + 1, n) + 1, n);
+		for (k = 0; f[k].key != NULL && (f[k].key[0] != s[key] ||
+		    strncmp(f[k].key, s + key, end - key) != 0 ||
+		    f[k].key[end - key] != '\0'); k++)
+			;
+		if (f[k].key == NULL) {
+			if (strict)
+				return 0;
+			end = skip_checked(s, i, n);
+		} else if (out[f[k].slot].p != NULL)
+			return 0;
+		else if (f[k].inner != NULL) {
+			if ((end = shape_object(s, i, n, f[k].inner, f[k].strict,
+			    out)) == 0)
+				return 0;
+		} else
+			end = skip_checked(s, i, n);
+		if (f[k].key != NULL) {
+			out[f[k].slot].p = s + i;
+			out[f[k].slot].n = end - i;
+		}
+		if ((i = skip_space(s, end, n)) >= n || s[i] != ',')
+			break;
+	}
+	return i < n && s[i] == '}' ? i + 1 : 0;
+}
+
+/*
+ * Find the values of a message's fields, in text json_check passed, in
+ * one pass and without tokens: the object at s[0] and the objects within
+ * it are described by fields (see struct field); each value's span goes
+ * to out[slot], whose p stays NULL when absent (out has nslots).  False
+ * when the text is not of that shape: a field that should be an object is
+ * not, a key has an escape, a field comes twice or a strict object has
+ * other keys.  The tokenizer sorts those out.
+ */
+bool
+json_shape(const char *s, size_t n, const struct field *f, struct span *out,
+    int nslots)
+{
+	int k;
+
+	for (k = 0; k < nslots; k++)
+		out[k].p = NULL;
+	return shape_object(s, skip_space(s, 0, n), n, f, false, out) != 0;
 }
 
 /* Follow a dotted path of keys ("params._meta.progressToken"). */

@@ -746,6 +746,100 @@ client_notification(const struct json *j, int method)
 }
 
 
+/* Is the span this JSON text, byte for byte? */
+static bool
+span_is(const struct span *v, const char *text)
+{
+	return v->p != NULL && v->n == strlen(text) &&
+	    memcmp(v->p, text, v->n) == 0;
+}
+
+/* A string or an integer, as the ids the tokenizing path accepts. */
+static bool
+span_id(const struct span *v)
+{
+	size_t i;
+
+	if (v->p == NULL || v->n == 0)
+		return false;
+	if (v->p[0] == '"')
+		return true;
+	i = v->p[0] == '-' ? 1 : 0;
+	if (i == v->n)
+		return false;
+	for (; i < v->n; i++)
+		if (v->p[i] < '0' || v->p[i] > '9')
+			return false;
+	return true;
+}
+
+/* A non-empty string without escapes, into b as a C string. */
+static const char *
+span_name(const struct span *v, struct buf *b)
+{
+	if (v->p == NULL || v->n < 3 || v->p[0] != '"' ||
+	    memchr(v->p, '\\', v->n) != NULL)
+		return NULL;
+	b->len = 0;
+	buf_put(b, v->p + 1, v->n - 2);
+	return buf_cstr(b);
+}
+
+/*
+ * The common request, use_tool with plain names to a ready server, is
+ * routed straight from the bytes of its line (already checked), without
+ * tokenizing it.  Anything else, errors included, returns false and goes
+ * the tokenizing way, which words every error.
+ */
+enum { F_JSONRPC, F_ID, F_METHOD, F_PARAMS, F_CALLED, F_USE, F_META,
+    F_TOOL, F_ARGS, F_BOX, F_SERVER, F_NAME, F_TOKEN, F_SLOTS };
+
+static bool
+fast_use_tool(const char *line, size_t n)
+{
+	static const struct field ident[] = { { "toolbox", F_BOX, NULL,
+	    false }, { "server", F_SERVER, NULL, false }, { "name", F_NAME,
+	    NULL, false }, { NULL, 0, NULL, false } };
+	static const struct field use[] = { { "tool", F_TOOL, ident, true },
+	    { "arguments", F_ARGS, NULL, false }, { NULL, 0, NULL, false } };
+	static const struct field meta[] = { { "progressToken", F_TOKEN,
+	    NULL, false }, { NULL, 0, NULL, false } };
+	static const struct field params[] = { { "name", F_CALLED, NULL,
+	    false }, { "arguments", F_USE, use, true }, { "_meta", F_META,
+	    meta, false }, { NULL, 0, NULL, false } };
+	static const struct field top[] = { { "jsonrpc", F_JSONRPC, NULL,
+	    false }, { "id", F_ID, NULL, false }, { "method", F_METHOD, NULL,
+	    false }, { "params", F_PARAMS, params, false }, { NULL, 0, NULL,
+	    false } };
+	struct span v[F_SLOTS];
+	struct call_in in = { 0 };
+	const char *box, *srv, *name;
+	struct toolbox *b;
+	struct server *s;
+
+	if (!wb.initialized || !json_shape(line, n, top, v, F_SLOTS) ||
+	    !span_is(&v[F_JSONRPC], "\"2.0\"") || !span_id(&v[F_ID]) ||
+	    !span_is(&v[F_METHOD], "\"tools/call\"") ||
+	    !span_is(&v[F_CALLED], "\"use_tool\"") ||
+	    (v[F_ARGS].p != NULL && v[F_ARGS].p[0] != '{') ||
+	    (v[F_TOKEN].p != NULL && !span_id(&v[F_TOKEN])) ||
+	    (box = span_name(&v[F_BOX], &wb.names[0])) == NULL ||
+	    (srv = span_name(&v[F_SERVER], &wb.names[1])) == NULL ||
+	    (name = span_name(&v[F_NAME], &wb.names[2])) == NULL ||
+	    (b = box_find(box)) == NULL || !b->open ||
+	    (s = box_server(b, srv)) == NULL || s->state != SRV_READY ||
+	    srv_tool(s, name) == NULL)
+		return false;
+	in.args = v[F_ARGS].p;
+	in.alen = v[F_ARGS].n;
+	in.meta = v[F_META].p;
+	in.mlen = v[F_META].n;
+	in.token = v[F_TOKEN].p;
+	in.toklen = v[F_TOKEN].n;
+	call_route(s, name, &in, v[F_ID].p, v[F_ID].n);
+	return true;
+}
+
 static void
 client_line(void *ctx, char *line, size_t n)
 {
@@ -762,7 +856,12 @@ client_line(void *ctx, char *line, size_t n)
 		reply_error(NULL, 0, -32700, "Parse error: not valid UTF-8");
 		return;
 	}
-	if ((r = json_parse_any(&wb.j, line, n)) == JSON_SYNTAX) {
+	if ((r = json_check(&wb.j, line, n)) == JSON_OK) {
+		if (fast_use_tool(line, n))
+			return;
+		r = json_tokenize(&wb.j);
+	}
+	if (r == JSON_SYNTAX) {
 		reply_error(NULL, 0, -32700, "Parse error: not valid JSON");
 		json_release(&wb.j);
 		return;

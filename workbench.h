@@ -107,6 +107,25 @@ void	 jstream_free(struct jstream *);
 
 int	 json_parse(struct json *, const char *, size_t);
 int	 json_parse_any(struct json *, const char *, size_t);
+int	 json_check(struct json *, const char *, size_t);
+int	 json_tokenize(struct json *);
+
+/* A span of JSON text: a value as it is written. */
+struct span {
+	const char	*p;
+	size_t		 n;
+};
+
+/* A field of an object for json_shape. */
+struct field {
+	const char		*key;		/* NULL ends the list */
+	int			 slot;		/* Where its span goes. */
+	const struct field	*inner;		/* An object to look into. */
+	bool			 strict;	/* inner: no other keys. */
+};
+
+bool	 json_shape(const char *, size_t, const struct field *, struct span *,
+	    int);
 void	 json_release(struct json *);
 int	 json_next(const struct json *, int);
 int	 json_get(const struct json *, int, const char *);

@@ -19,7 +19,9 @@
  *  - splicing a number over a parsed id, or adding a member to a parsed
  *    object, leaves valid JSON;
  *  - jstream_feed, given the text in pieces of any size (as a result that
- *    is passed on while it arrives), reaches the verdict ref_valid does.
+ *    is passed on while it arrives), reaches the verdict ref_valid does;
+ *  - json_shape, on checked text, finds spans that are each one JSON value
+ *    and the same values json_get finds for the keys it looks into.
  * A broken property aborts with a message (a crash to libFuzzer).
  */
 #include <errno.h>
@@ -262,6 +264,35 @@ emit_check(const char *s, size_t n, const char *expect)
 }
 
 /* What the request handlers do with one message. */
+/* json_shape's spans agree with the tokens of the same text (in j). */
+static void
+shape_check(const char *s, size_t n)
+{
+	static const struct field inner[] = { { "a", 2, NULL, false },
+	    { "b", 3, NULL, false }, { NULL, 0, NULL, false } };
+	static const struct field top[] = { { "id", 0, NULL, false },
+	    { "params", 1, inner, false }, { NULL, 0, NULL, false } };
+	static const char *const paths[] = { "id", "params", "params.a",
+	    "params.b" };
+	struct span v[4];
+	const char *raw;
+	size_t len;
+	int k, t;
+
+	if (!json_shape(s, n, top, v, 4))
+		return;
+	for (k = 0; k < 4; k++) {
+		t = json_path(&j, 0, paths[k]);
+		if ((v[k].p == NULL) != (t < 0))
+			broken("json_shape and json_path disagree on a field");
+		if (t < 0)
+			continue;
+		raw = json_raw(&j, t, &len);
+		if (raw != v[k].p || len != v[k].n)
+			broken("json_shape's span is not the token's");
+	}
+}
+
 static void
 message(const char *s, size_t n)
 {
@@ -292,6 +323,7 @@ message(const char *s, size_t n)
 		broken(r == JSON_SYNTAX ? "json_parse rejects valid JSON" :
 		    "json_parse accepts invalid JSON");
 	if (r == JSON_OK) {
+		shape_check(s, n);
 		for (k = 0; keys[k] != NULL; k++)
 			(void)json_get(&j, 0, keys[k]);
 		for (k = 0; paths[k] != NULL; k++)

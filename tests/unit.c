@@ -117,6 +117,39 @@ test_stream_check(void)
 			    end != strlen(bad[i]));
 }
 
+/*
+ * json_shape finds fields in one pass over checked text, and refuses the
+ * texts the tokenizing path must sort out.
+ */
+static void
+test_shape(void)
+{
+	static const struct field inner[] = { { "a", 1, NULL, false },
+	    { "b", 2, NULL, false }, { NULL, 0, NULL, false } };
+	static const struct field top[] = { { "id", 0, NULL, false },
+	    { "p", 3, inner, true }, { NULL, 0, NULL, false } };
+	static const char *const refused[] = {
+		"{\"id\":1,\"id\":2}", "{\"p\":{\"a\":1,\"c\":2}}",
+		"{\"p\":[1]}", "{\"i\\u0064\":1}", "{\"p\":{\"a\":1,\"a\":1}}",
+		NULL
+	};
+	const char *t = " {\"x\":{\"id\":9},\"id\":\"k}\\\"\",\"p\":{\"b\":"
+	    "[1,{\"a\":\"]\"}] , \"a\":-2.5e3},\"z\":null} ";
+	struct span v[4];
+	int i;
+
+	CHECK(json_shape(t, strlen(t), top, v, 4));
+	CHECK(v[0].p != NULL && v[0].n == 6 &&
+	    memcmp(v[0].p, "\"k}\\\"\"", 6) == 0);
+	CHECK(v[1].p != NULL && v[1].n == 6 && memcmp(v[1].p, "-2.5e3", 6) == 0);
+	CHECK(v[2].p != NULL && v[2].n == 13 &&
+	    memcmp(v[2].p, "[1,{\"a\":\"]\"}]", 13) == 0);
+	CHECK(v[3].p != NULL && v[3].p[0] == '{' && v[3].p[v[3].n - 1] == '}');
+	CHECK(json_shape("{}", 2, top, v, 4) && v[0].p == NULL && v[3].p == NULL);
+	for (i = 0; refused[i] != NULL; i++)
+		CHECK(!json_shape(refused[i], strlen(refused[i]), top, v, 4));
+}
+
 /* A text of depth levels of arrays under "a". */
 static char *
 nested(size_t depth)
@@ -661,6 +694,7 @@ main(void)
 {
 	test_parse();
 	test_stream_check();
+	test_shape();
 	test_deep();
 	test_lookup();
 	test_unescape();

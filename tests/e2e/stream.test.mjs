@@ -312,7 +312,10 @@ describe('a streamed answer that breaks', () => {
 				errors.length = 0;
 				const log0 = wb.stderr.length;
 				const t0 = Date.now();
-				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'garbage', idLast });
+				// The SDK's own timeout (60 s by default) must outlast
+				// callTimeoutMs, which valgrind runs scale up.
+				const r = await wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'garbage', idLast },
+				    { timeout: CALL_LIMIT + T(10000) });
 				const took = Date.now() - t0;
 				assert.equal(r.isError, true, `${what}: ${JSON.stringify(r).slice(0, 300)}`);
 				assert.ok(text(r).length > 0, `${what}: a reason`);
