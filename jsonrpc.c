@@ -1368,6 +1368,30 @@ peer_stream(struct peer *p, size_t *pos, const struct peer_ops *ops,
 	return true;
 }
 
+/* The line being streamed broke off: the rest of it is skipped. */
+void
+peer_skip_line(struct peer *p)
+{
+	if (p->streaming) {
+		p->streaming = false;
+		p->discard = true;
+	}
+}
+
+/*
+ * The line being streamed is too long: so_far bytes of it went, the rest
+ * is counted and dropped, then reported to ops->oversize with id.
+ */
+void
+peer_overlong(struct peer *p, size_t so_far, const char *id)
+{
+	p->streaming = false;
+	p->dropped = so_far;
+	p->taillen = 0;
+	free(p->dropped_id);
+	p->dropped_id = id != NULL ? xstrdup(id) : NULL;
+}
+
 /*
  * Hand the complete lines in the input to ops, while ops->busy (if any)
  * says we may: what is left waits in the buffer for peer_input.  A line

@@ -945,10 +945,7 @@ stream_cut(struct server *s, const char *why)
 	int i;
 
 	buf_putc(&wb.client.out, '\n');
-	if (s->proc.io.streaming) {
-		s->proc.io.streaming = false;
-		s->proc.io.discard = true;
-	}
+	peer_skip_line(&s->proc.io);
 	wb_log("%s: a result being passed on broke off after %zu bytes: %s",
 	    s->label, s->stream.total, why);
 	i = s->stream.rid > 0 ? req_find(s, s->stream.rid) : -1;
@@ -1129,19 +1126,14 @@ stream_end(struct server *s, const char *text, size_t n)
 static void
 stream_oversize(struct server *s)
 {
-	struct peer *p = &s->proc.io;
 	struct buf id = { 0 };
 
 	buf_putc(&wb.client.out, '\n');
-	p->streaming = false;
-	p->dropped = s->stream.total;
-	p->taillen = 0;
-	free(p->dropped_id);
-	p->dropped_id = NULL;
-	if (s->stream.rid > 0) {
+	if (s->stream.rid > 0)
 		buf_put_int(&id, s->stream.rid);
-		p->dropped_id = buf_cstr(&id);
-	}
+	peer_overlong(&s->proc.io, s->stream.total, id.len > 0 ?
+	    buf_cstr(&id) : NULL);
+	buf_free(&id);
 	stream_finish(s);
 }
 
@@ -1451,8 +1443,11 @@ srv_deadline(const struct server *s)
 		t = earliest(t, s->drained_at + STUCK_MS);
 	for (i = 0; i < s->nreq; i++)
 		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
-	if (wb.streaming == s)
+	if (wb.streaming == s) {
 		t = earliest(t, s->stream.last_at + STREAM_STALL_MS);
+		if (s->stream.held_at > 0)
+			t = earliest(t, s->stream.held_at + STREAM_STALL_MS);
+	}
 	return t > 0 ? t : -1;
 }
 
@@ -1527,6 +1522,39 @@ srv_exited(struct server *s, int status)
 }
 
 /* The timers of one server: its start, its calls, a closed stdout. */
+/*
+ * A stream must keep moving, and must not keep the client's other
+ * messages waiting long: STREAM_STALL_MS without a byte of it, or with
+ * others held back, ends it.  Neither clock runs while the client is the
+ * slow one.
+ */
+static void
+stream_check(struct server *s, long long now)
+{
+	struct stream *st = &s->stream;
+	struct buf why = { 0 };
+
+	if (peer_queued(&wb.client) > HIGH_WATER) {
+		st->last_at = now;
+		st->held_at = 0;
+		return;
+	}
+	if (wb.held.len == 0)
+		st->held_at = 0;
+	else if (st->held_at == 0)
+		st->held_at = now;
+	if (now >= st->last_at + STREAM_STALL_MS)
+		buf_printf(&why, "no more of it came for %d ms",
+		    STREAM_STALL_MS);
+	else if (st->held_at > 0 && now >= st->held_at + STREAM_STALL_MS)
+		buf_printf(&why, "it kept the client's other messages waiting "
+		    "for %d ms", STREAM_STALL_MS);
+	else
+		return;
+	stream_abort(s, buf_cstr(&why));
+	buf_free(&why);
+}
+
 void
 srv_check_timers(struct server *s, long long now)
 {
@@ -1536,17 +1564,8 @@ srv_check_timers(struct server *s, long long now)
 		srv_fail(s, "closed its standard output");
 		return;
 	}
-	if (wb.streaming == s) {
-		/* The stall clock stops while the client is the slow one. */
-		if (peer_queued(&wb.client) > HIGH_WATER)
-			s->stream.last_at = now;
-		else if (now >= s->stream.last_at + STREAM_STALL_MS) {
-			buf_printf(&why, "no more of it came for %d ms",
-			    STREAM_STALL_MS);
-			stream_abort(s, buf_cstr(&why));
-			why.len = 0;
-		}
-	}
+	if (wb.streaming == s)
+		stream_check(s, now);
 	check_call_timeouts(s, now);
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;

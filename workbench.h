@@ -202,8 +202,8 @@ struct peer_ops {
 	/*
 	 * Pass on part of a line: the bytes so far (all of the line but its
 	 * newline when end).  Returns how many it took, which the peer
-	 * drops, or PEER_NOSTREAM / PEER_DISCARD; or it sets dropped, and
-	 * the rest is counted as a line too long.  May be NULL.
+	 * drops, or PEER_NOSTREAM / PEER_DISCARD; or it calls peer_overlong
+	 * and the rest is counted as a line too long.  May be NULL.
 	 */
 	size_t	(*stream)(void *, char *, size_t, bool);
 };
@@ -211,6 +211,8 @@ struct peer_ops {
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
 void	 peer_input(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
+void	 peer_skip_line(struct peer *);
+void	 peer_overlong(struct peer *, size_t, const char *);
 size_t	 peer_queued(const struct peer *);
 bool	 peer_trim(struct peer *);
 bool	 peer_bloated(struct peer *);
@@ -369,9 +371,11 @@ struct stream {
 	size_t		 total;		/* Bytes of the line passed on. */
 	bool		 done;		/* The result's value is complete. */
 	long long	 last_at;	/* When bytes last came. */
+	long long	 held_at;	/* Since when others wait, or 0. */
 };
 
-#define STREAM_STALL_MS	5000	/* A stream with no bytes for this fails. */
+/* A stream without a byte, or keeping others waiting, this long fails. */
+#define STREAM_STALL_MS	5000
 
 struct server {
 	struct toolbox		*box;

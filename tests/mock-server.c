@@ -216,11 +216,12 @@ static const struct tool hostile_tools[] = {
 	{ "big_cut", "Like big (id last with idLast), then by then: garbage"
 	    " ends the line as no JSON, exit exits, close closes stdout,"
 	    " badutf8 makes bytes/2 and the next 0xff 0xfe, ok ends well,"
-	    " pause ends well after 1000 spaces and 200 ms.",
+	    " pause ends well after 1000 spaces and 200 ms, trickle adds"
+	    " an x every 500 ms for 30 s, then ends well.",
 	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
 	    "{\"type\":\"number\"},\"then\":{\"type\":\"string\",\"enum\":"
 	    "[\"garbage\",\"exit\",\"close\",\"badutf8\",\"ok\","
-	    "\"pause\"]},"
+	    "\"pause\",\"trickle\"]},"
 	    "\"idLast\":{\"type\":\"boolean\"}},"
 	    "\"required\":[\"bytes\",\"then\"]}", NULL, tool_big_cut },
 };
@@ -1688,9 +1689,10 @@ static void
 tool_big_cut(const struct req *r, int args)
 {
 	static const char *const thens[] = {
-		"garbage", "exit", "close", "badutf8", "ok", "pause",
+		"garbage", "exit", "close", "badutf8", "ok", "pause", "trickle",
 	};
-	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK, PAUSE };
+	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK, PAUSE, TRICKLE };
+	struct timespec half = { 0, 500 * 1000000L };
 	struct timespec ts = { 0, 200 * 1000000L };
 	struct buf b = { 0 };
 	size_t n, i;
@@ -1708,7 +1710,8 @@ tool_big_cut(const struct req *r, int args)
 			break;
 	if (i == sizeof(thens) / sizeof(thens[0]) || (i == BADUTF8 && n < 2)) {
 		send_textz(r, "big_cut: then must be garbage, exit, close, "
-		    "badutf8, ok or pause (badutf8 with 2 bytes or more)", 1);
+		    "badutf8, ok, pause or trickle (badutf8 with 2 bytes or more)",
+		    1);
 		return;
 	}
 	send_garbage();
@@ -1724,6 +1727,11 @@ tool_big_cut(const struct req *r, int args)
 		write_repeat('x', n - n / 2 - 2);
 	} else
 		write_repeat('x', n);
+	/* Slow as can be, yet never quite stalled. */
+	for (n = 0; i == TRICKLE && n < 60; n++) {
+		(void)nanosleep(&half, NULL);
+		out_write("x", 1);
+	}
 	switch (i) {
 	case GARBAGE:
 		out_write("!!not json\n", 11);

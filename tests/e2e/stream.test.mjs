@@ -302,6 +302,27 @@ describe('nothing is written into a streamed line', () => {
 // ===========================================================================
 
 describe('a streamed answer that breaks', () => {
+	// A result that keeps coming, a byte now and then, may not keep the
+	// client's other messages waiting more than 5 s (STREAM_STALL_MS).
+	test('a trickling result is cut after keeping others waiting 5 s; they then arrive', { timeout: T(30000) }, async () => {
+		await withWorkbench(CONFIG, {}, async (wb) => {
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'b');
+			const slow = wb.useTool('b', 'a', 'big_cut', { bytes: CUT, then: 'trickle' }, { timeout: T(60000) });
+			await L.sleep(T(500));
+			const t0 = Date.now();
+			const e = await wb.useTool('b', 'ok', 'echo', { message: 'waited' });
+			const took = Date.now() - t0;
+			assert.equal(text(e), 'waited');
+			assert.ok(took >= 4000 && took < T(9000), `the echo waited ${took} ms`);
+			const r = await slow;
+			assert.equal(r.isError, true, JSON.stringify(r).slice(0, 300));
+			assert.match(text(r), /waiting/, 'the reason');
+			await L.sleep(50);
+			assertOneMalformedLine(errors, 'trickle');
+		});
+	});
+
 	test('garbage before the newline: one malformed line, then isError; the server stays usable', { timeout: T(30000) }, async () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const errors = watchErrors(wb.client);
