@@ -387,112 +387,6 @@ json_members(const struct json *j, int obj, const char *const *keys,
 	return others;
 }
 
-/* The closing quote of the string at s[i], in text already checked. */
-static size_t
-string_close(const char *s, size_t i, size_t n)
-{
-	while ((i = string_stop(s, i + 1, n)) < n && s[i] == '\\')
-		i++;		/* The byte after it is skipped. */
-	return i;
-}
-
-/* Past the value at s[i] of text already checked: no checks, no tokens. */
-static size_t
-skip_checked(const char *s, size_t i, size_t n)
-{
-	size_t depth = 0;
-
-	for (; i < n; i++) {
-		switch (s[i]) {
-		case '"':
-			i = string_close(s, i, n);
-			break;
-		case '{':
-		case '[':
-			depth++;
-			continue;
-		case '}':
-		case ']':
-			depth--;
-			break;
-		default:
-			if (depth > 0)
-				continue;
-			while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' &&
-			    s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
-			    s[i] != '\n')
-				i++;
-			return i;
-		}
-		if (depth == 0)
-			return i + 1;
-	}
-	return n;
-}
-
-/* Past the object at s[i] (json_shape); its fields' spans go to out. */
-static size_t
-shape_object(const char *s, size_t i, size_t n, const struct field *f,
-    bool strict, struct span *out)
-{
-	size_t key, end;
-	int k;
-
-	if (i >= n || s[i] != '{')
-		return 0;
-	for (i = skip_space(s, i + 1, n); i < n && s[i] == '"';
-	    i = skip_space(s, i + 1, n)) {
-		key = i + 1;
-		if ((end = string_close(s, i, n)) >= n ||
-		    memchr(s + key, '\\', end - key) != NULL)
-			return 0;
-		i = skip_space(s, skip_space(s, end + 1, n) + 1, n);
-		for (k = 0; f[k].key != NULL && (f[k].key[0] != s[key] ||
-		    strncmp(f[k].key, s + key, end - key) != 0 ||
-		    f[k].key[end - key] != '\0'); k++)
-			;
-		if (f[k].key == NULL) {
-			if (strict)
-				return 0;
-			end = skip_checked(s, i, n);
-		} else if (out[f[k].slot].p != NULL)
-			return 0;
-		else if (f[k].inner != NULL) {
-			if ((end = shape_object(s, i, n, f[k].inner, f[k].strict,
-			    out)) == 0)
-				return 0;
-		} else
-			end = skip_checked(s, i, n);
-		if (f[k].key != NULL) {
-			out[f[k].slot].p = s + i;
-			out[f[k].slot].n = end - i;
-		}
-		if ((i = skip_space(s, end, n)) >= n || s[i] != ',')
-			break;
-	}
-	return i < n && s[i] == '}' ? i + 1 : 0;
-}
-
-/*
- * Find the values of a message's fields, in text json_check passed, in
- * one pass and without tokens: the object at s[0] and the objects within
- * it are described by fields (see struct field); each value's span goes
- * to out[slot], whose p stays NULL when absent (out has nslots).  False
- * when the text is not of that shape: a field that should be an object is
- * not, a key has an escape, a field comes twice or a strict object has
- * other keys.  The tokenizer sorts those out.
- */
-bool
-json_shape(const char *s, size_t n, const struct field *f, struct span *out,
-    int nslots)
-{
-	int k;
-
-	for (k = 0; k < nslots; k++)
-		out[k].p = NULL;
-	return shape_object(s, skip_space(s, 0, n), n, f, false, out) != 0;
-}
-
 /* Follow a dotted path of keys ("params._meta.progressToken"). */
 int
 json_path(const struct json *j, int obj, const char *path)
@@ -629,9 +523,19 @@ bool
 utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	uint64_t w[4];
+	uint64_t w[4], any = 0;
 	size_t i = 0, k;
 
+	/* Most lines are all ASCII: one branch-free look first. */
+	for (; i + 8 <= n; i += 8) {
+		memcpy(w, u + i, 8);
+		any |= w[0];
+	}
+	for (; i < n; i++)
+		any |= u[i];
+	if ((any & 0x8080808080808080ull) == 0)
+		return true;
+	i = 0;
 	while (i < n) {
 		/* ASCII goes 32 bytes a step. */
 		for (; i + 32 <= n; i += 32) {
@@ -941,6 +845,17 @@ level_push(struct json_levels *l, char c)
 		l->most = l->n;
 }
 
+/* Past the bytes at s[i] that may be part of a number or a literal. */
+static size_t
+primitive_end(const char *s, size_t i, size_t n)
+{
+	while (i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
+	    (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+	    (s[i] >= 'A' && s[i] <= 'Z')))
+		i++;
+	return i;
+}
+
 /* (Field by field: clearing the inline stack would cost more than a step.) */
 void
 jstream_init(struct jstream *st, size_t pos)
@@ -1042,11 +957,8 @@ check_step(struct jstream *st, const char *s, size_t i, size_t n)
 		st->empty = true;
 		return i + 1;
 	}
-	for (start = i; i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
-	    (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
-	    (s[i] >= 'A' && s[i] <= 'Z')); i++)
-		;
-	if (i == n && !st->last) {
+	start = i;
+	if ((i = primitive_end(s, i, n)) == n && !st->last) {
 		if (i - start >= PRIMITIVE_MAX)
 			return 0;
 		st->pos = start;
@@ -1103,8 +1015,19 @@ static size_t
 check_value(const char *s, size_t i, size_t n, size_t *bad, size_t *depth)
 {
 	struct jstream st;
+	size_t end;
 	int r;
 
+	if (i < n && s[i] != '{' && s[i] != '[') {	/* A leaf, directly. */
+		*depth = 0;
+		if (s[i] == '"')
+			end = skip_string(s, i, n);
+		else if ((end = primitive_end(s, i, n)) == i ||
+		    !valid_primitive(s + i, end - i))
+			end = 0;
+		*bad = end != 0 ? end : i;
+		return end;
+	}
 	jstream_init(&st, i);
 	st.last = true;
 	r = jstream_feed(&st, s, n);
@@ -1112,6 +1035,81 @@ check_value(const char *s, size_t i, size_t n, size_t *bad, size_t *depth)
 	*bad = r == JSON_OK ? st.pos : st.tok;
 	jstream_free(&st);
 	return r == JSON_OK ? *bad : 0;
+}
+
+/*
+ * Past the object at s[i], checked as it goes (json_shape): its fields'
+ * spans go to out.  level is its nesting, for JSON_DEPTH_MAX.
+ */
+static size_t
+shape_object(const char *s, size_t i, size_t n, const struct field *f,
+    bool strict, size_t level, struct span *out)
+{
+	size_t key, end, bad, depth;
+	int k;
+
+	if (i >= n || s[i] != '{')
+		return 0;
+	if ((i = skip_space(s, i + 1, n)) < n && s[i] == '}')
+		return i + 1;
+	for (;;) {
+		/* A key with an escape is left to the tokenizer. */
+		key = i + 1;
+		if (i >= n || s[i] != '"' || (end = string_stop(s, key, n)) >= n ||
+		    s[end] != '"')
+			return 0;
+		if ((i = skip_space(s, end + 1, n)) >= n || s[i] != ':')
+			return 0;
+		i = skip_space(s, i + 1, n);
+		for (k = 0; f[k].key != NULL && (f[k].len != end - key ||
+		    memcmp(f[k].key, s + key, f[k].len) != 0); k++)
+			;
+		if (f[k].key == NULL && strict)
+			return 0;
+		if (f[k].key != NULL && out[f[k].slot].p != NULL)
+			return 0;
+		if (f[k].key != NULL && f[k].inner != NULL)
+			end = shape_object(s, i, n, f[k].inner, f[k].strict,
+			    level + 1, out);
+		else if ((end = check_value(s, i, n, &bad, &depth)) != 0 &&
+		    level + depth > JSON_DEPTH_MAX)
+			return 0;
+		if (end == 0)
+			return 0;
+		if (f[k].key != NULL) {
+			out[f[k].slot].p = s + i;
+			out[f[k].slot].n = end - i;
+		}
+		if ((i = skip_space(s, end, n)) < n && s[i] == '}')
+			return i + 1;
+		if (i >= n || s[i] != ',')
+			return 0;
+		i = skip_space(s, i + 1, n);
+	}
+}
+
+/*
+ * Check a message and find the values of its fields, in one pass and
+ * without tokens: the object that is the whole text s and the objects
+ * within it are described by fields (see struct field); each value's span
+ * goes to out[slot], whose p stays NULL when absent (out has nslots).
+ * False when the text is not valid JSON (json_check's verdict, but for
+ * JSON_TOOBIG, which it does not count) or not of that shape: a field
+ * that should be an object is not, a key has an escape, a field comes
+ * twice or a strict object has other keys.  The tokenizer sorts those out
+ * and words the errors.
+ */
+bool
+json_shape(const char *s, size_t n, const struct field *f, struct span *out,
+    int nslots)
+{
+	size_t end;
+	int k;
+
+	for (k = 0; k < nslots; k++)
+		out[k].p = NULL;
+	end = shape_object(s, skip_space(s, 0, n), n, f, false, 1, out);
+	return end != 0 && skip_space(s, end, n) == n;
 }
 
 /*
@@ -1398,12 +1396,14 @@ peer_overlong(struct peer *p, size_t so_far, const char *id)
  * longer than max is never kept whole: once the buffer passes max without
  * a newline, its bytes are counted and dropped until the newline, then
  * reported.  With ops->stream, a line that passes STREAM_MIN before its
- * newline is offered to it, to be passed on as it arrives.
+ * newline is offered to it, to be passed on as it arrives.  With
+ * ops->pump, a chunk of many lines is not a convoy: what the first lines
+ * queued goes out while we handle the rest.
  */
 void
 peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 {
-	size_t pos = 0, n;
+	size_t pos = 0, pumped = 0, n;
 	bool held = false;
 	char *nl;
 
@@ -1445,6 +1445,10 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 			peer_line(p->in.data + pos, n, ops, ctx);
 		p->scanned = pos += n + 1;
 		p->nostream = false;
+		if (ops->pump != NULL && pos - pumped >= PUMP_BYTES) {
+			ops->pump();
+			pumped = pos;
+		}
 	}
 	buf_consume(&p->in, pos);
 	p->scanned = held ? 0 : p->in.len;

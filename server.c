@@ -262,7 +262,7 @@ call_sendable(struct server *s, struct request *r)
 {
 	struct buf t = { 0 };
 
-	if (srv_stuck(s, now_ms())) {
+	if (srv_stuck(s, loop_ms())) {
 		buf_printf(&t, "the server is not reading its input (%zu bytes "
 		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
 		    STUCK_MS);
@@ -288,7 +288,7 @@ call_dispatch(struct server *s, struct request *r)
 	srv_send(s, r, "tools/call", r->params, r->plen);
 	free(r->params);
 	r->params = NULL;
-	call_arm(s, r, now_ms());
+	call_arm(s, r, loop_ms());
 }
 
 /* A restart budget keeps a crash loop from spinning. */
@@ -1154,7 +1154,7 @@ srv_stream(void *ctx, char *text, size_t n, bool end)
 }
 
 static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
-    srv_stream };
+    srv_stream, pump_all };
 
 /*
  * Toolboxes.
@@ -1364,7 +1364,7 @@ call_route(struct server *s, const char *tool, const struct call_in *in,
 	} else if (call_sendable(s, r)) {
 		call_params(srv_send_head(s, r, "tools/call"), r, in);
 		buf_puts(&s->proc.io.out, "}\n");
-		call_arm(s, r, now_ms());
+		call_arm(s, r, loop_ms());
 	}
 }
 

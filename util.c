@@ -207,6 +207,25 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The time the poll loop last woke (loop_tick), for what runs per line:
+ * one read's lines take far less than the millisecond timers count in,
+ * and a clock read per line is a measurable part of a call.
+ */
+static long long loop_now;
+
+void
+loop_tick(void)
+{
+	loop_now = now_ms();
+}
+
+long long
+loop_ms(void)
+{
+	return loop_now != 0 ? loop_now : now_ms();
+}
+
 /* Queue raw log bytes (whole lines) and write what stderr takes now. */
 void
 wb_log_raw(const char *s, size_t n)

@@ -787,7 +787,7 @@ span_name(const struct span *v, struct buf *b)
 
 /*
  * The common request, use_tool with plain names to a ready server, is
- * routed straight from the bytes of its line (already checked), without
+ * checked and routed straight from the bytes of its line, without
  * tokenizing it.  Anything else, errors included, returns false and goes
  * the tokenizing way, which words every error.
  */
@@ -797,20 +797,20 @@ enum { F_JSONRPC, F_ID, F_METHOD, F_PARAMS, F_CALLED, F_USE, F_META,
 static bool
 fast_use_tool(const char *line, size_t n)
 {
-	static const struct field ident[] = { { "toolbox", F_BOX, NULL,
-	    false }, { "server", F_SERVER, NULL, false }, { "name", F_NAME,
-	    NULL, false }, { NULL, 0, NULL, false } };
-	static const struct field use[] = { { "tool", F_TOOL, ident, true },
-	    { "arguments", F_ARGS, NULL, false }, { NULL, 0, NULL, false } };
-	static const struct field meta[] = { { "progressToken", F_TOKEN,
-	    NULL, false }, { NULL, 0, NULL, false } };
-	static const struct field params[] = { { "name", F_CALLED, NULL,
-	    false }, { "arguments", F_USE, use, true }, { "_meta", F_META,
-	    meta, false }, { NULL, 0, NULL, false } };
-	static const struct field top[] = { { "jsonrpc", F_JSONRPC, NULL,
-	    false }, { "id", F_ID, NULL, false }, { "method", F_METHOD, NULL,
-	    false }, { "params", F_PARAMS, params, false }, { NULL, 0, NULL,
-	    false } };
+	static const struct field ident[] = { FIELD("toolbox", F_BOX, NULL,
+	    false), FIELD("server", F_SERVER, NULL, false), FIELD("name",
+	    F_NAME, NULL, false), FIELD_END };
+	static const struct field use[] = { FIELD("tool", F_TOOL, ident,
+	    true), FIELD("arguments", F_ARGS, NULL, false), FIELD_END };
+	static const struct field meta[] = { FIELD("progressToken", F_TOKEN,
+	    NULL, false), FIELD_END };
+	static const struct field params[] = { FIELD("name", F_CALLED, NULL,
+	    false), FIELD("arguments", F_USE, use, true), FIELD("_meta",
+	    F_META, meta, false), FIELD_END };
+	static const struct field top[] = { FIELD("jsonrpc", F_JSONRPC, NULL,
+	    false), FIELD("id", F_ID, NULL, false), FIELD("method", F_METHOD,
+	    NULL, false), FIELD("params", F_PARAMS, params, false),
+	    FIELD_END };
 	struct span v[F_SLOTS];
 	struct call_in in = { 0 };
 	const char *box, *srv, *name;
@@ -856,12 +856,9 @@ client_line(void *ctx, char *line, size_t n)
 		reply_error(NULL, 0, -32700, "Parse error: not valid UTF-8");
 		return;
 	}
-	if ((r = json_check(&wb.j, line, n)) == JSON_OK) {
-		if (fast_use_tool(line, n))
-			return;
-		r = json_tokenize(&wb.j);
-	}
-	if (r == JSON_SYNTAX) {
+	if (fast_use_tool(line, n))
+		return;
+	if ((r = json_parse_any(&wb.j, line, n)) == JSON_SYNTAX) {
 		reply_error(NULL, 0, -32700, "Parse error: not valid JSON");
 		json_release(&wb.j);
 		return;
@@ -921,7 +918,7 @@ client_oversize(void *ctx, size_t size, const char *id)
 static bool
 client_busy(void *ctx)
 {
-	long long now = now_ms();
+	long long now = loop_ms();
 	int i, k;
 
 	(void)ctx;
@@ -935,7 +932,7 @@ client_busy(void *ctx)
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
-    client_busy, NULL };
+    client_busy, NULL, pump_all };
 
 /*
  * Startup.
@@ -1253,6 +1250,26 @@ flush_all(void)
 	wb_log_flush();
 }
 
+/*
+ * Write what is queued now, between lines (peer_ops.pump).  Only writes:
+ * an error is left for flush_all to handle between reads, where closing
+ * a pipe cannot pull a buffer from under the lines being handled.
+ */
+void
+pump_all(void)
+{
+	struct server *s;
+	int i, k;
+
+	(void)peer_flush(&wb.client);
+	for (i = 0; i < wb.nboxes; i++)
+		for (k = 0; k < wb.boxes[i].nservers; k++) {
+			s = &wb.boxes[i].servers[k];
+			if (s->proc.io.wfd >= 0)
+				(void)peer_flush(&s->proc.io);
+		}
+}
+
 /* Apply fn to the client and every server's peer; true if any said so. */
 static bool
 each_peer(bool (*fn)(struct peer *))
@@ -1298,7 +1315,8 @@ run(void)
 		}
 		if (n == 0 && trim)
 			each_peer(peer_trim);
-		dispatch(now_ms());
+		loop_tick();
+		dispatch(loop_ms());
 	}
 	proc_kill_all();
 	reap();

@@ -19,6 +19,7 @@
 #define WB_PROTOCOL_LATEST	"2025-11-25"
 #define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
 #define HIGH_WATER		(4u * 1024 * 1024)	/* Stop reading. */
+#define PUMP_BYTES		4096	/* Lines handled between writes. */
 #define STUCK_MS		1000	/* A server taking no input is stuck. */
 
 struct cfg_server;
@@ -51,6 +52,8 @@ void	 buf_free(struct buf *);
 char	*buf_cstr(struct buf *);
 
 long long now_ms(void);
+void	 loop_tick(void);
+long long loop_ms(void);
 
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 wb_log_raw(const char *, size_t);
@@ -116,13 +119,17 @@ struct span {
 	size_t		 n;
 };
 
-/* A field of an object for json_shape. */
+/* A field of an object for json_shape: FIELD(...), ..., FIELD_END. */
 struct field {
 	const char		*key;		/* NULL ends the list */
+	size_t			 len;		/* strlen(key) */
 	int			 slot;		/* Where its span goes. */
 	const struct field	*inner;		/* An object to look into. */
 	bool			 strict;	/* inner: no other keys. */
 };
+#define FIELD(key, slot, inner, strict) \
+	{ key, sizeof(key) - 1, slot, inner, strict }
+#define FIELD_END	{ NULL, 0, 0, NULL, false }
 
 bool	 json_shape(const char *, size_t, const struct field *, struct span *,
 	    int);
@@ -206,6 +213,12 @@ struct peer_ops {
 	 * and the rest is counted as a line too long.  May be NULL.
 	 */
 	size_t	(*stream)(void *, char *, size_t, bool);
+	/*
+	 * Write what the lines so far queued, every PUMP_BYTES of a long run
+	 * of them, so that the next process starts on them while we go on.
+	 * May be NULL.
+	 */
+	void	(*pump)(void);
 };
 
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
@@ -494,6 +507,7 @@ void	 up_answer(const struct json *, int, const char *, size_t);
 extern const char wb_version[];
 
 struct buf *client_out(void);
+void	 pump_all(void);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
 void	 reply_error(const char *, size_t, int, const char *);

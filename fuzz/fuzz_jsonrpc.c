@@ -20,8 +20,9 @@
  *    object, leaves valid JSON;
  *  - jstream_feed, given the text in pieces of any size (as a result that
  *    is passed on while it arrives), reaches the verdict ref_valid does;
- *  - json_shape, on checked text, finds spans that are each one JSON value
- *    and the same values json_get finds for the keys it looks into.
+ *  - json_shape accepts only what json_parse accepts, and finds spans
+ *    that are each one JSON value and the same values json_get finds for
+ *    the keys it looks into.
  * A broken property aborts with a message (a crash to libFuzzer).
  */
 #include <errno.h>
@@ -264,14 +265,17 @@ emit_check(const char *s, size_t n, const char *expect)
 }
 
 /* What the request handlers do with one message. */
-/* json_shape's spans agree with the tokens of the same text (in j). */
+/*
+ * json_shape accepts only valid JSON, and its spans agree with the tokens
+ * of the same text (in j, when json_parse gave r == JSON_OK).
+ */
 static void
-shape_check(const char *s, size_t n)
+shape_check(const char *s, size_t n, int r)
 {
-	static const struct field inner[] = { { "a", 2, NULL, false },
-	    { "b", 3, NULL, false }, { NULL, 0, NULL, false } };
-	static const struct field top[] = { { "id", 0, NULL, false },
-	    { "params", 1, inner, false }, { NULL, 0, NULL, false } };
+	static const struct field inner[] = { FIELD("a", 2, NULL, false),
+	    FIELD("b", 3, NULL, false), FIELD_END };
+	static const struct field top[] = { FIELD("id", 0, NULL, false),
+	    FIELD("params", 1, inner, false), FIELD_END };
 	static const char *const paths[] = { "id", "params", "params.a",
 	    "params.b" };
 	struct span v[4];
@@ -280,6 +284,10 @@ shape_check(const char *s, size_t n)
 	int k, t;
 
 	if (!json_shape(s, n, top, v, 4))
+		return;
+	if (!ref_valid(s, n) || r == JSON_SYNTAX || r == JSON_TOODEEP)
+		broken("json_shape accepts what json_parse rejects");
+	if (r != JSON_OK)
 		return;
 	for (k = 0; k < 4; k++) {
 		t = json_path(&j, 0, paths[k]);
@@ -322,8 +330,8 @@ message(const char *s, size_t n)
 	    (r != JSON_SYNTAX) != ref_valid(s, n))
 		broken(r == JSON_SYNTAX ? "json_parse rejects valid JSON" :
 		    "json_parse accepts invalid JSON");
+	shape_check(s, n, r);
 	if (r == JSON_OK) {
-		shape_check(s, n);
 		for (k = 0; keys[k] != NULL; k++)
 			(void)json_get(&j, 0, keys[k]);
 		for (k = 0; paths[k] != NULL; k++)

@@ -117,22 +117,41 @@ test_stream_check(void)
 			    end != strlen(bad[i]));
 }
 
+/* A text of depth levels of arrays under "a". */
+static char *
+nested(size_t depth)
+{
+	char *s = xmalloc(5 + 2 * depth + 2);
+
+	memcpy(s, "{\"a\":", 5);
+	memset(s + 5, '[', depth);
+	memset(s + 5 + depth, ']', depth);
+	strcpy(s + 5 + 2 * depth, "}");
+	return s;
+}
+
 /*
- * json_shape finds fields in one pass over checked text, and refuses the
- * texts the tokenizing path must sort out.
+ * json_shape checks and finds fields in one pass, and refuses the texts
+ * the tokenizing path must sort out: not JSON, or not of the shape.
  */
 static void
 test_shape(void)
 {
-	static const struct field inner[] = { { "a", 1, NULL, false },
-	    { "b", 2, NULL, false }, { NULL, 0, NULL, false } };
-	static const struct field top[] = { { "id", 0, NULL, false },
-	    { "p", 3, inner, true }, { NULL, 0, NULL, false } };
+	static const struct field inner[] = { FIELD("a", 1, NULL, false),
+	    FIELD("b", 2, NULL, false), FIELD_END };
+	static const struct field top[] = { FIELD("id", 0, NULL, false),
+	    FIELD("p", 3, inner, true), FIELD_END };
 	static const char *const refused[] = {
 		"{\"id\":1,\"id\":2}", "{\"p\":{\"a\":1,\"c\":2}}",
 		"{\"p\":[1]}", "{\"i\\u0064\":1}", "{\"p\":{\"a\":1,\"a\":1}}",
+		/* Not JSON, in known fields, in others, around them. */
+		"{\"id\":1,}", "{\"id\" 1}", "{\"id\":01}", "{\"id\":\"a\x01\"}",
+		"{\"id\":1} x", "{\"z\":[1,]}", "{\"p\":{\"a\":tru}}", "{\"id\":1",
+		"{\"p\":{\"b\":\"\\x\"}}", "{,\"id\":1}", "{\"id\":1,,\"z\":2}",
+		"{\"id\":1}}", "[{\"id\":1}]", "{\"z\":{\"a\" \"b\"}}", "",
 		NULL
 	};
+	char *deep;
 	const char *t = " {\"x\":{\"id\":9},\"id\":\"k}\\\"\",\"p\":{\"b\":"
 	    "[1,{\"a\":\"]\"}] , \"a\":-2.5e3},\"z\":null} ";
 	struct span v[4];
@@ -148,19 +167,13 @@ test_shape(void)
 	CHECK(json_shape("{}", 2, top, v, 4) && v[0].p == NULL && v[3].p == NULL);
 	for (i = 0; refused[i] != NULL; i++)
 		CHECK(!json_shape(refused[i], strlen(refused[i]), top, v, 4));
-}
-
-/* A text of depth levels of arrays under "a". */
-static char *
-nested(size_t depth)
-{
-	char *s = xmalloc(5 + 2 * depth + 2);
-
-	memcpy(s, "{\"a\":", 5);
-	memset(s + 5, '[', depth);
-	memset(s + 5 + depth, ']', depth);
-	strcpy(s + 5 + 2 * depth, "}");
-	return s;
+	/* Nesting as json_check counts it: the object is one level. */
+	deep = nested(JSON_DEPTH_MAX - 1);
+	CHECK(json_shape(deep, strlen(deep), top, v, 4));
+	free(deep);
+	deep = nested(JSON_DEPTH_MAX);
+	CHECK(!json_shape(deep, strlen(deep), top, v, 4));
+	free(deep);
 }
 
 /*
@@ -379,7 +392,7 @@ static void
 test_held_lines(struct peer *p)
 {
 	static const struct peer_ops ops = { on_line, on_oversize, on_busy,
-	    NULL };
+	    NULL, NULL };
 
 	lines.len = 0;
 	p->in.len = p->scanned = 0;
@@ -393,10 +406,46 @@ test_held_lines(struct peer *p)
 	CHECK(p->in.len == 4 && memcmp(p->in.data, "part", 4) == 0);
 }
 
+/* pump sees how much of the lines' output was there when it ran. */
+static struct buf pumped;
+
+static void
+on_pump(void)
+{
+	buf_printf(&pumped, "%zu|", lines.len);
+}
+
+/* A long run of lines is pumped every PUMP_BYTES, not only at its end. */
+static void
+test_pump(void)
+{
+	static const struct peer_ops ops = { on_line, on_oversize, NULL, NULL,
+	    on_pump };
+	struct peer p = { 0 };
+	char line[100];
+	size_t i, nlines = 3 * PUMP_BYTES / sizeof(line) + 1, first;
+
+	lines.len = pumped.len = 0;
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	for (i = 0; i < nlines; i++)
+		buf_put(&p.in, line, sizeof(line));
+	peer_input(&p, 1000, &ops, NULL);
+	CHECK(lines.len == nlines * sizeof(line));
+	/* Three pumps, the first once PUMP_BYTES of lines were handled. */
+	CHECK(sscanf(buf_cstr(&pumped), "%zu|", &first) == 1);
+	CHECK(first >= PUMP_BYTES && first < PUMP_BYTES + sizeof(line));
+	for (i = 0, first = 0; pumped.data[i] != '\0'; i++)
+		first += pumped.data[i] == '|';
+	CHECK(first == 3);
+	peer_free(&p);
+}
+
 static void
 test_framing(void)
 {
-	static const struct peer_ops ops = { on_line, on_oversize, NULL, NULL };
+	static const struct peer_ops ops = { on_line, on_oversize, NULL, NULL,
+	    NULL };
 	struct peer p = { 0 };
 	char big[300];
 	int fd[2];
@@ -429,9 +478,11 @@ test_framing(void)
 	CHECK(peer_read(&p, 100, &ops, NULL) == 0 && p.eof);
 	close(fd[0]);
 	test_held_lines(&p);
+	test_pump();
 	peer_free(&p);
 	buf_free(&lines);
 	buf_free(&drops);
+	buf_free(&pumped);
 }
 
 static int
