@@ -1251,9 +1251,11 @@ flush_all(void)
 }
 
 /*
- * Write what is queued now, between lines (peer_ops.pump).  Only writes:
- * an error is left for flush_all to handle between reads, where closing
- * a pipe cannot pull a buffer from under the lines being handled.
+ * Between lines (peer_ops.pump), write the queues that hold PUMP_BYTES or
+ * more: one write per destination per few dozen messages, so that eight
+ * servers do not each wake for every other call.  Only writes: an error is
+ * left for flush_all to handle between reads, where closing a pipe cannot
+ * pull a buffer from under the lines being handled.
  */
 void
 pump_all(void)
@@ -1261,11 +1263,13 @@ pump_all(void)
 	struct server *s;
 	int i, k;
 
-	(void)peer_flush(&wb.client);
+	if (peer_queued(&wb.client) >= PUMP_BYTES)
+		(void)peer_flush(&wb.client);
 	for (i = 0; i < wb.nboxes; i++)
 		for (k = 0; k < wb.boxes[i].nservers; k++) {
 			s = &wb.boxes[i].servers[k];
-			if (s->proc.io.wfd >= 0)
+			if (s->proc.io.wfd >= 0 &&
+			    peer_queued(&s->proc.io) >= PUMP_BYTES)
 				(void)peer_flush(&s->proc.io);
 		}
 }
