@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* This file holds jsmn's implementation; the others see the header. */
 #undef JSMN_HEADER
@@ -741,16 +744,28 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 /* Sixteen bytes compared at once: SSE2 on x86-64, NEON on ARM. */
 typedef unsigned char bytes16 __attribute__((vector_size(16)));
 
-/* Which byte of a block compared is the first that matched (0xff). */
+/*
+ * Which byte of a block compared is the first that matched (0xff); 16
+ * when none did.  On x86-64 one movemask; elsewhere two 64-bit halves.
+ */
 static size_t
-first_match(const uint64_t half[2])
+first_match(bytes16 hit)
 {
+#ifdef __SSE2__
+	unsigned int m = (unsigned int)_mm_movemask_epi8((__m128i)hit);
+
+	return m != 0 ? (size_t)__builtin_ctz(m) : 16;
+#else
+	uint64_t half[2];
+
+	memcpy(half, &hit, sizeof(half));
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	return half[0] != 0 ? (size_t)__builtin_clzll(half[0]) >> 3 :
-	    8 + ((size_t)__builtin_clzll(half[1]) >> 3);
+	    half[1] != 0 ? 8 + ((size_t)__builtin_clzll(half[1]) >> 3) : 16;
 #else
 	return half[0] != 0 ? (size_t)__builtin_ctzll(half[0]) >> 3 :
-	    8 + ((size_t)__builtin_ctzll(half[1]) >> 3);
+	    half[1] != 0 ? 8 + ((size_t)__builtin_ctzll(half[1]) >> 3) : 16;
+#endif
 #endif
 }
 
@@ -762,18 +777,17 @@ first_match(const uint64_t half[2])
 static size_t
 string_stop(const char *s, size_t i, size_t n)
 {
-	bytes16 w, hit, quote, slash, space;
-	uint64_t half[2];
+	bytes16 w, quote, slash, space;
+	size_t k;
 
 	memset(&quote, '"', sizeof(quote));
 	memset(&slash, '\\', sizeof(slash));
 	memset(&space, 0x20, sizeof(space));
 	for (; i + sizeof(w) <= n; i += sizeof(w)) {
 		memcpy(&w, s + i, sizeof(w));
-		hit = (bytes16)((w == quote) | (w == slash) | (w < space));
-		memcpy(half, &hit, sizeof(half));
-		if ((half[0] | half[1]) != 0)
-			return i + first_match(half);
+		if ((k = first_match((bytes16)((w == quote) | (w == slash) |
+		    (w < space)))) < sizeof(w))
+			return i + k;
 	}
 	for (; i < n; i++)
 		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)

@@ -94,29 +94,6 @@ buf_reserve(struct buf *b, size_t more)
 	b->cap = cap;
 }
 
-void
-buf_put(struct buf *b, const void *p, size_t n)
-{
-	if (n == 0)
-		return;		/* p may be NULL then. */
-	buf_reserve(b, n);
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-void
-buf_puts(struct buf *b, const char *s)
-{
-	buf_put(b, s, strlen(s));
-}
-
-void
-buf_putc(struct buf *b, char c)
-{
-	buf_reserve(b, 1);
-	b->data[b->len++] = c;
-}
-
 /* A decimal integer, without printf's cost on the hot path. */
 void
 buf_put_int(struct buf *b, long long v)

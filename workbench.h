@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define JSMN_HEADER
@@ -40,9 +41,35 @@ char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 
 void	 buf_reserve(struct buf *, size_t);
-void	 buf_put(struct buf *, const void *, size_t);
-void	 buf_puts(struct buf *, const char *);
-void	 buf_putc(struct buf *, char);
+
+/*
+ * Appending is most of what a proxied message costs besides checking it:
+ * inline, with the growing out of line and strlen of a literal folded.
+ */
+static inline void
+buf_put(struct buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return;		/* p may be NULL then. */
+	if (b->cap - b->len <= n)
+		buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static inline void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+static inline void
+buf_putc(struct buf *b, char c)
+{
+	if (b->cap - b->len <= 1)
+		buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
 void	 buf_put_int(struct buf *, long long);
 void	 buf_printf(struct buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
