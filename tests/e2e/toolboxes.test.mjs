@@ -473,6 +473,31 @@ describe('use_tool', () => {
 		});
 	});
 
+	test('calls in flight answered in any order each get their own answer, many or long-lived', T, async () => {
+		// The workbench finds each answer's request by id in a table that
+		// grows while calls go out and loses entries in any order.
+		const config = { toolboxes: { dev: box({ mock: L.mock() }) } };
+		await withWorkbench(config, {}, async (wb) => {
+			await openOk(wb, 'dev');
+			// Long calls stay while ids run on past them many times over
+			// (the table is still small): their entries collide with the
+			// new ones and must survive every removal around them.
+			let done = 0;
+			const long = Array.from({ length: 12 }, (_, k) =>
+				wb.useTool('dev', 'mock', 'sleep', { ms: 20 * (k + 1) }).then((r) => (done++, r)));
+			for (let round = 0; round < 40 || done < long.length; round++) {
+				const echoes = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+					wb.useTool('dev', 'mock', 'echo', { message: `r${round}m${i}` })));
+				echoes.forEach((r, i) => assert.equal(text(r), `r${round}m${i}`));
+			}
+			(await Promise.all(long)).forEach((r, k) => assert.equal(text(r), `slept ${20 * (k + 1)}`));
+			// 301 at once, answered in a shuffled order.
+			const ms = Array.from({ length: 301 }, (_, i) => (i * 37) % 301);
+			const got = await Promise.all(ms.map((m) => wb.useTool('dev', 'mock', 'sleep', { ms: m })));
+			got.forEach((r, i) => assert.equal(text(r), `slept ${ms[i]}`));
+		});
+	});
+
 	test('a crash answers in-flight calls at once; the next call restarts the server', T, async () => {
 		const config = { toolboxes: { dev: box({ mock: L.mock() }) } };
 		await withWorkbench(config, {}, async (wb) => {
