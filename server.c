@@ -21,43 +21,8 @@ static void	call_arm(const struct server *, struct request *, long long);
 static void	relist_failed(struct server *, const char *);
 
 /*
- * Requests in progress on a server, in s->req in no order, found by id
- * through s->rindex: an open-addressed table of slots in s->req, twice
- * as large, whose hash is the id itself (ours count up, so the ids in
- * progress rarely collide).  Each answer finds its request at once, however
- * many are in flight.
+ * Messages to a server.
  */
-static size_t
-req_home(const struct server *s, long long id)
-{
-	return (size_t)id & (s->nrindex - 1);
-}
-
-/* The index entry of id, or the empty one where its probe ends. */
-static size_t
-req_probe(const struct server *s, long long id)
-{
-	size_t h = req_home(s, id);
-
-	while (s->rindex[h] >= 0 && s->req[s->rindex[h]].id != id)
-		h = (h + 1) & (s->nrindex - 1);
-	return h;
-}
-
-static void
-req_reindex(struct server *s)
-{
-	size_t k;
-	int i;
-
-	s->nrindex = (size_t)s->capreq * 2;
-	s->rindex = xrealloc(s->rindex, s->nrindex * sizeof(*s->rindex));
-	for (k = 0; k < s->nrindex; k++)
-		s->rindex[k] = -1;
-	for (i = 0; i < s->nreq; i++)
-		s->rindex[req_probe(s, s->req[i].id)] = i;
-}
-
 static struct request *
 req_add(struct server *s, enum req_kind kind)
 {
@@ -66,13 +31,11 @@ req_add(struct server *s, enum req_kind kind)
 	if (s->nreq == s->capreq) {
 		s->capreq = s->capreq > 0 ? s->capreq * 2 : 8;
 		s->req = xrealloc(s->req, (size_t)s->capreq * sizeof(*s->req));
-		req_reindex(s);
 	}
-	r = &s->req[s->nreq];
+	r = &s->req[s->nreq++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	r->id = ++s->next_id;
-	s->rindex[req_probe(s, r->id)] = s->nreq++;
 	return r;
 }
 
@@ -85,43 +48,22 @@ req_free(struct request *r)
 	free(r->token);
 }
 
-/*
- * Take request i out, without freeing what it holds.  Its index entry is
- * deleted by shifting back the entries after it that may move (so no
- * probe ever stops short), and the last request moves into its slot.
- */
-static void
-req_take(struct server *s, int i)
-{
-	size_t mask = s->nrindex - 1, j, k, home;
-	int last = --s->nreq;
-
-	j = req_probe(s, s->req[i].id);
-	for (k = (j + 1) & mask; s->rindex[k] >= 0; k = (k + 1) & mask) {
-		home = req_home(s, s->req[s->rindex[k]].id);
-		if (k > j ? home > j && home <= k : home > j || home <= k)
-			continue;	/* Between its home and k: it stays. */
-		s->rindex[j] = s->rindex[k];
-		j = k;
-	}
-	s->rindex[j] = -1;
-	if (i != last) {
-		s->req[i] = s->req[last];
-		s->rindex[req_probe(s, s->req[i].id)] = i;
-	}
-}
-
 static void
 req_remove(struct server *s, int i)
 {
 	req_free(&s->req[i]);
-	req_take(s, i);
+	s->req[i] = s->req[--s->nreq];
 }
 
 static int
-req_find(const struct server *s, long long id)
+req_find(struct server *s, long long id)
 {
-	return s->nrindex > 0 ? s->rindex[req_probe(s, id)] : -1;
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].id == id)
+			return i;
+	return -1;
 }
 
 /*
@@ -730,7 +672,7 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 		return;
 	}
 	r = s->req[i];
-	req_take(s, i);
+	s->req[i] = s->req[--s->nreq];
 	result = json_get(j, 0, "result");
 	error = json_get(j, 0, "error");
 	if (r.kind == REQ_LEVEL)

@@ -427,8 +427,6 @@ struct server {
 	struct request		*req;
 	int			 nreq;
 	int			 capreq;
-	int			*rindex;	/* By id (server.c: req_find). */
-	size_t			 nrindex;
 	struct tool		*tools;		/* The last complete list. */
 	int			 ntools;
 	struct tool		*fresh;		/* The list being paged in. */
