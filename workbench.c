@@ -1260,18 +1260,13 @@ flush_all(void)
 void
 pump_all(void)
 {
-	struct server *s;
 	int i, k;
 
 	if (peer_queued(&wb.client) >= PUMP_BYTES)
 		(void)peer_flush(&wb.client);
 	for (i = 0; i < wb.nboxes; i++)
-		for (k = 0; k < wb.boxes[i].nservers; k++) {
-			s = &wb.boxes[i].servers[k];
-			if (s->proc.io.wfd >= 0 &&
-			    peer_queued(&s->proc.io) >= PUMP_BYTES)
-				(void)peer_flush(&s->proc.io);
-		}
+		for (k = 0; k < wb.boxes[i].nservers; k++)
+			srv_pump(&wb.boxes[i].servers[k]);
 }
 
 /* Apply fn to the client and every server's peer; true if any said so. */
