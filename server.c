@@ -1633,22 +1633,6 @@ srv_write_in(struct server *s, long long now)
 }
 
 /*
- * Write its queue now if PUMP_BYTES wait in it (pump_all, between lines).
- * Any byte taken counts as keeping up; an error waits for srv_write_in.
- */
-void
-srv_pump(struct server *s)
-{
-	size_t before = peer_queued(&s->proc.io);
-
-	if (s->proc.io.wfd < 0 || before < PUMP_BYTES)
-		return;
-	(void)peer_flush(&s->proc.io);
-	if (peer_queued(&s->proc.io) < before)
-		s->drained_at = loop_ms();
-}
-
-/*
  * A server with more than HIGH_WATER waiting for its stdin is busy while
  * it still takes bytes (we stop reading the client meanwhile), and stuck
  * once it has taken none for STUCK_MS (its calls fail; nobody waits).

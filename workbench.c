@@ -1253,20 +1253,25 @@ flush_all(void)
 /*
  * Between lines (peer_ops.pump), write the queues that hold PUMP_BYTES or
  * more: one write per destination per few dozen messages, so that eight
- * servers do not each wake for every other call.  Only writes: an error is
- * left for flush_all to handle between reads, where closing a pipe cannot
- * pull a buffer from under the lines being handled.
+ * servers do not each wake for every other call.  A server's queue goes
+ * the usual way (srv_write_in); the client's errors are left to flush_all,
+ * between reads, since ending the session could stop the very server whose
+ * lines are being handled.
  */
 void
 pump_all(void)
 {
+	struct server *s;
 	int i, k;
 
 	if (peer_queued(&wb.client) >= PUMP_BYTES)
 		(void)peer_flush(&wb.client);
 	for (i = 0; i < wb.nboxes; i++)
-		for (k = 0; k < wb.boxes[i].nservers; k++)
-			srv_pump(&wb.boxes[i].servers[k]);
+		for (k = 0; k < wb.boxes[i].nservers; k++) {
+			s = &wb.boxes[i].servers[k];
+			if (peer_queued(&s->proc.io) >= PUMP_BYTES)
+				srv_write_in(s, loop_ms());
+		}
 }
 
 /* Apply fn to the client and every server's peer; true if any said so. */

@@ -507,7 +507,6 @@ void	 srv_read_out(struct server *);
 void	 srv_read_err(struct server *);
 void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *, long long);
-void	 srv_pump(struct server *);
 bool	 srv_stuck(const struct server *, long long);
 bool	 srv_busy(const struct server *, long long);
 struct toolbox *box_find(const char *);

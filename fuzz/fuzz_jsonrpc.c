@@ -172,6 +172,17 @@ ref_primitive(const char *s, size_t i, size_t n)
 	return i;
 }
 
+/* Past an object's key and its colon, spaces allowed; 0 when not there. */
+static size_t
+ref_key(const char *s, size_t i, size_t n)
+{
+	i = ref_ws(s, i, n);
+	if (i >= n || s[i] != '"' || (i = ref_string(s, i, n)) == 0)
+		return 0;
+	i = ref_ws(s, i, n);
+	return i < n && s[i] == ':' ? i + 1 : 0;
+}
+
 static int
 ref_valid(const char *s, size_t n)
 {
@@ -193,11 +204,7 @@ ref_valid(const char *s, size_t n)
 				sp--;
 				i++;
 			} else if (stack[sp - 1] == '{') {
-				if (i >= n || s[i] != '"' ||
-				    (i = ref_string(s, i, n)) == 0)
-					goto out;
-				i = ref_ws(s, i, n);
-				if (i >= n || s[i++] != ':')
+				if ((i = ref_key(s, i, n)) == 0)
 					goto out;
 				continue;
 			} else
@@ -225,15 +232,8 @@ ref_valid(const char *s, size_t n)
 			}
 			if (s[i++] != ',')
 				goto out;
-			if (stack[sp - 1] == '{') {
-				i = ref_ws(s, i, n);
-				if (i >= n || s[i] != '"' ||
-				    (i = ref_string(s, i, n)) == 0)
-					goto out;
-				i = ref_ws(s, i, n);
-				if (i >= n || s[i++] != ':')
-					goto out;
-			}
+			if (stack[sp - 1] == '{' && (i = ref_key(s, i, n)) == 0)
+				goto out;
 			break;
 		}
 	}
