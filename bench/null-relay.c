@@ -2,19 +2,27 @@
  * null-relay: the cheapest possible stdio proxy, a baseline for the
  * benchmarks.
  *
- *	null-relay COMMAND [ARG ...]
+ *	null-relay [-n N] COMMAND [ARG ...]
  *
- * It spawns COMMAND with pipes on its standard input and output and copies
- * bytes both ways with one poll() loop, parsing nothing.  Any proxy adds a
- * process and two pipe hops per message; on a machine with few CPUs those
- * alone cost throughput, so the workbench's calls/s is compared with this
- * relay's as well as with a direct connection: the gap to the relay is
- * what the workbench's own work costs.
+ * It spawns N copies of COMMAND (default 1) with pipes on their standard
+ * input and output and passes bytes between them and its own standard
+ * input and output with one poll() loop, parsing nothing but newlines.
+ * With one copy it copies bytes both ways.  With more, each line of its
+ * input goes to the next copy in turn, and each copy's output is passed
+ * on in whole lines: a line that has begun to pass owns the output until
+ * its newline.
  *
- * At end of file on standard input the child's input is closed once what
- * was read has been passed on; the relay exits, with the child's status,
- * when the child's output has closed and has been passed on, and the child
- * has been reaped.
+ * Two baselines come from it.  One relay per server: any proxy adds a
+ * process and two pipe hops per message, and on a machine with few CPUs
+ * those alone cost throughput.  One relay for all of N servers: the least
+ * a single-threaded proxy of N servers can do, and so the most throughput
+ * any such proxy, the workbench included, can reach.  The gap between the
+ * workbench and these is what its own work costs.
+ *
+ * At end of file on standard input each copy's input is closed once what
+ * was read has been passed on; the relay exits when every copy's output
+ * has closed and been passed on and every copy has been reaped, with the
+ * status of the first copy that did not exit 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,178 +37,287 @@
 #include <unistd.h>
 
 #define BUFSZ	(256 * 1024)
+#define MAXKIDS	256
 
 extern char **environ;
 
-/* One direction: bytes read from rfd wait in buf[off, len) for wfd. */
-struct dir {
-	int	 rfd;
-	int	 wfd;
-	bool	 eof;		/* rfd has hit end of file (and is closed). */
+/* Bytes waiting to move on: buf[off, len). */
+struct queue {
 	size_t	 off, len;
 	char	 buf[BUFSZ];
 };
 
-static struct dir up, down;	/* Client to child, child to client. */
+struct child {
+	pid_t	 pid;
+	int	 wfd;		/* Its standard input; -1 once closed. */
+	int	 rfd;		/* Its standard output; -1 at end of file. */
+	struct queue to;	/* For it. */
+	struct queue from;	/* From it, not yet passed on. */
+};
 
-/* Write what is buffered; false when the reader has gone. */
+static struct child *kids;
+static int nkids = 1;
+static struct queue in;		/* Read from standard input, not yet dealt. */
+static struct queue out;	/* For standard output. */
+static bool in_eof;
+static bool out_gone;
+static int dealing;		/* The copy whose line of input is passing. */
+static int owner = -1;		/* The copy whose line owns the output. */
+
+static size_t
+queued(const struct queue *q)
+{
+	return q->len - q->off;
+}
+
+/* Room at the end of q, after moving what waits to the front. */
+static size_t
+room(struct queue *q)
+{
+	if (q->off > 0) {
+		memmove(q->buf, q->buf + q->off, queued(q));
+		q->len -= q->off;
+		q->off = 0;
+	}
+	return BUFSZ - q->len;
+}
+
+/*
+ * Move what fits from src to dst; with line, no further than the first
+ * newline.  Returns true when the last byte moved was a newline.
+ */
 static bool
-dir_write(struct dir *d)
+move(struct queue *src, struct queue *dst, bool line)
+{
+	size_t n = queued(src), r = room(dst);
+	const char *nl;
+
+	if (line && (nl = memchr(src->buf + src->off, '\n', n)) != NULL)
+		n = (size_t)(nl - (src->buf + src->off)) + 1;
+	if (n > r)
+		n = r;
+	if (n == 0)
+		return false;
+	memcpy(dst->buf + dst->len, src->buf + src->off, n);
+	dst->len += n;
+	src->off += n;
+	return dst->buf[dst->len - 1] == '\n';
+}
+
+/* Read what fd has into q; false at end of file or on error. */
+static bool
+fill(int fd, struct queue *q)
 {
 	ssize_t n;
 
-	while (d->off < d->len) {
-		n = write(d->wfd, d->buf + d->off, d->len - d->off);
+	if (room(q) == 0)
+		return true;
+	n = read(fd, q->buf + q->len, BUFSZ - q->len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	q->len += (size_t)n;
+	return true;
+}
+
+/* Write what q holds that fd takes now; false when the reader has gone. */
+static bool
+drain(int fd, struct queue *q)
+{
+	ssize_t n;
+
+	while (queued(q) > 0) {
+		n = write(fd, q->buf + q->off, queued(q));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return true;
 		if (n < 0)
 			return false;
-		d->off += (size_t)n;
+		q->off += (size_t)n;
 	}
-	d->off = d->len = 0;
+	q->off = q->len = 0;
 	return true;
 }
 
-/*
- * Read what is there and pass it straight on: writing at once rather than
- * after the next poll() keeps a sequential call to one poll() per hop.
- */
-static bool
-dir_read(struct dir *d)
-{
-	ssize_t n;
-
-	n = read(d->rfd, d->buf + d->len, BUFSZ - d->len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0) {
-		close(d->rfd);
-		d->rfd = -1;
-		d->eof = true;
-		return true;
-	}
-	d->len += (size_t)n;
-	return dir_write(d);
-}
-
-/*
- * Once the source has ended and the buffer is empty, close the sink, so
- * that the end of file travels on.  A sink that has gone (EPIPE) ends the
- * direction too: closing its source then tells the writer.
- */
+/* The input's lines to the copies in turn, while they have room. */
 static void
-dir_finish(struct dir *d, bool ok)
+deal(void)
 {
-	if (!ok) {
-		if (d->rfd >= 0)
-			close(d->rfd);
-		d->rfd = -1;
-		d->eof = true;
-		d->off = d->len = 0;
-	}
-	if (d->eof && d->len == d->off && d->wfd >= 0) {
-		close(d->wfd);
-		d->wfd = -1;
+	while (queued(&in) > 0) {
+		if (kids[dealing].wfd < 0) {
+			in.off = in.len;	/* It has gone: drop the rest. */
+			return;
+		}
+		if (move(&in, &kids[dealing].to, nkids > 1))
+			dealing = (dealing + 1) % nkids;
+		else if (queued(&in) > 0)
+			return;			/* Its queue is full. */
 	}
 }
 
-/* Add d's descriptors to the poll set; returns the new count. */
-static int
-dir_poll(struct dir *d, struct pollfd *p, int n, int *ri, int *wi)
+/* The copies' output to ours, a line that has begun passing first. */
+static void
+collect(void)
 {
-	*ri = *wi = -1;
-	if (!d->eof && d->len < BUFSZ) {
-		p[n].fd = d->rfd;
-		p[n].events = POLLIN;
-		*ri = n++;
+	struct child *c;
+	int i;
+
+	for (i = 0; i < nkids; i++) {
+		c = &kids[owner >= 0 ? owner : i];
+		if (queued(&c->from) > 0)
+			owner = move(&c->from, &out, false) ? -1 :
+			    (int)(c - kids);
+		if (owner >= 0 && queued(&c->from) == 0 && c->rfd < 0)
+			owner = -1;	/* It ended mid-line. */
+		if (owner >= 0)
+			return;
 	}
-	if (d->off < d->len && d->wfd >= 0) {
-		p[n].fd = d->wfd;
-		p[n].events = POLLOUT;
-		*wi = n++;
+}
+
+static void
+spawn(struct child *c, char **cmd)
+{
+	posix_spawn_file_actions_t fa;
+	int in_pipe[2], out_pipe[2], e;
+
+	if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
+		perror("null-relay: pipe");
+		exit(1);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+	e = posix_spawnp(&c->pid, cmd[0], &fa, NULL, cmd, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e != 0) {
+		fprintf(stderr, "null-relay: %s: %s\n", cmd[0], strerror(e));
+		exit(127);
+	}
+	close(in_pipe[0]);
+	close(out_pipe[1]);
+	c->wfd = in_pipe[1];
+	c->rfd = out_pipe[0];
+	fcntl(c->wfd, F_SETFL, O_NONBLOCK);
+	fcntl(c->rfd, F_SETFL, O_NONBLOCK);
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Reads, then moves, then writes: one poll() per hop. */
+static void
+step(const struct pollfd *p)
+{
+	struct child *c;
+	int i;
+
+	if (p[0].revents != 0 && !fill(STDIN_FILENO, &in))
+		in_eof = true;
+	for (i = 0; i < nkids; i++)
+		if (p[2 + 2 * i].revents != 0 && !fill(kids[i].rfd,
+		    &kids[i].from))
+			close_fd(&kids[i].rfd);
+	deal();
+	collect();
+	for (i = 0; i < nkids; i++) {
+		c = &kids[i];
+		if (c->wfd >= 0 && !drain(c->wfd, &c->to))
+			close_fd(&c->wfd);	/* It has gone. */
+		if (in_eof && queued(&in) == 0 && queued(&c->to) == 0)
+			close_fd(&c->wfd);	/* The end of input travels on. */
+	}
+	if (!out_gone && !drain(STDOUT_FILENO, &out))
+		out_gone = true;
+	if (out_gone)
+		out.off = out.len = 0;
+}
+
+/* True while some copy's output may still come or wait to be written. */
+static bool
+live(void)
+{
+	int i;
+
+	for (i = 0; i < nkids; i++)
+		if (kids[i].rfd >= 0 || queued(&kids[i].from) > 0)
+			return !out_gone;
+	return queued(&out) > 0 && !out_gone;
+}
+
+static int
+watch(struct pollfd *p)
+{
+	int i, n = 2 + 2 * nkids;
+
+	p[0].fd = in_eof || room(&in) == 0 ? -1 : STDIN_FILENO;
+	p[1].fd = queued(&out) > 0 && !out_gone ? STDOUT_FILENO : -1;
+	p[0].events = POLLIN;
+	p[1].events = POLLOUT;
+	for (i = 0; i < nkids; i++) {
+		p[2 + 2 * i].fd = room(&kids[i].from) > 0 ? kids[i].rfd : -1;
+		p[2 + 2 * i].events = POLLIN;
+		p[3 + 2 * i].fd = queued(&kids[i].to) > 0 ? kids[i].wfd : -1;
+		p[3 + 2 * i].events = POLLOUT;
 	}
 	return n;
-}
-
-static void
-dir_step(struct dir *d, struct pollfd *p, int ri, int wi)
-{
-	bool ok = true;
-
-	if (wi >= 0 && p[wi].revents != 0)
-		ok = dir_write(d);
-	if (ok && ri >= 0 && p[ri].revents != 0)
-		ok = dir_read(d);
-	dir_finish(d, ok);
 }
 
 int
 main(int argc, char *argv[])
 {
-	posix_spawn_file_actions_t fa;
-	struct pollfd p[4];
-	int in[2], out[2], e, n, ur, uw, dr, dw, st = 0;
-	pid_t pid;
+	struct pollfd *p;
+	int i, n, st, status = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: null-relay command [arg ...]\n");
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		nkids = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc < 2 || nkids < 1 || nkids > MAXKIDS) {
+		fprintf(stderr, "usage: null-relay [-n 1-%d] command [arg ...]\n",
+		    MAXKIDS);
 		return 2;
 	}
-	/* Close-on-exec, or the child would hold its own input open. */
-	if (pipe(in) < 0 || pipe(out) < 0) {
-		perror("null-relay: pipe");
+	kids = calloc((size_t)nkids, sizeof(*kids));
+	p = calloc(2 + 2 * (size_t)nkids, sizeof(*p));
+	if (kids == NULL || p == NULL) {
+		perror("null-relay");
 		return 1;
 	}
-	for (n = 0; n < 2; n++) {
-		fcntl(in[n], F_SETFD, FD_CLOEXEC);
-		fcntl(out[n], F_SETFD, FD_CLOEXEC);
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	e = posix_spawnp(&pid, argv[1], &fa, NULL, argv + 1, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e != 0) {
-		fprintf(stderr, "null-relay: %s: %s\n", argv[1], strerror(e));
-		return 127;
-	}
-	close(in[0]);
-	close(out[1]);
-	/* Only now, so that the child keeps the default disposition. */
+	for (i = 0; i < nkids; i++)
+		spawn(&kids[i], argv + 1);
+	/* Only now, so that the copies keep the default disposition. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Non-blocking, so that a full pipe one way never stalls another. */
+	fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+	fcntl(STDOUT_FILENO, F_SETFL,
+	    fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-	/* Non-blocking, so that a full pipe one way never stalls the other. */
-	up.rfd = STDIN_FILENO;
-	up.wfd = in[1];
-	down.rfd = out[0];
-	down.wfd = STDOUT_FILENO;
-	fcntl(up.rfd, F_SETFL, fcntl(up.rfd, F_GETFL) | O_NONBLOCK);
-	fcntl(up.wfd, F_SETFL, O_NONBLOCK);
-	fcntl(down.rfd, F_SETFL, O_NONBLOCK);
-	fcntl(down.wfd, F_SETFL, fcntl(down.wfd, F_GETFL) | O_NONBLOCK);
-
-	/* The relay lives as long as the child's output. */
-	while (down.wfd >= 0) {
-		n = dir_poll(&up, p, 0, &ur, &uw);
-		n = dir_poll(&down, p, n, &dr, &dw);
+	while (live()) {
+		n = watch(p);
 		if (poll(p, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("null-relay: poll");
 			break;
 		}
-		dir_step(&up, p, ur, uw);
-		dir_step(&down, p, dr, dw);
+		step(p);
 	}
-	if (up.rfd >= 0)
-		close(up.rfd);
-	if (up.wfd >= 0)
-		close(up.wfd);	/* The child may still be reading. */
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
+	for (i = 0; i < nkids; i++) {
+		close_fd(&kids[i].wfd);	/* A copy may still be reading. */
+		close_fd(&kids[i].rfd);
+		while (waitpid(kids[i].pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (status == 0)
+			status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+			    WEXITSTATUS(st);
+	}
+	return status;
 }

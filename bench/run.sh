@@ -9,9 +9,10 @@
 #	BENCH name=N direct=D workbench=W unit=U ratio=W/D target=T met=M
 #
 # (values "n/a" when not measured, met "yes", "NO" or "-" for no target).
-# Two baselines are measured in the same rounds as well: latency with every
-# process pinned to one CPU (needs taskset), and throughput through a byte
-# relay that parses nothing (bench/null-relay); see the notes printed.
+# Baselines are measured in the same rounds as well: latency with every
+# process pinned to one CPU (needs taskset), and throughput through byte
+# relays that parse nothing (bench/null-relay): one per server, and one
+# single-threaded relay for all the servers; see the notes printed.
 #
 # Environment:
 #	BENCH_QUICK=1	a ~30 s run with smaller counts
@@ -119,6 +120,13 @@ relayed() {
 	# shellcheck disable=SC2086
 	lg "$@" -- "$RELAY" "$ECHO" $EARGS
 }
+# muxed -S N ARGS...: through one bench/null-relay for all N servers.
+muxed() {
+	_s=$2
+	shift 2
+	# shellcheck disable=SC2086
+	lg "$@" -- "$RELAY" -n "$_s" "$ECHO" $EARGS
+}
 # through CONFIG ARGS...
 through() {
 	_c=$1
@@ -159,18 +167,23 @@ better() {
 # both see the same machine; r1 and r2 are the best rounds by KEY.
 # Other work on the machine only ever makes a figure worse, so the best of
 # a few rounds is the one least disturbed.  With TRIPLE=1 each round also
-# runs it through the byte relay, between the two; r3 is its best round.
+# runs it through the byte relays, between the two: r3 is the best round
+# with one relay per server, r4 with one for all (ARGS then start -S N).
 TRIPLE=0
 pair() {
 	_key=$1 _how=$2 _cfg=$3
 	shift 3
-	r1= r2= r3= _i=0
+	r1= r2= r3= r4= _i=0
 	while [ "$_i" -lt "$ROUNDS" ]; do
 		_a=$(direct "$@"); err "$_a"
 		r1=$(better "$_key" "$_how" "$r1" "$_a")
 		if [ "$TRIPLE" = 1 ]; then
 			_c=$(relayed "$@"); err "$_c"
 			r3=$(better "$_key" "$_how" "$r3" "$_c")
+			if [ "$1" = -S ] && [ "$2" -gt 1 ]; then
+				_c=$(muxed "$@"); err "$_c"
+				r4=$(better "$_key" "$_how" "$r4" "$_c")
+			fi
 		fi
 		_b=$(through "$_cfg" "$@"); err "$_b"
 		r2=$(better "$_key" "$_how" "$r2" "$_b")
@@ -280,6 +293,18 @@ for s in 1 8; do
 			D=$W; W=$(val rate "$r2")
 			row "rate_${s}s_${k}k_vs_relay" \
 			    "  same, workbench vs byte relay (d)" calls/s "-" -
+			# The ceiling of a single-threaded proxy: one
+			# relay for all the servers.
+			if [ "$s" -gt 1 ]; then
+				D=$(val rate "$r1"); W=$(val rate "$r4")
+				row "rate_${s}s_${k}k_mux" \
+				    "  same, one byte relay for all (w) vs direct" \
+				    calls/s "-" -
+				D=$W; W=$(val rate "$r2")
+				row "rate_${s}s_${k}k_vs_mux" \
+				    "  same, workbench vs one relay for all (d)" \
+				    calls/s "-" -
+			fi
 		else
 			row "rate_${s}s_${k}k" "calls/s, $k in flight, $s server(s)" \
 			    calls/s "-" -
@@ -478,7 +503,10 @@ with $(nproc) CPUs it competes with the client and server for them, so even
 one that parses nothing can fall short of direct.  bench/null-relay copies
 bytes between the load generator and each echo server with one poll() loop;
 it is measured in the same rounds, and "workbench vs byte relay" is the cost
-of the workbench's own work with the extra process taken out.
+of the workbench's own work with the extra process taken out.  "One byte
+relay for all" is the same program dealing the lines among all the servers
+from one process, as any single-threaded proxy must: no such proxy, however
+little it does, gets more than it does, so it is the ceiling of the design.
 EOF
 echo
 awk -F '\t' '{
