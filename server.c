@@ -42,8 +42,8 @@ req_add(struct server *s, enum req_kind kind)
 static void
 req_free(struct request *r)
 {
-	free(r->cid);
-	free(r->tool);
+	text_free(&r->cid);
+	text_free(&r->tool);
 	free(r->params);
 	free(r->token);
 }
@@ -178,13 +178,24 @@ cursors_free(struct server *s)
 }
 
 static unsigned long
-name_hash(const char *s)
+name_hash(const char *s, size_t n)
 {
 	unsigned long h = 2166136261u;
+	size_t i;
 
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	return h;
+}
+
+/*
+ * Is the name, s[0, n) without NULs, this C string?  (Names arrive as
+ * spans of a request's bytes, and are compared there, without a copy.)
+ */
+static bool
+name_is(const char *cstr, const char *s, size_t n)
+{
+	return strncmp(cstr, s, n) == 0 && cstr[n] == '\0';
 }
 
 /*
@@ -206,7 +217,8 @@ srv_index(struct server *s)
 	for (i = 0; i < size; i++)
 		s->index[i] = -1;
 	for (t = 0; t < s->ntools; t++) {
-		i = name_hash(s->tools[t].name) & (size - 1);
+		i = name_hash(s->tools[t].name, strlen(s->tools[t].name)) &
+		    (size - 1);
 		while (s->index[i] >= 0 &&
 		    strcmp(s->tools[s->index[i]].name, s->tools[t].name) != 0)
 			i = (i + 1) & (size - 1);
@@ -216,15 +228,15 @@ srv_index(struct server *s)
 }
 
 const struct tool *
-srv_tool(const struct server *s, const char *name)
+srv_tool(const struct server *s, const char *name, size_t len)
 {
 	size_t i;
 
 	if (s->nindex == 0)
 		return NULL;
-	i = name_hash(name) & (s->nindex - 1);
+	i = name_hash(name, len) & (s->nindex - 1);
 	for (; s->index[i] >= 0; i = (i + 1) & (s->nindex - 1))
-		if (strcmp(s->tools[s->index[i]].name, name) == 0)
+		if (name_is(s->tools[s->index[i]].name, name, len))
 			return &s->tools[s->index[i]];
 	return NULL;
 }
@@ -237,9 +249,9 @@ call_error(const struct server *s, const struct request *r,
 	struct buf t = { 0 };
 
 	buf_printf(&t, "Error executing tool '%s' in server '%s' "
-	    "(toolbox '%s'): %s", r->tool, s->cfg->name, s->box->cfg->name,
-	    reason);
-	reply_text(r->cid, r->cidlen, buf_cstr(&t), true);
+	    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
+	    s->box->cfg->name, reason);
+	reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
 	buf_free(&t);
 }
 
@@ -255,10 +267,11 @@ call_arm(const struct server *s, struct request *r, long long now)
 
 /*
  * Can a call go to its ready server now?  If not it is answered, and
- * removed.
+ * removed.  A call routed at once had its tool found by the caller; one
+ * that waited for the server is looked for in the list it now has.
  */
 static bool
-call_sendable(struct server *s, struct request *r)
+call_sendable(struct server *s, struct request *r, bool waited)
 {
 	struct buf t = { 0 };
 
@@ -267,10 +280,11 @@ call_sendable(struct server *s, struct request *r)
 		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
 		    STUCK_MS);
 		call_error(s, r, buf_cstr(&t));
-	} else if (srv_tool(s, r->tool) == NULL) {
+	} else if (waited && srv_tool(s, text_get(&r->tool), r->tool.len) ==
+	    NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
-		    "server '%s'", r->tool, s->cfg->name);
-		reply_text(r->cid, r->cidlen, buf_cstr(&t), true);
+		    "server '%s'", text_get(&r->tool), s->cfg->name);
+		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
 	}
 	if (t.len == 0)
 		return true;
@@ -283,7 +297,7 @@ call_sendable(struct server *s, struct request *r)
 static void
 call_dispatch(struct server *s, struct request *r)
 {
-	if (!call_sendable(s, r))
+	if (!call_sendable(s, r, true))
 		return;
 	srv_send(s, r, "tools/call", r->params, r->plen);
 	free(r->params);
@@ -485,7 +499,8 @@ native_tool(const struct server *s, const struct json *j, int t,
 	size_t len;
 
 	/* Warn once: not again when a restart lists the same tools. */
-	if ((k = tool_listable(native)) != 0 && srv_tool(s, name) == NULL)
+	if ((k = tool_listable(native)) != 0 &&
+	    srv_tool(s, name, strlen(name)) == NULL)
 		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
@@ -627,7 +642,8 @@ on_call_result(const struct request *r, const char *line, size_t n,
 	size_t idlen;
 
 	id = json_raw(j, json_get(j, 0, "id"), &idlen);
-	rpc_splice(client_out(), line, n, id, idlen, r->cid, r->cidlen);
+	rpc_splice(client_out(), line, n, id, idlen, text_get(&r->cid),
+	    r->cid.len);
 	buf_putc(client_out(), '\n');
 }
 
@@ -844,8 +860,8 @@ pass_result(struct server *s, const char *line, size_t n)
 		return false;
 	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
 		return false;
-	rpc_splice(client_out(), line, n, top.id, top.idlen, s->req[i].cid,
-	    s->req[i].cidlen);
+	rpc_splice(client_out(), line, n, top.id, top.idlen,
+	    text_get(&s->req[i].cid), s->req[i].cid.len);
 	buf_putc(client_out(), '\n');
 	req_remove(s, i);
 	return true;
@@ -1045,8 +1061,9 @@ stream_start(struct server *s, const char *text, size_t n)
 	wb.streaming = s;
 	if (k >= 0) {
 		st->rid = v;
-		st->cid = xstrndup(s->req[k].cid, s->req[k].cidlen);
-		st->cidlen = s->req[k].cidlen;
+		st->cid = xstrndup(text_get(&s->req[k].cid),
+		    s->req[k].cid.len);
+		st->cidlen = s->req[k].cid.len;
 		rpc_splice(&wb.client.out, text, top.at, top.id, top.idlen,
 		    st->cid, st->cidlen);
 	} else
@@ -1106,7 +1123,7 @@ stream_end(struct server *s, const char *text, size_t n)
 			return PEER_DISCARD;
 		}
 		rpc_splice(&wb.client.out, text + at, n - at, top.id, top.idlen,
-		    s->req[i].cid, s->req[i].cidlen);
+		    text_get(&s->req[i].cid), s->req[i].cid.len);
 	} else {
 		buf_put(&wb.client.out, text + at, n - at);
 		i = req_find(s, st->rid);
@@ -1160,23 +1177,23 @@ static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
  * Toolboxes.
  */
 struct toolbox *
-box_find(const char *name)
+box_find(const char *name, size_t len)
 {
 	int i;
 
 	for (i = 0; i < wb.nboxes; i++)
-		if (strcmp(wb.boxes[i].cfg->name, name) == 0)
+		if (name_is(wb.boxes[i].cfg->name, name, len))
 			return &wb.boxes[i];
 	return NULL;
 }
 
 struct server *
-box_server(struct toolbox *b, const char *name)
+box_server(struct toolbox *b, const char *name, size_t len)
 {
 	int i;
 
 	for (i = 0; i < b->nservers; i++)
-		if (strcmp(b->servers[i].cfg->name, name) == 0)
+		if (name_is(b->servers[i].cfg->name, name, len))
 			return &b->servers[i];
 	return NULL;
 }
@@ -1319,7 +1336,7 @@ call_params(struct buf *b, struct request *r, const struct call_in *in)
 	struct buf id = { 0 };
 
 	buf_puts(b, "{\"name\":");
-	json_put_cstr(b, r->tool);
+	json_put_str(b, text_get(&r->tool), r->tool.len);
 	buf_puts(b, ",\"arguments\":");
 	if (in->args != NULL)
 		buf_put(b, in->args, in->alen);
@@ -1346,22 +1363,21 @@ call_params(struct buf *b, struct request *r, const struct call_in *in)
  * the server's queue; otherwise its params wait in the request.
  */
 void
-call_route(struct server *s, const char *tool, const struct call_in *in,
-    const char *id, size_t idlen)
+call_route(struct server *s, const char *tool, size_t toollen,
+    const struct call_in *in, const char *id, size_t idlen)
 {
 	struct request *r;
 	struct buf p = { 0 };
 
 	r = req_add(s, REQ_CALL);
-	r->cid = xstrndup(id, idlen);
-	r->cidlen = idlen;
-	r->tool = xstrdup(tool);
+	text_set(&r->cid, id, idlen);
+	text_set(&r->tool, tool, toollen);
 	if (s->state != SRV_READY) {
 		call_params(&p, r, in);
 		r->params = p.data;
 		r->plen = p.len;
 		srv_ensure(s);
-	} else if (call_sendable(s, r)) {
+	} else if (call_sendable(s, r, false)) {
 		call_params(srv_send_head(s, r, "tools/call"), r, in);
 		buf_puts(&s->proc.io.out, "}\n");
 		call_arm(s, r, loop_ms());
@@ -1388,8 +1404,9 @@ call_cancel(const char *id, size_t idlen, const char *reason)
 			s = &b->servers[k];
 			for (r = s->nreq - 1; r >= 0; r--) {
 				if (s->req[r].kind != REQ_CALL ||
-				    s->req[r].cidlen != idlen ||
-				    memcmp(s->req[r].cid, id, idlen) != 0)
+				    s->req[r].cid.len != idlen ||
+				    memcmp(text_get(&s->req[r].cid), id,
+				    idlen) != 0)
 					continue;
 				if (s->req[r].sent)
 					srv_cancel(s, s->req[r].id, reason);

@@ -80,6 +80,29 @@ xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
+/* s[0, n) into t, NUL-terminated; t was empty or freed. */
+void
+text_set(struct text *t, const char *s, size_t n)
+{
+	char *p = t->small;
+
+	t->heap = NULL;
+	if (n >= sizeof(t->small))
+		p = t->heap = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	t->len = n;
+}
+
+void
+text_free(struct text *t)
+{
+	free(t->heap);
+	t->heap = NULL;
+	t->len = 0;
+	t->small[0] = '\0';
+}
+
 void
 buf_reserve(struct buf *b, size_t more)
 {

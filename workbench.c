@@ -229,7 +229,7 @@ tool_open_toolbox(const struct json *j, int args, const char *id,
 		free(name);
 		return;
 	}
-	if ((b = box_find(name)) == NULL) {
+	if ((b = box_find(name, strlen(name))) == NULL) {
 		buf_printf(&t, "Toolbox '%s' not found. Available toolboxes: ",
 		    name);
 		toolbox_names(&t);
@@ -362,22 +362,23 @@ tool_use_tool(const struct json *j, int args, int meta, const char *id,
 		buf_puts(&t, "server: Server name cannot be empty");
 	else if (name[0] == '\0')
 		buf_puts(&t, "name: Tool name cannot be empty");
-	else if ((b = box_find(box)) == NULL) {
+	else if ((b = box_find(box, strlen(box))) == NULL) {
 		buf_printf(&t, "Error executing tool: Toolbox '%s' is not "
 		    "configured. Available toolboxes: ", box);
 		toolbox_names(&t);
 	} else if (!b->open)
 		buf_printf(&t, "Error executing tool: Toolbox '%s' is not "
 		    "open", box);
-	else if ((s = box_server(b, srv)) == NULL)
+	else if ((s = box_server(b, srv, strlen(srv))) == NULL)
 		buf_printf(&t, "Error executing tool: Server '%s' not found "
 		    "in toolbox '%s'", srv, box);
-	else if (s->state == SRV_READY && srv_tool(s, name) == NULL)
+	else if (s->state == SRV_READY && srv_tool(s, name, strlen(name)) ==
+	    NULL)
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", name, srv);
 	else {
 		call_in_tokens(j, top[U_ARGS], meta, &in);
-		call_route(s, name, &in, id, idlen);
+		call_route(s, name, strlen(name), &in, id, idlen);
 	}
 fail:
 	if (t.len > 0)
@@ -588,10 +589,10 @@ tool_native(const struct json *j, const char *name, int args, int meta,
 		reply_unknown_tool(id, idlen, name, true, true);
 		return;
 	}
-	if ((b = box_find(box)) != NULL)
-		s = box_server(b, srv);
+	if ((b = box_find(box, strlen(box))) != NULL)
+		s = box_server(b, srv, strlen(srv));
 	if (s != NULL && b->open)
-		t = srv_tool(s, tool);
+		t = srv_tool(s, tool, strlen(tool));
 	/* What tools/list does not show cannot be called by that name. */
 	if (t == NULL || t->native == NULL)
 		reply_unknown_tool(id, idlen, name, false, s == NULL);
@@ -600,7 +601,7 @@ tool_native(const struct json *j, const char *name, int args, int meta,
 		    "must be an object");
 	else {
 		call_in_tokens(j, args, meta, &in);
-		call_route(s, tool, &in, id, idlen);
+		call_route(s, tool, strlen(tool), &in, id, idlen);
 	}
 	free(box);
 	free(srv);
@@ -773,16 +774,16 @@ span_id(const struct span *v)
 	return true;
 }
 
-/* A non-empty string without escapes, into b as a C string. */
-static const char *
-span_name(const struct span *v, struct buf *b)
+/* A non-empty string without escapes: its text, inside the quotes. */
+static bool
+span_name(const struct span *v, struct span *name)
 {
 	if (v->p == NULL || v->n < 3 || v->p[0] != '"' ||
 	    memchr(v->p, '\\', v->n) != NULL)
-		return NULL;
-	b->len = 0;
-	buf_put(b, v->p + 1, v->n - 2);
-	return buf_cstr(b);
+		return false;
+	name->p = v->p + 1;
+	name->n = v->n - 2;
+	return true;
 }
 
 /*
@@ -813,7 +814,7 @@ fast_use_tool(const char *line, size_t n)
 	    FIELD_END };
 	struct span v[F_SLOTS];
 	struct call_in in = { 0 };
-	const char *box, *srv, *name;
+	struct span box, srv, name;
 	struct toolbox *b;
 	struct server *s;
 
@@ -823,12 +824,11 @@ fast_use_tool(const char *line, size_t n)
 	    !span_is(&v[F_CALLED], "\"use_tool\"") ||
 	    (v[F_ARGS].p != NULL && v[F_ARGS].p[0] != '{') ||
 	    (v[F_TOKEN].p != NULL && !span_id(&v[F_TOKEN])) ||
-	    (box = span_name(&v[F_BOX], &wb.names[0])) == NULL ||
-	    (srv = span_name(&v[F_SERVER], &wb.names[1])) == NULL ||
-	    (name = span_name(&v[F_NAME], &wb.names[2])) == NULL ||
-	    (b = box_find(box)) == NULL || !b->open ||
-	    (s = box_server(b, srv)) == NULL || s->state != SRV_READY ||
-	    srv_tool(s, name) == NULL)
+	    !span_name(&v[F_BOX], &box) || !span_name(&v[F_SERVER], &srv) ||
+	    !span_name(&v[F_NAME], &name) ||
+	    (b = box_find(box.p, box.n)) == NULL || !b->open ||
+	    (s = box_server(b, srv.p, srv.n)) == NULL ||
+	    s->state != SRV_READY || srv_tool(s, name.p, name.n) == NULL)
 		return false;
 	in.args = v[F_ARGS].p;
 	in.alen = v[F_ARGS].n;
@@ -836,7 +836,7 @@ fast_use_tool(const char *line, size_t n)
 	in.mlen = v[F_META].n;
 	in.token = v[F_TOKEN].p;
 	in.toklen = v[F_TOKEN].n;
-	call_route(s, name, &in, v[F_ID].p, v[F_ID].n);
+	call_route(s, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
 	return true;
 }
 

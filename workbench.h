@@ -43,6 +43,26 @@ char	*xstrndup(const char *, size_t);
 void	 buf_reserve(struct buf *, size_t);
 
 /*
+ * A copy of a short text kept in place, a longer one on the heap: a
+ * call's id and tool name are copied per call, and usually fit.  (Moved
+ * with the struct holding it; text_get finds the bytes wherever.)
+ */
+struct text {
+	size_t	 len;
+	char	*heap;			/* NULL when it fits in small. */
+	char	 small[32];
+};
+
+void	 text_set(struct text *, const char *, size_t);
+void	 text_free(struct text *);
+
+static inline const char *
+text_get(const struct text *t)
+{
+	return t->heap != NULL ? t->heap : t->small;
+}
+
+/*
  * Appending is most of what a proxied message costs besides checking it:
  * inline, with the growing out of line and strlen of a literal folded.
  */
@@ -381,9 +401,8 @@ struct request {
 	long long	 id;		/* Ours, on the server. */
 	enum req_kind	 kind;
 	bool		 sent;
-	char		*cid;		/* The client's id, raw. */
-	size_t		 cidlen;
-	char		*tool;		/* The tool's own name. */
+	struct text	 cid;		/* The client's id, raw. */
+	struct text	 tool;		/* The tool's own name. */
 	char		*params;	/* A call's params, while waiting. */
 	size_t		 plen;
 	char		*token;		/* The client's progressToken, raw. */
@@ -494,7 +513,7 @@ struct workbench {
 
 extern struct workbench wb;
 
-const struct tool *srv_tool(const struct server *, const char *);
+const struct tool *srv_tool(const struct server *, const char *, size_t);
 void	 srv_ensure(struct server *);
 void	 srv_notify(struct server *, const char *);
 void	 srv_send_level(struct server *);
@@ -509,8 +528,8 @@ void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *, long long);
 bool	 srv_stuck(const struct server *, long long);
 bool	 srv_busy(const struct server *, long long);
-struct toolbox *box_find(const char *);
-struct server *box_server(struct toolbox *, const char *);
+struct toolbox *box_find(const char *, size_t);
+struct server *box_server(struct toolbox *, const char *, size_t);
 void	 box_open(struct toolbox *, const char *, size_t);
 /* A call's arguments and _meta, raw from the client's line (or NULL). */
 struct call_in {
@@ -522,7 +541,8 @@ struct call_in {
 	size_t		 toklen;
 };
 
-void	 call_route(struct server *, const char *, const struct call_in *,
+void	 call_route(struct server *, const char *, size_t,
+	    const struct call_in *,
 	    const char *, size_t);
 void	 call_cancel(const char *, size_t, const char *);
 void	 stream_abort(struct server *, const char *);

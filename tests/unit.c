@@ -441,6 +441,30 @@ test_pump(void)
 	peer_free(&p);
 }
 
+/* Short texts stay in place, long ones go to the heap; both survive a move. */
+static void
+test_text(void)
+{
+	static const size_t lengths[] = { 0, 1, 30, 31, 32, 33, 99 };
+	char long_text[100];
+	struct text t, moved;
+	size_t i, n;
+
+	memset(long_text, 'a', sizeof(long_text));
+	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+		n = lengths[i];
+		text_set(&t, long_text, n);
+		moved = t;
+		memset(&t, 0x55, sizeof(t));	/* The old place is gone. */
+		CHECK(moved.len == n);
+		CHECK((moved.heap == NULL) == (n < sizeof(moved.small)));
+		CHECK(memcmp(text_get(&moved), long_text, n) == 0);
+		CHECK(text_get(&moved)[n] == '\0');
+		text_free(&moved);
+		CHECK(moved.len == 0 && text_get(&moved)[0] == '\0');
+	}
+}
+
 static void
 test_framing(void)
 {
@@ -753,6 +777,7 @@ main(void)
 	test_scan_id();
 	test_scan();
 	test_utf8();
+	test_text();
 	test_framing();
 	test_expand();
 	test_config_ok();

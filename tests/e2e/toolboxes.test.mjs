@@ -363,6 +363,21 @@ describe('use_tool', () => {
 			r = await wb.useTool('dev', 'mock', 'nosuch', {});
 			assert.equal(r.isError, true);
 			assert.equal(text(r), "Error executing tool: Tool 'nosuch' not found in server 'mock'");
+			// Names match whole: not a prefix, not an extension.
+			for (const srv of ['moc', 'mockx']) {
+				r = await wb.useTool('dev', srv, 'echo', { message: 'x' });
+				assert.equal(text(r), `Error executing tool: Server '${srv}' not found in toolbox 'dev'`);
+			}
+			for (const tool of ['ech', 'echox']) {
+				r = await wb.useTool('dev', 'mock', tool, { message: 'x' });
+				assert.equal(text(r), `Error executing tool: Tool '${tool}' not found in server 'mock'`);
+			}
+			for (const box of ['de', 'devx']) {
+				r = await wb.useTool(box, 'mock', 'echo', { message: 'x' });
+				assert.match(text(r), new RegExp(`^Error executing tool: Toolbox '${box}' is not configured`));
+			}
+			r = await wb.useTool('dev', 'mock', 'echo', { message: 'whole' });
+			assert.equal(r.isError, undefined, text(r));
 		});
 	});
 
