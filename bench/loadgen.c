@@ -35,7 +35,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,7 +48,7 @@
 
 #include <jsmn.h>
 
-extern char **environ;
+#include "spawn.h"
 
 #define READ_MIN	(256 * 1024)
 #define STALL_MS	120000	/* No progress for this long: give up. */
@@ -137,29 +136,14 @@ xrealloc(void *p, size_t n)
 static struct conn *
 spawn(void)
 {
-	posix_spawn_file_actions_t fa;
 	struct conn *c;
-	int in[2], out[2], e;
+	int e;
 
 	conns = xrealloc(conns, (size_t)(nconns + 1) * sizeof(*conns));
 	c = &conns[nconns++];
 	memset(c, 0, sizeof(*c));
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
-		fail("pipe2: %s", strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-	e = posix_spawnp(&c->pid, cmd[0], &fa, NULL, cmd, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e != 0)
+	if ((e = spawn_piped(cmd, errfd, &c->pid, &c->wfd, &c->rfd)) != 0)
 		fail("cannot run %s: %s", cmd[0], strerror(e));
-	close(in[0]);
-	close(out[1]);
-	c->wfd = in[1];
-	c->rfd = out[0];
-	fcntl(c->wfd, F_SETFL, O_NONBLOCK);
-	fcntl(c->rfd, F_SETFL, O_NONBLOCK);
 	return c;
 }
 

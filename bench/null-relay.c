@@ -28,7 +28,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +35,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn.h"
+
 #define BUFSZ	(256 * 1024)
 #define MAXKIDS	256
-
-extern char **environ;
 
 /* Bytes waiting to move on: buf[off, len). */
 struct queue {
@@ -179,28 +178,12 @@ collect(void)
 static void
 spawn(struct child *c, char **cmd)
 {
-	posix_spawn_file_actions_t fa;
-	int in_pipe[2], out_pipe[2], e;
+	int e = spawn_piped(cmd, -1, &c->pid, &c->wfd, &c->rfd);
 
-	if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
-		perror("null-relay: pipe");
-		exit(1);
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-	e = posix_spawnp(&c->pid, cmd[0], &fa, NULL, cmd, environ);
-	posix_spawn_file_actions_destroy(&fa);
 	if (e != 0) {
 		fprintf(stderr, "null-relay: %s: %s\n", cmd[0], strerror(e));
 		exit(127);
 	}
-	close(in_pipe[0]);
-	close(out_pipe[1]);
-	c->wfd = in_pipe[1];
-	c->rfd = out_pipe[0];
-	fcntl(c->wfd, F_SETFL, O_NONBLOCK);
-	fcntl(c->rfd, F_SETFL, O_NONBLOCK);
 }
 
 static void
