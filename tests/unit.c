@@ -447,7 +447,7 @@ test_text(void)
 {
 	static const size_t lengths[] = { 0, 1, 30, 31, 32, 33, 99 };
 	char long_text[100];
-	struct text t, moved;
+	struct text t = { 0 }, moved;
 	size_t i, n;
 
 	memset(long_text, 'a', sizeof(long_text));
