@@ -234,4 +234,4 @@ clean:
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-valgrind
 
 .PHONY: all check test demo install uninstall clean check-install static \
-	check-static asan valgrind fuzz fuzz-long lint
+	check-static asan valgrind fuzz fuzz-long lint bench
