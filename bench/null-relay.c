@@ -15,8 +15,9 @@
  * Two baselines come from it.  One relay per server: any proxy adds a
  * process and two pipe hops per message, and on a machine with few CPUs
  * those alone cost throughput.  One relay for all of N servers: the least
- * a single-threaded proxy of N servers can do, and so the most throughput
- * any such proxy, the workbench included, can reach.  The gap between the
+ * per message that a single-threaded proxy of N servers does, and so about
+ * the most throughput such a proxy, the workbench included, can reach (one
+ * that batches its writes may get somewhat more).  The gap between the
  * workbench and these is what its own work costs.
  *
  * At end of file on standard input each copy's input is closed once what
@@ -145,10 +146,6 @@ static void
 deal(void)
 {
 	while (queued(&in) > 0) {
-		if (kids[dealing].wfd < 0) {
-			in.off = in.len;	/* It has gone: drop the rest. */
-			return;
-		}
 		if (move(&in, &kids[dealing].to, nkids > 1))
 			dealing = (dealing + 1) % nkids;
 		else if (queued(&in) > 0)
@@ -156,23 +153,31 @@ deal(void)
 	}
 }
 
+/* c's output to ours; false while a line of it owns the output. */
+static bool
+collect_from(struct child *c)
+{
+	if (queued(&c->from) > 0)
+		owner = move(&c->from, &out, false) ? -1 : (int)(c - kids);
+	if (owner >= 0 && queued(&c->from) == 0 && c->rfd < 0 &&
+	    room(&out) > 0) {
+		out.buf[out.len++] = '\n';	/* It ended mid-line. */
+		owner = -1;
+	}
+	return owner < 0;
+}
+
 /* The copies' output to ours, a line that has begun passing first. */
 static void
 collect(void)
 {
-	struct child *c;
 	int i;
 
-	for (i = 0; i < nkids; i++) {
-		c = &kids[owner >= 0 ? owner : i];
-		if (queued(&c->from) > 0)
-			owner = move(&c->from, &out, false) ? -1 :
-			    (int)(c - kids);
-		if (owner >= 0 && queued(&c->from) == 0 && c->rfd < 0)
-			owner = -1;	/* It ended mid-line. */
-		if (owner >= 0)
+	if (owner >= 0 && !collect_from(&kids[owner]))
+		return;
+	for (i = 0; i < nkids; i++)
+		if (!collect_from(&kids[i]))
 			return;
-	}
 }
 
 static void
@@ -194,11 +199,43 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Reads, then moves, then writes: one poll() per hop. */
+/*
+ * Write what waits.  A copy that has stopped reading its input ends the
+ * input: what is left of it is dropped, the other copies' input is
+ * closed, and the relay ends once their output has passed.
+ */
+static void
+drain_all(void)
+{
+	struct child *c;
+	int i;
+
+	for (i = 0; i < nkids; i++) {
+		c = &kids[i];
+		if (c->wfd >= 0 && !drain(c->wfd, &c->to)) {
+			fprintf(stderr, "null-relay: copy %d stopped reading "
+			    "its input: input ends\n", i + 1);
+			close_fd(&c->wfd);
+			in_eof = true;
+			in.off = in.len;
+		}
+	}
+	for (i = 0; i < nkids; i++)
+		if (in_eof && queued(&in) == 0 && queued(&kids[i].to) == 0)
+			close_fd(&kids[i].wfd);	/* The end travels on. */
+	if (!out_gone && !drain(STDOUT_FILENO, &out))
+		out_gone = true;
+	if (out_gone)
+		out.off = out.len = 0;
+}
+
+/*
+ * Reads, then moves, then writes: one poll() per hop.  Then moves again,
+ * into the room the writes made, so that what waits is always watched.
+ */
 static void
 step(const struct pollfd *p)
 {
-	struct child *c;
 	int i;
 
 	if (p[0].revents != 0 && !fill(STDIN_FILENO, &in))
@@ -209,17 +246,9 @@ step(const struct pollfd *p)
 			close_fd(&kids[i].rfd);
 	deal();
 	collect();
-	for (i = 0; i < nkids; i++) {
-		c = &kids[i];
-		if (c->wfd >= 0 && !drain(c->wfd, &c->to))
-			close_fd(&c->wfd);	/* It has gone. */
-		if (in_eof && queued(&in) == 0 && queued(&c->to) == 0)
-			close_fd(&c->wfd);	/* The end of input travels on. */
-	}
-	if (!out_gone && !drain(STDOUT_FILENO, &out))
-		out_gone = true;
-	if (out_gone)
-		out.off = out.len = 0;
+	drain_all();
+	deal();
+	collect();
 }
 
 /* True while some copy's output may still come or wait to be written. */
@@ -257,6 +286,7 @@ main(int argc, char *argv[])
 {
 	struct pollfd *p;
 	int i, n, st, status = 0;
+	pid_t r;
 
 	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
 		nkids = atoi(argv[2]);
@@ -296,8 +326,11 @@ main(int argc, char *argv[])
 	for (i = 0; i < nkids; i++) {
 		close_fd(&kids[i].wfd);	/* A copy may still be reading. */
 		close_fd(&kids[i].rfd);
-		while (waitpid(kids[i].pid, &st, 0) < 0 && errno == EINTR)
+		st = 0;
+		while ((r = waitpid(kids[i].pid, &st, 0)) < 0 && errno == EINTR)
 			;
+		if (r < 0)
+			st = 0;		/* Not ours to know (SIGCHLD ignored). */
 		if (status == 0)
 			status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
 			    WEXITSTATUS(st);

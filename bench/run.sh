@@ -293,8 +293,8 @@ for s in 1 8; do
 			D=$W; W=$(val rate "$r2")
 			row "rate_${s}s_${k}k_vs_relay" \
 			    "  same, workbench vs byte relay (d)" calls/s "-" -
-			# The ceiling of a single-threaded proxy: one
-			# relay for all the servers.
+			# What a single-threaded proxy gets for the least
+			# work: one relay for all the servers.
 			if [ "$s" -gt 1 ]; then
 				D=$(val rate "$r1"); W=$(val rate "$r4")
 				row "rate_${s}s_${k}k_mux" \
@@ -505,8 +505,8 @@ bytes between the load generator and each echo server with one poll() loop;
 it is measured in the same rounds, and "workbench vs byte relay" is the cost
 of the workbench's own work with the extra process taken out.  "One byte
 relay for all" is the same program dealing the lines among all the servers
-from one process, as any single-threaded proxy must: no such proxy, however
-little it does, gets more than it does, so it is the ceiling of the design.
+from one process, as any single-threaded proxy must, doing the least per
+message that such a proxy does: what the design allows on this machine.
 EOF
 echo
 awk -F '\t' '{
