@@ -9,18 +9,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 make=${MAKE:-make}
-passed=0
-failed=0
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok - $1"
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-}
+. tests/tap.sh
 
 version=$(sed -n 's/^VERSION[ 	]*=[ 	]*//p' Makefile)
 if [ -z "$version" ]; then
@@ -36,18 +25,26 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/wb-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM HUP
 stage=$tmp/stage
 
+# step NAME COMMAND...: one result; the command's output shows if it fails.
+step() {
+	_name=$1
+	shift
+	if "$@" > "$tmp/log" 2>&1; then
+		ok "$_name"
+	else
+		fail "$_name"
+		quote < "$tmp/log"
+	fi
+}
+
 # Files that were there before must survive the uninstall.
 mkdir -p "$stage/usr/bin" "$stage/usr/share/man/man1"
 echo keep > "$stage/usr/bin/other-program"
 echo keep > "$stage/usr/share/man/man1/other.1"
 (cd "$stage" && find . -type f | sort) > "$tmp/before"
 
-if $make -s install DESTDIR="$stage" PREFIX=/usr > "$tmp/log" 2>&1; then
-	ok "make install DESTDIR=... PREFIX=/usr"
-else
-	fail "make install DESTDIR=... PREFIX=/usr"
-	sed 's/^/#   /' "$tmp/log"
-fi
+step "make install DESTDIR=... PREFIX=/usr" \
+    $make -s install DESTDIR="$stage" PREFIX=/usr
 (cd "$stage" && find . -type f | sort) > "$tmp/after"
 comm -13 "$tmp/before" "$tmp/after" > "$tmp/installed"
 cat > "$tmp/expected" <<'EOF'
@@ -59,7 +56,7 @@ if cmp -s "$tmp/installed" "$tmp/expected"; then
 	ok "installs exactly the binary, the manual and the example config"
 else
 	fail "installs exactly the binary, the manual and the example config"
-	diff "$tmp/expected" "$tmp/installed" | sed 's/^/#   /'
+	diff "$tmp/expected" "$tmp/installed" | quote
 fi
 
 bin=$stage/usr/bin/mcp-workbench
@@ -94,7 +91,7 @@ elif grep -q "^version $version\.\$" "$page"; then
 	ok "manual: @VERSION@ substituted (version $version)"
 else
 	fail "manual: names version $version"
-	grep '^\.Os' "$page" | sed 's/^/#   /'
+	grep '^\.Os' "$page" | quote
 fi
 # Plain text of a rendered page: drop the overstrike (x BS x) of bold and
 # underlined words, without needing col(1).
@@ -125,7 +122,7 @@ if command -v mandoc >/dev/null 2>&1; then
 		ok "mandoc -Tlint -Wwarning: clean"
 	else
 		fail "mandoc -Tlint -Wwarning: clean"
-		sed 's/^/#   /' "$tmp/lint"
+		quote "$tmp/lint"
 	fi
 	rendered=1
 fi
@@ -134,18 +131,14 @@ if [ "$rendered" -eq 0 ]; then
 fi
 
 # Uninstall with the same settings.
-if $make -s uninstall DESTDIR="$stage" PREFIX=/usr > "$tmp/log" 2>&1; then
-	ok "make uninstall DESTDIR=... PREFIX=/usr"
-else
-	fail "make uninstall DESTDIR=... PREFIX=/usr"
-	sed 's/^/#   /' "$tmp/log"
-fi
+step "make uninstall DESTDIR=... PREFIX=/usr" \
+    $make -s uninstall DESTDIR="$stage" PREFIX=/usr
 (cd "$stage" && find . -type f | sort) > "$tmp/final"
 if cmp -s "$tmp/before" "$tmp/final"; then
 	ok "uninstall removes exactly what was installed"
 else
 	fail "uninstall removes exactly what was installed"
-	diff "$tmp/before" "$tmp/final" | sed 's/^/#   /'
+	diff "$tmp/before" "$tmp/final" | quote
 fi
 if [ -d "$stage/usr/share/mcp-workbench" ]; then
 	fail "uninstall removes the empty share/mcp-workbench directory"
@@ -162,8 +155,7 @@ if [ "$left" -eq 0 ]; then
 	ok "install then uninstall into an empty tree leaves no file"
 else
 	fail "install then uninstall into an empty tree leaves no file"
-	find "$stage" ! -type d | sed 's/^/#   /'
+	find "$stage" ! -type d | quote
 fi
 
-echo "install: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally install

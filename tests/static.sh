@@ -14,18 +14,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 wb=${1:-./mcp-workbench-static}
 ex=${2:-./example/example-server-static}
-passed=0
-failed=0
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok - $1"
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-}
+. tests/tap.sh
 
 check() {
 	# check NAME PATTERN TEXT: TEXT matches the extended regex PATTERN.
@@ -164,7 +153,6 @@ fi
 exec 4<&-
 if [ "$failed" -gt 0 ]; then
 	echo "# workbench stderr:"
-	sed 's/^/#   /' "$tmp/stderr"
+	quote "$tmp/stderr"
 fi
-echo "static: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally static
