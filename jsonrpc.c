@@ -491,6 +491,34 @@ json_line_col(const char *s, size_t pos, size_t *col)
 	return line;
 }
 
+/* Sixteen bytes compared at once: SSE2 on x86-64, NEON on ARM. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+/*
+ * Which byte of a block compared is the first that matched (0xff); 16
+ * when none did.  On x86-64 one movemask; elsewhere two 64-bit halves.
+ */
+static size_t
+first_match(bytes16 hit)
+{
+#ifdef __SSE2__
+	unsigned int m = (unsigned int)_mm_movemask_epi8((__m128i)hit);
+
+	return m != 0 ? (size_t)__builtin_ctz(m) : 16;
+#else
+	uint64_t half[2];
+
+	memcpy(half, &hit, sizeof(half));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return half[0] != 0 ? (size_t)__builtin_clzll(half[0]) >> 3 :
+	    half[1] != 0 ? 8 + ((size_t)__builtin_clzll(half[1]) >> 3) : 16;
+#else
+	return half[0] != 0 ? (size_t)__builtin_ctzll(half[0]) >> 3 :
+	    half[1] != 0 ? 8 + ((size_t)__builtin_ctzll(half[1]) >> 3) : 16;
+#endif
+#endif
+}
+
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t
 utf8_len(const unsigned char *s, size_t n)
@@ -521,40 +549,34 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Is all of s valid UTF-8?  ASCII runs are checked eight bytes at a time. */
+/* Past the ASCII bytes from u[i]: sixteen at a time, then byte by byte. */
+static size_t
+ascii_end(const unsigned char *u, size_t i, size_t n)
+{
+	bytes16 w, high;
+
+	memset(&high, 0x80, sizeof(high));
+	for (; i + sizeof(w) <= n; i += sizeof(w)) {
+		memcpy(&w, u + i, sizeof(w));
+		if (first_match((bytes16)(w >= high)) < sizeof(w))
+			break;
+	}
+	while (i < n && u[i] < 0x80)
+		i++;
+	return i;
+}
+
+/* Is all of s valid UTF-8? */
 bool
 utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	uint64_t w[4], any = 0;
 	size_t i = 0, k;
 
-	/* Most lines are all ASCII: one branch-free look first. */
-	for (; i + 8 <= n; i += 8) {
-		memcpy(w, u + i, 8);
-		any |= w[0];
-	}
-	for (; i < n; i++)
-		any |= u[i];
-	if ((any & 0x8080808080808080ull) == 0)
-		return true;
-	i = 0;
-	while (i < n) {
-		/* ASCII goes 32 bytes a step. */
-		for (; i + 32 <= n; i += 32) {
-			memcpy(w, u + i, sizeof(w));
-			if (((w[0] | w[1] | w[2] | w[3]) &
-			    0x8080808080808080ull) != 0)
-				break;
-		}
-		if (i >= n)
-			break;
-		if (u[i] < 0x80)
-			i++;
-		else if ((k = utf8_len(u + i, n - i)) > 0)
-			i += k;
-		else
+	while ((i = ascii_end(u, i, n)) < n) {
+		if ((k = utf8_len(u + i, n - i)) == 0)
 			return false;
+		i += k;
 	}
 	return true;
 }
@@ -739,34 +761,6 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, text, pre);
 	buf_put(out, with, withlen);
 	buf_put(out, at + atlen, n - pre - atlen);
-}
-
-/* Sixteen bytes compared at once: SSE2 on x86-64, NEON on ARM. */
-typedef unsigned char bytes16 __attribute__((vector_size(16)));
-
-/*
- * Which byte of a block compared is the first that matched (0xff); 16
- * when none did.  On x86-64 one movemask; elsewhere two 64-bit halves.
- */
-static size_t
-first_match(bytes16 hit)
-{
-#ifdef __SSE2__
-	unsigned int m = (unsigned int)_mm_movemask_epi8((__m128i)hit);
-
-	return m != 0 ? (size_t)__builtin_ctz(m) : 16;
-#else
-	uint64_t half[2];
-
-	memcpy(half, &hit, sizeof(half));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return half[0] != 0 ? (size_t)__builtin_clzll(half[0]) >> 3 :
-	    half[1] != 0 ? 8 + ((size_t)__builtin_clzll(half[1]) >> 3) : 16;
-#else
-	return half[0] != 0 ? (size_t)__builtin_ctzll(half[0]) >> 3 :
-	    half[1] != 0 ? 8 + ((size_t)__builtin_ctzll(half[1]) >> 3) : 16;
-#endif
-#endif
 }
 
 /*

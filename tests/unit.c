@@ -307,6 +307,28 @@ test_scan_id(void)
 	CHECK(rpc_scan_id_tail("", 0, &id, &n) == -1);
 }
 
+/*
+ * A two-byte character, and a stray byte, at every offset of ASCII text
+ * across the sixteen-byte blocks: found wherever it is.
+ */
+static void
+utf8_at_every_offset(void)
+{
+	char t[48];
+	size_t at;
+	int bad = 0;
+
+	for (at = 0; at + 2 <= sizeof(t); at++) {
+		memset(t, 'a', sizeof(t));
+		memcpy(t + at, "\xc3\xa9", 2);
+		bad += !utf8_valid(t, sizeof(t));
+		bad += utf8_valid(t, at + 1);	/* Cut inside the character. */
+		t[at] = '\xff';
+		bad += utf8_valid(t, sizeof(t));
+	}
+	CHECK(bad == 0);
+}
+
 static void
 test_utf8(void)
 {
@@ -318,6 +340,7 @@ test_utf8(void)
 	CHECK(!utf8_valid("\xc3", 1));
 	CHECK(!utf8_valid("\xed\xa0\x80", 3));
 	CHECK(!utf8_valid("\xc0\xaf", 2));
+	utf8_at_every_offset();
 	utf8_repair(&b, "a\xff" "b\xc3\xa9\xc3", 6);
 	CHECK(b.len == 10 && memcmp(b.data, "a\xef\xbf\xbd" "b\xc3\xa9"
 	    "\xef\xbf\xbd", 10) == 0);
