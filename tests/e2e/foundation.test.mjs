@@ -598,7 +598,7 @@ describe('command line', () => {
 			jsonrpc: '2.0', id: 1, method: 'initialize',
 			params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 		});
-		const r = await Promise.race([raw.exited, L.sleep(3000).then(() => null)]);
+		const r = await L.within(raw.exited, 3000);
 		await raw.close();
 		assert.ok(r, 'must exit');
 		assert.equal(r.code, 1);

@@ -338,7 +338,7 @@ export function startSession(config, opts = {}) {
 		} catch {
 			// ignore
 		}
-		const r = await Promise.race([s.exited, L.sleep(ms).then(() => null)]);
+		const r = await L.within(s.exited, ms);
 		if (r === null)
 			killQuietly(s.pid, 'SIGKILL');
 		return r;

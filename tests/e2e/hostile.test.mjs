@@ -648,7 +648,7 @@ describe('hostile client', () => {
 		await L.sleep(100);
 		const t0 = Date.now();
 		s.proc.stdin.destroy();
-		const r = await Promise.race([s.exited, L.sleep(T(5000)).then(() => null)]);
+		const r = await L.within(s.exited, T(5000));
 		assert.ok(r !== null, 'the workbench exits after stdin EOF');
 		assert.equal(r.code, 0);
 		assert.ok(r.at - t0 < T(3500), `exited after ${r.at - t0} ms`);
@@ -659,7 +659,7 @@ describe('hostile client', () => {
 		const s = await opened();
 		await s.sendLine(useToolLine('"e1"', 'b', 'ok', 'sleep', { ms: 300 }));
 		s.proc.stdout.destroy();
-		const r = await Promise.race([s.exited, L.sleep(T(6000)).then(() => null)]);
+		const r = await L.within(s.exited, T(6000));
 		assert.ok(r !== null, 'the workbench exits when its answers cannot be written');
 		assert.ok(r.code === 0 || r.code === 1 || r.signal === 'SIGPIPE', `exit ${JSON.stringify(r)}`);
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(3000), 'children gone');
@@ -675,7 +675,7 @@ describe('hostile client', () => {
 		await L.sleep(50);
 		s.proc.stdin.destroy();
 		s.proc.stdout.destroy();
-		const r = await Promise.race([s.exited, L.sleep(T(5000)).then(() => null)]);
+		const r = await L.within(s.exited, T(5000));
 		assert.ok(r !== null, 'the workbench exits');
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(3000), 'children gone');
 		H.forget(s);
@@ -1022,7 +1022,7 @@ describe('hostile servers', () => {
 		await L.sleep(500);
 		const t0 = Date.now();
 		s.proc.stdin.destroy();
-		const r = await Promise.race([s.exited, L.sleep(T(5000)).then(() => null)]);
+		const r = await L.within(s.exited, T(5000));
 		assert.ok(r !== null, 'the workbench must exit after the client closes stdin');
 		assert.ok(r.at - t0 < T(3500), `exited after ${r.at - t0} ms`);
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(3000), 'children gone');

@@ -93,16 +93,25 @@ export function sleep(ms) {
 	return new Promise((r) => setTimeout(r, ms));
 }
 
-export async function withTimeout(promise, ms, what) {
+// The promise's value, or null if it has not settled within ms; the
+// timer is cleared either way, so nothing is left to keep node running.
+export async function within(promise, ms) {
 	let timer;
-	const t = new Promise((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+	const late = new Promise((r) => {
+		timer = setTimeout(() => r(null), ms);
 	});
 	try {
-		return await Promise.race([promise, t]);
+		return await Promise.race([promise, late]);
 	} finally {
 		clearTimeout(timer);
 	}
+}
+
+export async function withTimeout(promise, ms, what) {
+	const r = await within(Promise.resolve(promise).then((value) => ({ value })), ms);
+	if (r === null)
+		throw new Error(`timed out after ${ms} ms: ${what}`);
+	return r.value;
 }
 
 export async function waitFor(pred, ms = 5000, what = 'condition', step = 20) {
@@ -506,7 +515,7 @@ export function startRaw(config, opts = {}) {
 			} catch {
 				// ignore
 			}
-			const r = await Promise.race([exited, sleep(ms).then(() => null)]);
+			const r = await within(exited, ms);
 			if (r === null)
 				killQuietly(proc.pid, 'SIGKILL');
 			liveProcs.delete(proc);

@@ -736,7 +736,7 @@ describe('shutdown', () => {
 			const pgids = await openAndCollect(wb);
 			const t0 = Date.now();
 			wb.proc.stdin.end();
-			const r = await Promise.race([wb.exited, L.sleep(4000).then(() => null)]);
+			const r = await L.within(wb.exited, 4000);
 			assert.ok(r, 'workbench did not exit on stdin EOF');
 			assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
 			assert.equal(r.code, 0);
@@ -754,7 +754,7 @@ describe('shutdown', () => {
 				const pgids = await openAndCollect(wb);
 				const t0 = Date.now();
 				process.kill(wb.pid, sig);
-				const r = await Promise.race([wb.exited, L.sleep(4000).then(() => null)]);
+				const r = await L.within(wb.exited, 4000);
 				assert.ok(r, `workbench did not exit on ${sig}`);
 				assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
 				await L.sleep(100);
@@ -774,7 +774,7 @@ describe('shutdown', () => {
 			raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'use_tool', arguments: { tool: { toolbox: 'dev', server: 'plain', name: 'sleep' }, arguments: { ms: 3000 } } } });
 			await L.sleep(100);
 			process.kill(raw.pid, 'SIGTERM');
-			const e = await Promise.race([raw.exited, L.sleep(4000).then(() => null)]);
+			const e = await L.within(raw.exited, 4000);
 			assert.ok(e, 'exited');
 			// The in-flight call may not be answered with a result after SIGTERM.
 			const results = raw.pending.map((l) => JSON.parse(l)).filter((m) => m.id === 2 && m.result && !m.result.isError);
