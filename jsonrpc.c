@@ -1356,8 +1356,11 @@ peer_stream(struct peer *p, size_t *pos, const struct peer_ops *ops,
 {
 	char *nl = memchr(p->in.data + *pos, '\n', p->in.len - *pos);
 	size_t n = (nl != NULL ? (size_t)(nl - p->in.data) : p->in.len) - *pos;
+	unsigned gen = p->gen;
 	size_t took = ops->stream(ctx, p->in.data + *pos, n, nl != NULL);
 
+	if (p->gen != gen)	/* Closed: peer_input sees it and stops. */
+		return true;
 	if (p->dropped > 0)	/* It became a line too long: count the rest. */
 		return true;
 	if (took == PEER_DISCARD || took == PEER_NOSTREAM) {
@@ -1412,14 +1415,21 @@ void
 peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 {
 	size_t pos = 0, pumped = 0, n;
+	unsigned gen = p->gen;
 	bool held = false;
 	char *nl;
 
+	/*
+	 * A handler may close the peer (its server failed): p->gen then
+	 * differs, its buffers are gone, and we stop at once.
+	 */
 	for (;;) {
 		if (p->discard || p->streaming) {
 			if (!(p->discard ? peer_discard(p, &pos) :
 			    peer_stream(p, &pos, ops, ctx)))
 				break;
+			if (p->gen != gen)
+				return;
 			p->scanned = pos;
 			continue;
 		}
@@ -1433,6 +1443,8 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 			if (nl == NULL)
 				break;
 			peer_drop_end(p, p->dropped, ops, ctx);
+			if (p->gen != gen)
+				return;
 			p->scanned = ++pos;
 			p->nostream = false;
 			continue;
@@ -1451,13 +1463,19 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 			peer_drop_end(p, n, ops, ctx);
 		} else
 			peer_line(p->in.data + pos, n, ops, ctx);
+		if (p->gen != gen)
+			return;
 		p->scanned = pos += n + 1;
 		p->nostream = false;
 		if (ops->pump != NULL && pos - pumped >= PUMP_BYTES) {
 			ops->pump();
+			if (p->gen != gen)
+				return;
 			pumped = pos;
 		}
 	}
+	if (p->gen != gen)
+		return;
 	buf_consume(&p->in, pos);
 	p->scanned = held ? 0 : p->in.len;
 	if (held || p->dropped > 0 || p->discard)
@@ -1465,6 +1483,8 @@ peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 	if (!p->streaming && !p->nostream && ops->stream != NULL &&
 	    p->in.len >= STREAM_MIN && p->in.len <= max) {
 		n = ops->stream(ctx, p->in.data, p->in.len, false);
+		if (p->gen != gen)
+			return;
 		if (n == PEER_NOSTREAM || n == PEER_DISCARD)
 			p->nostream = true;
 		else {
@@ -1570,4 +1590,5 @@ peer_free(struct peer *p)
 	p->dropped_id = NULL;
 	p->scanned = p->dropped = p->outoff = 0;
 	p->eof = p->streaming = p->nostream = p->discard = false;
+	p->gen++;
 }

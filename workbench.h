@@ -242,6 +242,7 @@ struct peer {
 	bool		 streaming;	/* The line is passed on as it comes. */
 	bool		 nostream;	/* The line is not to be. */
 	bool		 discard;	/* Skip to the end of the line. */
+	unsigned	 gen;		/* Bumped by peer_free. */
 };
 
 /* A line this long without its newline yet is offered to ops->stream. */

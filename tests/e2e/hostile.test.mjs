@@ -708,6 +708,46 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	// A server that answers initialize with an error, or tools/list without
+	// a tools array, as an inline node script.
+	function scripted(answer) {
+		const js = `require('readline').createInterface({ input: process.stdin }).on('line', (l) => {
+			const m = JSON.parse(l);
+			const a = (${answer})(m);
+			if (a && m.id !== undefined)
+				process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...a }) + '\\n');
+		});`;
+		return { command: process.execPath, args: ['-e', js] };
+	}
+
+	test('fails while its own output is read (initialize error, no tools array, a tool list over the limit): reported; the workbench lives', { timeout: T(20000) }, async () => {
+		const INIT = "{ result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } }";
+		const config = {
+			maxMessageBytes: 4096,
+			toolboxes: {
+				b: box({
+					ok: L.mock(),
+					initerr: scripted("(m) => m.method === 'initialize' ? { error: { code: -32000, message: 'nope' } } : null"),
+					notools: scripted(`(m) => m.method === 'initialize' ? ${INIT} : m.method === 'tools/list' ? { result: {} } : null`),
+					huge: L.mock('--tools', '300'),
+				}),
+			},
+		};
+		const s = await session(config);
+		for (let round = 0; round < 2; round++) {
+			const l = await s.open('b');
+			const sc = l.json.result.structuredContent;
+			assert.equal(sc?.servers_connected, 1, l.text.slice(0, 800));
+			const why = Object.fromEntries(sc.servers_failed.map((f) => [f.server, f.error]));
+			assert.deepEqual(Object.keys(why).sort(), ['huge', 'initerr', 'notools'], l.text.slice(0, 800));
+			assert.match(why.initerr, /initialize failed: nope/);
+			assert.match(why.notools, /tools/);
+			assert.match(why.huge, /4096/);
+			assertText(await s.useTool('b', 'ok', 'echo', { message: `round ${round}` }), `round ${round}`);
+		}
+		await finish(s);
+	});
+
 	test('exits mid-call: every call in flight on it gets a clear error; its neighbours finish; it restarts', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		const pid0 = [...s.pids];
