@@ -1067,10 +1067,11 @@ static struct pollfd *pfd;
 static struct slot *slots;
 static int npfd, cappfd;
 
+/* Poll fd for events; with none, for its hang-up and errors alone. */
 static void
 watch(int fd, short events, enum slot_kind kind, struct server *s)
 {
-	if (fd < 0 || events == 0)
+	if (fd < 0)
 		return;
 	if (npfd == cappfd) {
 		cappfd = cappfd == 0 ? 16 : cappfd * 2;
@@ -1100,8 +1101,13 @@ build_pollfds(void)
 
 	npfd = 0;
 	watch(wb.sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	if (!wb.client.eof && !wb.stopping && !client_busy(NULL))
-		watch(STDIN_FILENO, POLLIN, SLOT_STDIN, NULL);
+	/*
+	 * While the client does not read, neither do we; but it may have
+	 * left (end of file), and that must still begin the shutdown.
+	 */
+	if (!wb.client.eof && !wb.stopping)
+		watch(STDIN_FILENO, client_busy(NULL) ? 0 : POLLIN, SLOT_STDIN,
+		    NULL);
 	if (peer_queued(&wb.client) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
 	for (i = 0; i < wb.nboxes; i++)
@@ -1213,7 +1219,9 @@ dispatch(long long now)
 			reap();
 			break;
 		case SLOT_STDIN:
-			if (peer_read(&wb.client, wb.cfg.max_message,
+			/* Watched for its hang-up alone: the client left. */
+			if (pfd[i].events == 0 ||
+			    peer_read(&wb.client, wb.cfg.max_message,
 			    &client_ops, NULL) == 0 ||
 			    (pfd[i].revents & (POLLHUP | POLLERR) &&
 			    !(pfd[i].revents & POLLIN)))

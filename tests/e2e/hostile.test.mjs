@@ -655,6 +655,22 @@ describe('hostile client', () => {
 		await finish(s);
 	});
 
+	test('client stops reading, then closes stdin: the workbench still sees it, exits in time, its children are gone', { timeout: T(20000) }, async () => {
+		const config = { toolboxes: { b: box({ m: L.mock() }) } };
+		const s = await opened(config);
+		s.pause();
+		// More than the 4 MiB high-water mark waits for the client.
+		await s.sendLine(useToolLine(1, 'b', 'm', 'big', { bytes: 20000000 }));
+		await L.sleep(T(500));
+		const t0 = Date.now();
+		s.proc.stdin.end();
+		const r = await L.within(s.exited, T(5000));
+		assert.ok(r !== null, 'the workbench exits after stdin EOF while its output is unread');
+		assert.equal(r.code, 0);
+		assert.ok(r.at - t0 < T(3500), `exited after ${r.at - t0} ms`);
+		await finish(s);
+	});
+
 	test('client vanishes by closing its read end: the workbench exits on EPIPE', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		await s.sendLine(useToolLine('"e1"', 'b', 'ok', 'sleep', { ms: 300 }));
