@@ -101,12 +101,70 @@ srv_notify(struct server *s, const char *method)
 	    method);
 }
 
+/*
+ * Ghosts: calls that ended without their answer (cancelled, timed out),
+ * which the server may still answer.  A result whose id comes last is
+ * passed on as it arrives only while its server has none, so that its id
+ * can only name a call in progress; should a call become a ghost while
+ * such a result passes, the result ends under that call's client id (a
+ * late answer, which JSON-RPC lets the client ignore) rather than cut
+ * short.  A ghost goes when its answer comes or its server stops.
+ */
 static void
-srv_cancel(struct server *s, long long id, const char *reason)
+ghost_add(struct server *s, const struct request *r)
+{
+	struct ghost *g;
+
+	if (s->ghosts == NULL)
+		s->ghosts = xmalloc(GHOSTS_MAX * sizeof(*s->ghosts));
+	if (s->nghosts == GHOSTS_MAX) {
+		text_free(&s->ghosts[0].cid);
+		memmove(s->ghosts, s->ghosts + 1,
+		    (GHOSTS_MAX - 1) * sizeof(*s->ghosts));
+		s->nghosts--;
+		s->ghosts_lost = true;
+	}
+	g = &s->ghosts[s->nghosts++];
+	g->id = r->id;
+	text_set(&g->cid, text_get(&r->cid), r->cid.len);
+}
+
+static int
+ghost_find(const struct server *s, long long id)
+{
+	int i;
+
+	for (i = 0; i < s->nghosts; i++)
+		if (s->ghosts[i].id == id)
+			return i;
+	return -1;
+}
+
+static void
+ghost_remove(struct server *s, int i)
+{
+	text_free(&s->ghosts[i].cid);
+	s->ghosts[i] = s->ghosts[--s->nghosts];
+}
+
+/* Its late answer came: it is a ghost no more. */
+static void
+ghost_answered(struct server *s, long long id)
+{
+	int i;
+
+	if ((i = ghost_find(s, id)) >= 0)
+		ghost_remove(s, i);
+}
+
+/* Tell the server to drop a call it was sent; its answer may still come. */
+static void
+srv_cancel(struct server *s, const struct request *r, const char *reason)
 {
 	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-	    "\"reason\":\"%s\"}}\n", id, reason);
+	    "\"reason\":\"%s\"}}\n", r->id, reason);
+	ghost_add(s, r);
 }
 
 void
@@ -339,6 +397,7 @@ srv_start(struct server *s)
 		return;
 	}
 	s->state = SRV_STARTING;
+	s->logging = false;	/* Until this process's initialize says. */
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
 	srv_send_initialize(s);
@@ -355,6 +414,9 @@ srv_stop_process(struct server *s)
 	s->proc.reaped = false;
 	s->eof_at = 0;
 	proc_close(&s->proc);
+	while (s->nghosts > 0)
+		ghost_remove(s, s->nghosts - 1);
+	s->ghosts_lost = false;
 }
 
 /*
@@ -685,6 +747,8 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 		if (!json_get_int(j, id, &v) || v <= 0 || v > s->next_id)
 			wb_log("%s: dropping an answer to a request it was "
 			    "not sent", s->label);
+		else
+			ghost_answered(s, v);
 		return;
 	}
 	r = s->req[i];
@@ -911,9 +975,12 @@ srv_oversize(void *ctx, size_t size, const char *id)
 
 	wb_log("%s: dropped a message of %zu bytes (limit %zu)", s->label,
 	    size, wb.cfg.max_message);
-	if (id == NULL || (v = strtoll(id, NULL, 10)) <= 0 ||
-	    (i = req_find(s, v)) < 0)
+	if (id == NULL || (v = strtoll(id, NULL, 10)) <= 0)
 		return;
+	if ((i = req_find(s, v)) < 0) {
+		ghost_answered(s, v);
+		return;
+	}
 	buf_printf(&why, "the result is %zu bytes, more than the %zu-byte "
 	    "limit (maxMessageBytes)", size, wb.cfg.max_message);
 	if (s->req[i].kind == REQ_CALL)
@@ -1014,7 +1081,8 @@ stream_may_answer_call(const struct server *s)
 {
 	int i, calls = 0;
 
-	if (s->state != SRV_READY || s->relisting)
+	if (s->state != SRV_READY || s->relisting || s->nghosts > 0 ||
+	    s->ghosts_lost)
 		return false;
 	for (i = 0; i < s->nreq; i++) {
 		if (s->req[i].sent && s->req[i].kind != REQ_CALL)
@@ -1085,8 +1153,13 @@ stream_more(struct server *s, const char *text, size_t n)
 		return PEER_DISCARD;
 	}
 	st->done = r == JSON_OK;
+	/* It is working: on this call, or, with the id to come, one of them. */
 	if (st->rid > 0 && (i = req_find(s, st->rid)) >= 0)
-		call_arm(s, &s->req[i], now_ms());	/* It is working. */
+		call_arm(s, &s->req[i], now_ms());
+	else if (st->rid == 0)
+		for (i = 0; i < s->nreq; i++)
+			if (s->req[i].sent)
+				call_arm(s, &s->req[i], now_ms());
 	return stream_pass(s, text, 0, st->check.pos);
 }
 
@@ -1099,9 +1172,10 @@ stream_end(struct server *s, const char *text, size_t n)
 {
 	struct stream *st = &s->stream;
 	struct rpc_top top = { 0 };
+	const struct text *cid;
 	size_t at;
 	long long v;
-	int i = -1;
+	int i = -1, g = -1;
 
 	if (n > 0 && text[n - 1] == '\r')
 		n--;
@@ -1116,14 +1190,22 @@ stream_end(struct server *s, const char *text, size_t n)
 		return PEER_DISCARD;
 	}
 	if (top.id != NULL) {
-		if (!rpc_int_id(top.id, top.idlen, &v) || (i = req_find(s, v)) <
-		    0 || s->req[i].kind != REQ_CALL) {
-			/* A late answer, to a call that is over. */
+		if (!rpc_int_id(top.id, top.idlen, &v))
+			v = 0;
+		if ((i = req_find(s, v)) >= 0 && s->req[i].kind == REQ_CALL)
+			cid = &s->req[i].cid;
+		else if ((g = ghost_find(s, v)) >= 0)
+			cid = &s->ghosts[g].cid;	/* Over while it passed. */
+		else {
 			(void)stream_cut(s, "it answers no call in progress");
 			return PEER_DISCARD;
 		}
 		rpc_splice(&wb.client.out, text + at, n - at, top.id, top.idlen,
-		    text_get(&s->req[i].cid), s->req[i].cid.len);
+		    text_get(cid), cid->len);
+		if (g >= 0) {
+			ghost_remove(s, g);
+			i = -1;
+		}
 	} else {
 		buf_put(&wb.client.out, text + at, n - at);
 		i = req_find(s, st->rid);
@@ -1409,7 +1491,7 @@ call_cancel(const char *id, size_t idlen, const char *reason)
 				    idlen) != 0)
 					continue;
 				if (s->req[r].sent)
-					srv_cancel(s, s->req[r].id, reason);
+					srv_cancel(s, &s->req[r], reason);
 				req_remove(s, r);
 			}
 		}
@@ -1489,12 +1571,12 @@ check_call_timeouts(struct server *s, long long now)
 			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
 			    s->cfg->call_timeout_ms);
 		if (wb.streaming == s && s->stream.rid == r->id) {
-			srv_cancel(s, r->id, "timed out");
+			srv_cancel(s, r, "timed out");
 			stream_abort(s, buf_cstr(&why));	/* Fails it. */
 			continue;
 		}
 		call_error(s, r, buf_cstr(&why));
-		srv_cancel(s, r->id, "timed out");
+		srv_cancel(s, r, "timed out");
 		req_remove(s, i);
 	}
 	buf_free(&why);

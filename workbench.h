@@ -412,6 +412,13 @@ struct request {
 	long long	 hard_at;	/* callMaxTimeoutMs. */
 };
 
+/* A call that ended without its answer, which may still come. */
+struct ghost {
+	long long	 id;		/* Ours, on the server. */
+	struct text	 cid;		/* The client's id, raw. */
+};
+#define GHOSTS_MAX	32
+
 /* A request from a server to the client, under our upstream id. */
 struct upreq {
 	long long	 up;
@@ -465,6 +472,9 @@ struct server {
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
 	struct stream		 stream;
+	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
+	int			 nghosts;
+	bool			 ghosts_lost;	/* More, forgotten. */
 };
 
 /* A client request waiting for a toolbox to finish opening. */

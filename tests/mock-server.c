@@ -199,8 +199,11 @@ static const struct tool hostile_tools[] = {
 	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
 	    "{\"type\":\"number\"},\"ms\":{\"type\":\"number\"}},"
 	    "\"required\":[\"bytes\"]}", NULL, tool_flood_stderr },
-	{ "big_id_last", "Like big, with the id last (as the TS SDK writes).",
-	    SCHEMA_1("bytes", "number", REQ("bytes")), NULL, tool_big_id_last },
+	{ "big_id_last", "Like big, with the id last (as the TS SDK writes);"
+	    " delay_ms: the whole line that much later.",
+	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
+	    "{\"type\":\"number\"},\"delay_ms\":{\"type\":\"number\"}},"
+	    "\"required\":[\"bytes\"]}", NULL, tool_big_id_last },
 	{ "big_noise", "A line of bytes 'z' (not JSON), then \"ok\".",
 	    SCHEMA_1("bytes", "number", REQ("bytes")), NULL, tool_big_noise },
 	{ "log_flood", "count notifications/message of bytes, then \"ok\".",
@@ -1576,27 +1579,41 @@ tool_flood_stderr(const struct req *r, int args)
 	_exit(0);
 }
 
-/* Like big, in the order the TypeScript SDK writes: the id comes last. */
+/*
+ * Like big, in the order the TypeScript SDK writes: the id comes last.
+ * With delay_ms the whole line is sent that much later (a timer).
+ */
 static void
 tool_big_id_last(const struct req *r, int args)
 {
 	struct buf b = { 0 };
+	double delay = 0;
 	size_t n;
 
-	if (arg_size(r, args, "bytes", &n) == -1) {
+	if (arg_size(r, args, "bytes", &n) == -1 ||
+	    arg_number(r, args, "delay_ms", &delay) == -1 || delay < 0 ||
+	    delay > 60000 || (delay > 0 && n > 64 * 1024 * 1024)) {
 		send_textz(r, "big_id_last: bytes must be an integer from 0 to "
-		    "1e10", 1);
+		    "1e10 (64 MiB with delay_ms), delay_ms from 0 to 60000", 1);
 		return;
 	}
 	send_garbage();
 	buf_adds(&b, "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"");
-	out_write(b.p, b.len);
-	write_repeat('x', n);
-	b.len = 0;
+	if (delay > 0) {
+		while (n-- > 0)
+			buf_addc(&b, 'x');
+	} else {
+		out_write(b.p, b.len);
+		write_repeat('x', n);
+		b.len = 0;
+	}
 	buf_adds(&b, "\"}]},\"jsonrpc\":\"2.0\",\"id\":");
 	buf_add(&b, r->id, r->idlen);
 	buf_adds(&b, "}\n");
-	out_write(b.p, b.len);
+	if (delay > 0)
+		timer_add((int64_t)(delay * 1000), &b);
+	else
+		out_write(b.p, b.len);
 	free(b.p);
 }
 

@@ -583,6 +583,25 @@ describe('logging', () => {
 			]);
 		});
 	});
+
+	test('fixture: a restarted server gets setLevel only once its initialize is answered', T, async () => {
+		await withWorkbench(FX_CONFIG, {}, async (wb) => {
+			assert.deepEqual(await wb.client.setLoggingLevel('warning'), {});
+			await openOk(wb, 'box');
+			const crashed = await wb.useTool('box', 'fx', 'crash', {});
+			assert.equal(crashed.isError, true, JSON.stringify(crashed));
+			// This call starts it again; the level changes while it starts.
+			const later = fixtureReceived(wb, 'box', 'fx');
+			assert.deepEqual(await wb.client.setLoggingLevel('error'), {});
+			const rec = await later;
+			const methods = rec.map((m) => m.method);
+			assert.equal(methods[0], 'initialize', JSON.stringify(methods));
+			const iInit = methods.indexOf('notifications/initialized');
+			const iLevel = methods.indexOf('logging/setLevel');
+			assert.ok(iInit > 0 && iLevel > iInit, `setLevel only after initialized: ${JSON.stringify(methods)}`);
+			assert.equal(rec[iLevel].params?.level, 'error');
+		});
+	});
 });
 
 // ---------------------------------------------------------------------------

@@ -422,6 +422,41 @@ describe('a streamed answer that breaks', () => {
 		await finish(s);
 	});
 
+	test('raw: a call cancelled while its result passes with the id last: the line still ends whole, under its id', { timeout: T(30000) }, async () => {
+		const s = await opened();
+		const before = s.bytesOut;
+		await s.sendLine(useToolLine('c1', 'b', 'ok', 'big_cut', { bytes: CUT, then: 'pause', idLast: true }));
+		// The result is on its way (the server pauses 200 ms before its id).
+		await L.waitFor(() => s.bytesOut - before > CUT_AT, T(5000), 'the result to be passing', 5);
+		await s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } });
+		const l = await s.readLine(5000);
+		assert.ok(l.json !== undefined, `the line parses: ${l.buf.length} bytes, ending ${JSON.stringify(l.buf.subarray(-80).toString())}`);
+		assert.equal(l.json.id, 'c1', 'a late answer, under the cancelled call\'s id');
+		assertXs(l.json.result.content[0].text, CUT, 'the late answer');
+		assert.deepEqual((await s.drain()).map((g) => g.text), [], 'nothing else');
+		const e = await s.useTool('b', 'ok', 'echo', { message: 'after' }, 5000);
+		assert.equal(H.text(e), 'after');
+		await finish(s);
+	});
+
+	test('raw: a late answer with the id last to a cancelled call, while another call runs, is dropped whole', { timeout: T(30000) }, async () => {
+		const s = await opened();
+		await s.sendLine(useToolLine('late', 'b', 'ok', 'big_id_last', { bytes: 1000000, delay_ms: T(600) }));
+		await s.sendLine(useToolLine('runs', 'b', 'ok', 'sleep', { ms: T(1500) }));
+		await L.sleep(T(100));
+		await s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late' } });
+		const others = [];
+		const l = await s.waitId('runs', 10000, others);
+		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 300));
+		assert.deepEqual(others.map((o) => o.text.slice(0, 200)), [], 'nothing before the running call\'s answer');
+		// The answer is dropped whole: the server can still stream the next.
+		const r = await s.sendLine(useToolLine('next', 'b', 'ok', 'big_id_last', { bytes: CUT }));
+		assert.ok(r);
+		const n = await s.waitId('next', 10000);
+		assertXs(n.json.result.content[0].text, CUT, 'the next result');
+		await finish(s);
+	});
+
 	test('maxMessageBytes passed while streaming: one malformed line, isError naming the limit; the next calls work', { timeout: T(30000) }, async () => {
 		const config = { maxMessageBytes: 1000000, ...CONFIG };
 		await withWorkbench(config, {}, async (wb) => {
