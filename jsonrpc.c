@@ -29,6 +29,7 @@
 
 static size_t	check_value(const char *, size_t, size_t, size_t *, size_t *);
 static size_t	string_stop(const char *, size_t, size_t);
+static bool	raw_id_valid(const char *, size_t);
 
 static bool
 valid_number(const char *s, size_t n)
@@ -70,6 +71,20 @@ valid_primitive(const char *s, size_t n)
 	    (n == 4 && memcmp(s, "null", 4) == 0))
 		return true;
 	return valid_number(s, n);
+}
+
+/* Digits, after an optional minus: an integer, once known to be JSON. */
+static bool
+raw_is_int(const char *s, size_t n)
+{
+	size_t k = (n > 0 && s[0] == '-');
+
+	if (k == n)
+		return false;
+	for (; k < n; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	return true;
 }
 
 static size_t
@@ -415,20 +430,8 @@ json_path(const struct json *j, int obj, const char *path)
 bool
 json_is_int(const struct json *j, int i)
 {
-	const char *s;
-	size_t n, k;
-
-	if (!json_is(j, i, JSMN_PRIMITIVE))
-		return false;
-	s = j->js + j->tok[i].start;
-	n = j->tok[i].end - j->tok[i].start;
-	k = (n > 0 && s[0] == '-');
-	if (k == n)
-		return false;
-	for (; k < n; k++)
-		if (s[k] < '0' || s[k] > '9')
-			return false;
-	return true;
+	return json_is(j, i, JSMN_PRIMITIVE) && raw_is_int(j->js +
+	    j->tok[i].start, j->tok[i].end - j->tok[i].start);
 }
 
 /* Token i as an integer that fits a long long. */
@@ -740,7 +743,8 @@ rpc_scan_id_tail(const char *s, size_t n, const char **id, size_t *idlen)
 	if (n < 4 || memcmp(s + n - 4, "\"id\"", 4) != 0)
 		return -1;
 	n = back_space(s, n - 4);
-	if (n == 0 || (s[n - 1] != ',' && s[n - 1] != '{'))
+	if (n == 0 || (s[n - 1] != ',' && s[n - 1] != '{') ||
+	    !raw_id_valid(s + start, end - start))
 		return -1;
 	*id = s + start;
 	*idlen = end - start;
@@ -833,6 +837,18 @@ skip_string(const char *s, size_t i, size_t n)
 
 	end = string_rest(s, i + 1, n, &resume);
 	return end == STR_MORE ? 0 : end;
+}
+
+/*
+ * Is the raw text, found by a scan that does not parse, a JSON-RPC id (a
+ * valid string or an integer) that may go into an answer as it is?
+ */
+static bool
+raw_id_valid(const char *id, size_t n)
+{
+	if (n > 0 && id[0] == '"')
+		return skip_string(id, 0, n) == n && utf8_valid(id, n);
+	return raw_is_int(id, n) && valid_number(id, n);
 }
 
 static void
@@ -1245,12 +1261,12 @@ rpc_scan_id(const char *s, size_t n, const char **id, size_t *idlen)
 					i++;
 			i++;
 		} else
-			while (i < n && (s[i] == '-' || (s[i] >= '0' &&
-			    s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z')))
-				i++;
+			i = primitive_end(s, i, n);
 		if (i > n || i == start)
 			return -1;
 		if (key) {
+			if (!raw_id_valid(s + start, i - start))
+				return -1;
 			*id = s + start;
 			*idlen = i - start;
 			return 0;

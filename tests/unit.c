@@ -280,6 +280,40 @@ test_emit(void)
 	buf_free(&b);
 }
 
+/*
+ * What the scans find goes into an answer as it is: text that is not a
+ * JSON-RPC id (a valid string or an integer) is no id at all.
+ */
+static void
+scan_id_not_ids(void)
+{
+	static const char *const bad[] = { "abc", "-", "nul", "null", "true",
+	    "1.5", "1e3", "007", "-0x1", "\"a\001b\"", "\"a\xff\"",
+	    "\"a\\q\"", NULL };
+	static const char *const good[] = { "0", "-7", "42", "\"\"",
+	    "\"a\\\"b\"", "\"\xc3\xa9\"", NULL };
+	char line[64];
+	const char *id;
+	size_t n;
+	int k, wrong = 0;
+
+	for (k = 0; bad[k] != NULL; k++) {
+		snprintf(line, sizeof(line), "{\"id\":%s,\"method\":\"x", bad[k]);
+		wrong += rpc_scan_id(line, strlen(line), &id, &n) != -1;
+		snprintf(line, sizeof(line), "x\"},\"id\":%s}", bad[k]);
+		wrong += rpc_scan_id_tail(line, strlen(line), &id, &n) != -1;
+	}
+	for (k = 0; good[k] != NULL; k++) {
+		snprintf(line, sizeof(line), "{\"id\":%s,\"method\":\"x", good[k]);
+		wrong += rpc_scan_id(line, strlen(line), &id, &n) != 0 ||
+		    n != strlen(good[k]);
+		snprintf(line, sizeof(line), "x\"},\"id\":%s}", good[k]);
+		wrong += rpc_scan_id_tail(line, strlen(line), &id, &n) != 0 ||
+		    n != strlen(good[k]);
+	}
+	CHECK(wrong == 0);
+}
+
 static void
 test_scan_id(void)
 {
@@ -305,6 +339,7 @@ test_scan_id(void)
 	CHECK(rpc_scan_id_tail("x\"hid\":5}", 9, &id, &n) == -1);
 	CHECK(rpc_scan_id_tail("\"id\":5}", 7, &id, &n) == -1);
 	CHECK(rpc_scan_id_tail("", 0, &id, &n) == -1);
+	scan_id_not_ids();
 }
 
 /*

@@ -229,6 +229,21 @@ describe('hostile client', () => {
 		await finish(s);
 	});
 
+	test('a line over the limit whose id is not an id (abc, -, 1.5, a raw control character): the error has id null', { timeout: T(20000) }, async () => {
+		const s = await session({ ...CONFIG, maxMessageBytes: 1024 });
+		const pad = 'a'.repeat(3000);
+		const ids = [['42', 42], ['"k"', 'k'], ['abc', null], ['-', null], ['1.5', null], ['true', null], ['"a\u0001b"', null]];
+		for (const [raw, want] of ids) {
+			for (const line of [`{"jsonrpc":"2.0","id":${raw},"method":"ping","params":{"x":"${pad}"}}`,
+			    `{"jsonrpc":"2.0","method":"ping","params":{"x":"${pad}"},"id":${raw}}`]) {
+				await s.sendLine(line);
+				const l = await s.readLine(5000);
+				assertError(l, [-32600, -32700], want, `id ${JSON.stringify(raw)}`);
+			}
+		}
+		await finish(s);
+	});
+
 	test('100,000 levels of unbalanced nesting: parse error, at once', { timeout: T(20000) }, async () => {
 		const s = await session();
 		for (const line of ['['.repeat(100000), '{"a":'.repeat(100000), '{"jsonrpc":"2.0","id":"x","params":' + '{"a":['.repeat(50000)]) {
