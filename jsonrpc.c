@@ -1156,8 +1156,9 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
  * The members of a message's top-level object from s[i]: just past its
  * '{' when first, else just past a member's value.  Adds what it finds to
  * top.  Returns 0 at the object's end, which must end the text, or -1 when
- * it is not well-formed.  With stop, returns 1 as soon as the value of
- * "result" is reached (top->at), before checking it.
+ * it is not well-formed or has one of those members twice.  With stop,
+ * returns 1 as soon as the value of "result" is reached (top->at), before
+ * checking it.
  */
 int
 rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
@@ -1182,17 +1183,34 @@ rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
 		if (i >= n || s[i++] != ':')
 			return -1;
 		i = skip_space(s, i, n);
-		if (end - key == 4 && memcmp(s + key, "\"id\"", 4) == 0)
+		if (end - key == 4 && memcmp(s + key, "\"id\"", 4) == 0) {
+			if (top->id != NULL)
+				return -1;
 			top->id = s + i;
-		else if (end - key == 8 && memcmp(s + key, "\"method\"", 8) == 0)
+		} else if (end - key == 8 && memcmp(s + key, "\"method\"", 8) ==
+		    0) {
+			if (top->method != NULL)
+				return -1;
 			top->method = s + i;
-		else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) == 0) {
+		} else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) ==
+		    0) {
+			if (top->result)
+				return -1;
 			top->result = true;
 			top->at = i;
 			if (stop)
 				return 1;
-		} else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) == 0)
+		} else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) ==
+		    0) {
+			if (top->error)
+				return -1;
 			top->error = true;
+		} else if (end - key == 9 && memcmp(s + key, "\"jsonrpc\"", 9) ==
+		    0) {
+			if (top->v2)
+				return -1;
+			top->v2 = n - i >= 5 && memcmp(s + i, "\"2.0\"", 5) == 0;
+		}
 		if ((end = check_value(s, i, n, &bad, &depth)) == 0)
 			return -1;
 		if (top->id == s + i)

@@ -696,6 +696,21 @@ on_tools_page(struct server *s, const struct json *j, int result)
 }
 
 /* Splice the client's id into the server's answer and pass it on. */
+/*
+ * An answer the client can take: "jsonrpc":"2.0", each member once, and
+ * a result that is an object or else an error that is one.
+ */
+static bool
+answer_well_formed(const struct json *j, const char *line, size_t n)
+{
+	struct rpc_top top;
+	int result = json_get(j, 0, "result"), error = json_get(j, 0, "error");
+
+	return rpc_scan(line, n, &top) == 0 && top.v2 &&
+	    (json_is(j, result, JSMN_OBJECT) ? error < 0 :
+	    result < 0 && json_is(j, error, JSMN_OBJECT));
+}
+
 static void
 on_call_result(const struct request *r, const char *line, size_t n,
     const struct json *j)
@@ -757,6 +772,10 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 	error = json_get(j, 0, "error");
 	if (r.kind == REQ_LEVEL)
 		;
+	else if (r.kind == REQ_CALL && !answer_well_formed(j, line, n))
+		call_error(s, &r, "protocol error: its answer is not a "
+		    "JSON-RPC 2.0 response (\"jsonrpc\":\"2.0\", one id, and "
+		    "a result object or an error)");
 	else if (error >= 0 || result < 0) {
 		msg = json_strdup(j, json_get(j, error, "message"));
 		if (r.kind == REQ_CALL)
@@ -919,8 +938,8 @@ pass_result(struct server *s, const char *line, size_t n)
 	int i;
 
 	if (rpc_scan(line, n, &top) < 0 || top.method != NULL ||
-	    top.id == NULL || !top.result || top.error ||
-	    !rpc_int_id(top.id, top.idlen, &v))
+	    top.id == NULL || !top.result || top.error || !top.v2 ||
+	    line[top.at] != '{' || !rpc_int_id(top.id, top.idlen, &v))
 		return false;
 	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
 		return false;
@@ -1110,7 +1129,7 @@ stream_start(struct server *s, const char *text, size_t n)
 		i++;
 	if (wb.streaming != NULL || i >= n || text[i] != '{' ||
 	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
-	    top.method != NULL || top.error)
+	    top.method != NULL || top.error || text[top.at] != '{')
 		return PEER_NOSTREAM;
 	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
 	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
@@ -1126,6 +1145,7 @@ stream_start(struct server *s, const char *text, size_t n)
 		return PEER_NOSTREAM;
 	}
 	st->done = r == JSON_OK;
+	st->v2 = top.v2;
 	wb.streaming = s;
 	if (k >= 0) {
 		st->rid = v;
@@ -1184,7 +1204,7 @@ stream_end(struct server *s, const char *text, size_t n)
 		return PEER_DISCARD;
 	if (!st->done || rpc_members(text + at, n - at, 0, false, false,
 	    &top) != 0 || top.result || top.method != NULL || top.error ||
-	    !utf8_valid(text + at, n - at) ||
+	    !utf8_valid(text + at, n - at) || top.v2 == st->v2 ||
 	    (top.id != NULL) == (st->cid != NULL)) {
 		stream_abort(s, "its end is not that of an answer");
 		return PEER_DISCARD;

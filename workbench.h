@@ -208,6 +208,7 @@ struct rpc_top {
 	bool		 result;
 	size_t		 at;		/* Where the result's value starts. */
 	bool		 error;
+	bool		 v2;		/* "jsonrpc":"2.0" */
 };
 
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
@@ -437,6 +438,7 @@ struct stream {
 	size_t		 cidlen;
 	size_t		 total;		/* Bytes of the line passed on. */
 	bool		 done;		/* The result's value is complete. */
+	bool		 v2;		/* "jsonrpc":"2.0" came before it. */
 	long long	 last_at;	/* When bytes last came. */
 	long long	 held_at;	/* Since when others wait, or 0. */
 };

@@ -779,6 +779,32 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	test('malformed answers to calls (no jsonrpc, a result that is not an object, the id twice): isError; nothing malformed reaches the client', { timeout: T(20000) }, async () => {
+		const answers = {
+			nojsonrpc: '{"id":ID,"result":{"content":[]}}',
+			number: '{"jsonrpc":"2.0","id":ID,"result":5}',
+			twoids: '{"jsonrpc":"2.0","id":ID,"result":{"content":[]},"id":"zz"}',
+			fine: '{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"fine"}]}}',
+		};
+		const tools = Object.keys(answers).map((name) => ({ name, inputSchema: { type: 'object' } }));
+		const bad = scripted(`(m) => m.method === 'initialize' ? { result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'bad', version: '1' } } }
+			: m.method === 'tools/list' ? { result: { tools: ${JSON.stringify(tools)} } }
+			: m.method === 'tools/call' ? (process.stdout.write(${JSON.stringify(answers)}[m.params.name].replace('ID', JSON.stringify(m.id)) + '\\n'), null)
+			: null`);
+		const s = await session({ toolboxes: { b: box({ bad }) } });
+		const l = await s.open('b');
+		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 500));
+		for (const name of ['nojsonrpc', 'number', 'twoids']) {
+			const others = [];
+			const a = await s.useTool('b', 'bad', name, {}, 5000, others);
+			assertToolError(a, /protocol error: its answer is not a JSON-RPC 2.0 response/, name);
+			assert.deepEqual(others.map((o) => o.text), [], `${name}: nothing else`);
+		}
+		assertText(await s.useTool('b', 'bad', 'fine', {}), 'fine');
+		assert.deepEqual((await s.drain()).map((o) => o.text), [], 'no stray answer (id "zz")');
+		await finish(s);
+	});
+
 	test('exits mid-call: every call in flight on it gets a clear error; its neighbours finish; it restarts', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		const pid0 = [...s.pids];
