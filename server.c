@@ -695,10 +695,10 @@ on_tools_page(struct server *s, const struct json *j, int result)
 	free(cursor);
 }
 
-/* Splice the client's id into the server's answer and pass it on. */
 /*
- * An answer the client can take: "jsonrpc":"2.0", each member once, and
- * a result that is an object or else an error that is one.
+ * An answer the client can take: "jsonrpc":"2.0", each member once (the
+ * tokens alone would not show a second id), and a result that is an
+ * object or else an error that is one.
  */
 static bool
 answer_well_formed(const struct json *j, const char *line, size_t n)
@@ -711,6 +711,7 @@ answer_well_formed(const struct json *j, const char *line, size_t n)
 	    result < 0 && json_is(j, error, JSMN_OBJECT));
 }
 
+/* Splice the client's id into the server's answer and pass it on. */
 static void
 on_call_result(const struct request *r, const char *line, size_t n,
     const struct json *j)
@@ -1165,6 +1166,7 @@ static size_t
 stream_more(struct server *s, const char *text, size_t n)
 {
 	struct stream *st = &s->stream;
+	long long now = now_ms();
 	int i, r = JSON_OK;
 
 	if (!st->done && (r = jstream_feed(&st->check, text, n)) ==
@@ -1175,11 +1177,11 @@ stream_more(struct server *s, const char *text, size_t n)
 	st->done = r == JSON_OK;
 	/* It is working: on this call, or, with the id to come, one of them. */
 	if (st->rid > 0 && (i = req_find(s, st->rid)) >= 0)
-		call_arm(s, &s->req[i], now_ms());
+		call_arm(s, &s->req[i], now);
 	else if (st->rid == 0)
 		for (i = 0; i < s->nreq; i++)
 			if (s->req[i].sent)
-				call_arm(s, &s->req[i], now_ms());
+				call_arm(s, &s->req[i], now);
 	return stream_pass(s, text, 0, st->check.pos);
 }
 
@@ -1202,6 +1204,7 @@ stream_end(struct server *s, const char *text, size_t n)
 	st->check.last = true;
 	if ((at = stream_more(s, text, n)) == PEER_DISCARD)
 		return PEER_DISCARD;
+	/* "jsonrpc":"2.0" and the id each once: before the result or after. */
 	if (!st->done || rpc_members(text + at, n - at, 0, false, false,
 	    &top) != 0 || top.result || top.method != NULL || top.error ||
 	    !utf8_valid(text + at, n - at) || top.v2 == st->v2 ||
