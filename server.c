@@ -711,6 +711,33 @@ answer_well_formed(const struct json *j, const char *line, size_t n)
 	    result < 0 && json_is(j, error, JSMN_OBJECT));
 }
 
+/*
+ * A notification is relayed only as one: "jsonrpc":"2.0", each member
+ * once, and no id (the SDK client drops or misreads anything else).
+ */
+static bool
+notification_well_formed(const char *line, size_t n)
+{
+	struct rpc_top top;
+
+	return rpc_scan(line, n, &top) == 0 && top.v2 && top.id == NULL;
+}
+
+/*
+ * URL elicitation required (2025-11-25): the client needs the error
+ * itself, with the URLs in its data, to send the user there and retry.
+ */
+#define URL_ELICITATION_REQUIRED	(-32042)
+
+static bool
+url_elicitation_required(const struct json *j, int error)
+{
+	long long code;
+
+	return json_get_int(j, json_get(j, error, "code"), &code) &&
+	    code == URL_ELICITATION_REQUIRED;
+}
+
 /* Splice the client's id into the server's answer and pass it on. */
 static void
 on_call_result(const struct request *r, const char *line, size_t n,
@@ -777,6 +804,8 @@ on_response(struct server *s, const struct json *j, int id, const char *line,
 		call_error(s, &r, "protocol error: its answer is not a "
 		    "JSON-RPC 2.0 response (\"jsonrpc\":\"2.0\", one id, and "
 		    "a result object or an error)");
+	else if (r.kind == REQ_CALL && url_elicitation_required(j, error))
+		on_call_result(&r, line, n, j);
 	else if (error >= 0 || result < 0) {
 		msg = json_strdup(j, json_get(j, error, "message"));
 		if (r.kind == REQ_CALL)
@@ -841,6 +870,14 @@ on_server_request(struct server *s, const struct json *j, int id,
 		    "\"Method not found\"}}\n");
 }
 
+/* A server's line goes to the client as it is. */
+static void
+relay_line(const char *line, size_t n)
+{
+	buf_put(client_out(), line, n);
+	buf_putc(client_out(), '\n');
+}
+
 /* Progress for a call: the client's own token goes back in. */
 static void
 on_progress(struct server *s, const struct json *j, const char *line,
@@ -873,8 +910,7 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 	if (!json_is(j, params, JSMN_OBJECT))
 		return;
 	if (json_get(j, params, "logger") >= 0) {
-		buf_put(client_out(), line, n);
-		buf_putc(client_out(), '\n');
+		relay_line(line, n);
 		return;
 	}
 	json_put_key(&logger, "logger");
@@ -916,14 +952,20 @@ static void
 on_server_notification(struct server *s, const struct json *j, int method,
     const char *line, size_t n)
 {
-	if (json_eq(j, method, "notifications/progress"))
+	if (json_eq(j, method, "notifications/tools/list_changed"))
+		srv_relist(s);
+	else if (!notification_well_formed(line, n))
+		wb_log("%s: dropping a notification that is not JSON-RPC 2.0 "
+		    "(\"jsonrpc\":\"2.0\", no id)", s->label);
+	else if (json_eq(j, method, "notifications/progress"))
 		on_progress(s, j, line, n);
 	else if (json_eq(j, method, "notifications/message"))
 		on_log_message(s, j, line, n);
-	else if (json_eq(j, method, "notifications/tools/list_changed"))
-		srv_relist(s);
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
+	else if (json_eq(j, method, "notifications/elicitation/complete") &&
+	    wb.can_elicit)
+		relay_line(line, n);
 }
 
 /*

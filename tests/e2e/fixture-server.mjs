@@ -28,6 +28,8 @@
 //                        notifications/cancelled for it, answers JSON {"id"}
 //   log {level, data, logger?}
 //                        sends notifications/message, answers "logged"
+//   send {lines}         writes each of lines (strings) as it is, answers
+//                        "sent N"
 //   received {}          answers JSON of every request and notification the
 //                        server received so far: [{method, id?, params?}]
 //   crash {code?}        exits with code (default 5), no answer
@@ -71,6 +73,7 @@ const TOOLS = [
 	{ name: 'ask', description: 'Sends a request to the client.', inputSchema: obj },
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
+	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
 	{ name: 'received', description: 'Lists what the server received.', inputSchema: obj },
 	{ name: 'crash', description: 'Exits without answering.', inputSchema: obj },
 ];
@@ -158,6 +161,11 @@ function callTool(id, params) {
 		text(id, 'logged');
 		return;
 	}
+	case 'send':
+		for (const line of a.lines ?? [])
+			out(line);
+		text(id, `sent ${(a.lines ?? []).length}`);
+		return;
 	case 'received':
 		text(id, JSON.stringify(received));
 		return;

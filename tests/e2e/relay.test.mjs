@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import {
 	CreateMessageRequestSchema,
 	ElicitRequestSchema,
+	ElicitationCompleteNotificationSchema,
 	ListRootsRequestSchema,
 	LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -398,6 +399,66 @@ describe('server-to-client requests', () => {
 			assertOk(r);
 			assert.match(allText(r), /User declined/);
 			assert.equal(asked.length, 2);
+		});
+	});
+
+	test('URL elicitation: -32042 reaches the client whole (use_tool and native); the retry asks with mode url', TE, async () => {
+		const url = 'https://example.com/e2e-login';
+		const caps = { capabilities: { elicitation: { form: {}, url: {} } } };
+		await withWorkbench({ toolMode: 'dynamic', ...EV_CONFIG }, caps, async (wb) => {
+			const asked = [];
+			wb.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+				asked.push(req.params);
+				return { action: 'accept' };
+			});
+			await openUntil(wb, 'ev', 'trigger-url-elicitation');
+			const calls = [
+				(a) => wb.useTool('ev', 'everything', 'trigger-url-elicitation', a),
+				(a) => wb.callTool('ev__everything__trigger-url-elicitation', a),
+			];
+			for (const [i, call] of calls.entries()) {
+				const args = { url, errorPath: true, elicitationId: `e2e-${i}` };
+				const e = await L.rejection(call(args), 'the error path');
+				assert.equal(e.code, -32042, String(e));
+				const wanted = e.data?.elicitations;
+				assert.equal(wanted?.length, 1, JSON.stringify(e.data));
+				assert.equal(wanted[0].mode, 'url');
+				assert.equal(wanted[0].url, 'https://modelcontextprotocol.io');
+				assert.ok(wanted[0].elicitationId, JSON.stringify(wanted[0]));
+				const r = await call(args);
+				assertOk(r);
+				assert.match(allText(r), /User completed the URL elicitation flow/);
+				assert.deepEqual(asked.at(-1), { mode: 'url', url, message: asked.at(-1).message, elicitationId: `e2e-${i}` });
+			}
+			assert.equal(asked.length, 2);
+		});
+	});
+
+	test('fixture: notifications/elicitation/complete is relayed; a notification that is not JSON-RPC 2.0 is not', T, async () => {
+		await withWorkbench(FX_CONFIG, { capabilities: { elicitation: { url: {} } } }, async (wb) => {
+			const done = L.collectNotifications(wb.client, ElicitationCompleteNotificationSchema);
+			const logs = L.collectNotifications(wb.client, LoggingMessageNotificationSchema);
+			const errors = watchErrors(wb.client);
+			await openOk(wb, 'box');
+			const note = (method, params, extra = '') =>
+				`{"jsonrpc":"2.0"${extra},"method":"${method}","params":${JSON.stringify(params)}}`;
+			const lines = [
+				note('notifications/message', { level: 'error', data: 'id null' }, ',"id":null'),
+				'{"method":"notifications/message","params":{"level":"error","data":"no jsonrpc"}}',
+				'{"jsonrpc":"1.0","method":"notifications/message","params":{"level":"error","data":"jsonrpc 1.0"}}',
+				note('notifications/message', { level: 'error', data: 'two methods' }, ',"method":"x"'),
+				note('notifications/elicitation/complete', { elicitationId: 'two ids' }, ',"id":null,"id":null'),
+				note('notifications/elicitation/complete', { elicitationId: 'e2e-done-1' }),
+				note('notifications/message', { level: 'error', data: 'well formed' }),
+			];
+			const r = await wb.useTool('box', 'fx', 'send', { lines });
+			assert.equal(text(r), `sent ${lines.length}`);
+			await done.waitCount(1, 3000);
+			await logs.waitCount(1, 3000);
+			await L.sleep(200);
+			assert.deepEqual(done.list.map((n) => n.params), [{ elicitationId: 'e2e-done-1' }]);
+			assert.deepEqual(logs.list.map((n) => n.params.data), ['well formed']);
+			assert.deepEqual(errors.map(String), [], 'no message the client could not take');
 		});
 	});
 
