@@ -1603,7 +1603,8 @@ srv_deadline(const struct server *s)
 
 	if (s->state == SRV_STARTING)
 		t = earliest(t, s->deadline);
-	if (peer_queued(&s->proc.io) > HIGH_WATER)
+	/* Wake when it turns stuck; once it is, that time stays past. */
+	if (srv_busy(s, loop_ms()))
 		t = earliest(t, s->drained_at + STUCK_MS);
 	for (i = 0; i < s->nreq; i++)
 		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));

@@ -1061,6 +1061,7 @@ enum slot_kind {
 struct slot {
 	enum slot_kind	 kind;
 	struct server	*srv;
+	pid_t		 pid;		/* The server's process when watched. */
 };
 
 static struct pollfd *pfd;
@@ -1083,6 +1084,7 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 	pfd[npfd].revents = 0;
 	slots[npfd].kind = kind;
 	slots[npfd].srv = s;
+	slots[npfd].pid = s != NULL ? s->proc.pid : 0;
 	npfd++;
 }
 
@@ -1204,6 +1206,22 @@ on_server_event(struct server *s, enum slot_kind kind, short revents)
 		srv_write_in(s, now_ms());
 }
 
+/* The descriptor a server's slot of this kind watches now, or -1. */
+static int
+slot_fd(const struct server *s, enum slot_kind kind)
+{
+	switch (kind) {
+	case SLOT_OUT:
+		return s->proc.io.rfd;
+	case SLOT_IN:
+		return s->proc.io.wfd;
+	case SLOT_ERR:
+		return s->proc.errfd;
+	default:
+		return s->proc.execfd;
+	}
+}
+
 static void
 dispatch(long long now)
 {
@@ -1230,11 +1248,13 @@ dispatch(long long now)
 		case SLOT_STDOUT:
 			break;
 		default:
-			/* The server may have been stopped meanwhile. */
-			if (pfd[i].fd == slots[i].srv->proc.io.rfd ||
-			    pfd[i].fd == slots[i].srv->proc.io.wfd ||
-			    pfd[i].fd == slots[i].srv->proc.errfd ||
-			    pfd[i].fd == slots[i].srv->proc.execfd)
+			/*
+			 * The server may have been stopped meanwhile, and even
+			 * started again on the same descriptor numbers: the old
+			 * process's events are not the new one's.
+			 */
+			if (slots[i].srv->proc.pid == slots[i].pid &&
+			    pfd[i].fd == slot_fd(slots[i].srv, slots[i].kind))
 				on_server_event(slots[i].srv, slots[i].kind,
 				    pfd[i].revents);
 		}

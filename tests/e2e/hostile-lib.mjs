@@ -75,6 +75,14 @@ process.on('exit', cleanupAll);
 // ---------------------------------------------------------------------------
 // /proc measurements (Linux).
 
+// CPU time (user and system) a process has used so far, in ms; Linux
+// counts it in ticks of 10 ms (USER_HZ 100).
+export function cpuMs(pid) {
+	const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+	const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 export function procStatus(pid) {
 	const out = {};
 	for (const line of fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {

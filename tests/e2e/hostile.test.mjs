@@ -1110,6 +1110,11 @@ describe('hostile servers', () => {
 		assert.ok(Date.now() - t0 < T(2000), `took ${Date.now() - t0} ms`);
 		for (const o of others)
 			assertToolError(o, /in server 'a'/, 'only errors for the stuck server may come meanwhile');
+		// Its input still waits, but the workbench sleeps until something happens.
+		const cpu0 = H.cpuMs(s.pid);
+		await L.sleep(1000);
+		const spent = H.cpuMs(s.pid) - cpu0;
+		assert.ok(spent < 300, `the workbench used ${spent} ms of CPU in 1 s while server a was stuck`);
 		await finish(s);
 	});
 
