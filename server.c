@@ -157,13 +157,20 @@ ghost_answered(struct server *s, long long id)
 		ghost_remove(s, i);
 }
 
-/* Tell the server to drop a call it was sent; its answer may still come. */
+/* Tell the server to drop a call it was sent. */
 static void
-srv_cancel(struct server *s, const struct request *r, const char *reason)
+srv_send_cancelled(struct server *s, long long id, const char *reason)
 {
 	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-	    "\"reason\":\"%s\"}}\n", r->id, reason);
+	    "\"reason\":\"%s\"}}\n", id, reason);
+}
+
+/* The same, when its answer may still come. */
+static void
+srv_cancel(struct server *s, const struct request *r, const char *reason)
+{
+	srv_send_cancelled(s, r->id, reason);
 	ghost_add(s, r);
 }
 
@@ -1637,7 +1644,8 @@ check_call_timeouts(struct server *s, long long now)
 			buf_printf(&why, "timed out after %d ms (callTimeoutMs)",
 			    s->cfg->call_timeout_ms);
 		if (wb.streaming == s && s->stream.rid == r->id) {
-			srv_cancel(s, r, "timed out");
+			/* Its answer is the line cut: no late one will come. */
+			srv_send_cancelled(s, r->id, "timed out");
 			stream_abort(s, buf_cstr(&why));	/* Fails it. */
 			continue;
 		}

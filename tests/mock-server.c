@@ -219,13 +219,14 @@ static const struct tool hostile_tools[] = {
 	{ "big_cut", "Like big (id last with idLast), then by then: garbage"
 	    " ends the line as no JSON, exit exits, close closes stdout,"
 	    " badutf8 makes bytes/2 and the next 0xff 0xfe, ok ends well,"
-	    " pause ends well after 1000 spaces and 200 ms, trickle adds"
+	    " pause ends well after 1000 spaces and pause_ms (200), trickle adds"
 	    " an x every 500 ms for 30 s, then ends well.",
 	    "{\"type\":\"object\",\"properties\":{\"bytes\":"
 	    "{\"type\":\"number\"},\"then\":{\"type\":\"string\",\"enum\":"
 	    "[\"garbage\",\"exit\",\"close\",\"badutf8\",\"ok\","
 	    "\"pause\",\"trickle\"]},"
-	    "\"idLast\":{\"type\":\"boolean\"}},"
+	    "\"idLast\":{\"type\":\"boolean\"},"
+	    "\"pause_ms\":{\"type\":\"number\"}},"
 	    "\"required\":[\"bytes\",\"then\"]}", NULL, tool_big_cut },
 };
 
@@ -1710,18 +1711,24 @@ tool_big_cut(const struct req *r, int args)
 	};
 	enum { GARBAGE, EXIT, CLOSE, BADUTF8, OK, PAUSE, TRICKLE };
 	struct timespec half = { 0, 500 * 1000000L };
-	struct timespec ts = { 0, 200 * 1000000L };
+	struct timespec ts;
 	struct buf b = { 0 };
 	size_t n, i;
+	double pause = 200;
 	int idlast = 0;
 
 	if (arg_size(r, args, "bytes", &n) == -1 ||
 	    arg_string(r, args, "then", &sarg) != 1 ||
-	    arg_bool(r, args, "idLast", &idlast) == -1) {
+	    arg_bool(r, args, "idLast", &idlast) == -1 ||
+	    arg_number(r, args, "pause_ms", &pause) == -1 || pause < 0 ||
+	    pause > 60000) {
 		send_textz(r, "big_cut: bytes must be an integer from 0 to "
-		    "1e10, then a string, idLast a boolean", 1);
+		    "1e10, then a string, idLast a boolean, pause_ms from 0 "
+		    "to 60000", 1);
 		return;
 	}
+	ts.tv_sec = (time_t)(pause / 1000);
+	ts.tv_nsec = (long)((pause - (double)ts.tv_sec * 1000) * 1e6);
 	for (i = 0; i < sizeof(thens) / sizeof(thens[0]); i++)
 		if (strcmp(sarg.p, thens[i]) == 0)
 			break;
