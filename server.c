@@ -1668,11 +1668,18 @@ srv_by_pid(pid_t pid)
 	return NULL;
 }
 
-/* A server process ended: take its last words, then fail what waits. */
+/*
+ * A server process ended: take its last words, then fail what waits.
+ * They are at most what its pipes hold (1 MiB each by default); more
+ * comes from a process it left behind, which must not hold the loop up.
+ */
+#define LAST_READS	64
+
 void
 srv_exited(struct server *s, int status)
 {
 	struct buf why = { 0 };
+	int n;
 
 	s->proc.reaped = true;
 	/* An exec failure explains the exit better than status 127. */
@@ -1682,10 +1689,11 @@ srv_exited(struct server *s, int status)
 		buf_free(&why);
 		return;
 	}
-	while (s->proc.io.rfd >= 0 && s->proc.pid > 0 &&
-	    peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) > 0)
+	for (n = 0; n < LAST_READS && s->proc.io.rfd >= 0 && s->proc.pid > 0 &&
+	    peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) > 0; n++)
 		;
-	while (s->proc.pid > 0 && proc_drain_stderr(&s->proc, s->label) > 0)
+	for (n = 0; n < LAST_READS && s->proc.pid > 0 &&
+	    proc_drain_stderr(&s->proc, s->label) > 0; n++)
 		;
 	if (s->proc.pid > 0) {
 		proc_status(status, &why);

@@ -1113,6 +1113,28 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	// Its last words are at most what its pipes hold; a process it left
+	// behind writing for ever must not keep the workbench reading them.
+	for (const to of ['stdout', 'stderr']) {
+		test(`a server that exits while a process it left behind floods its ${to}: the workbench goes on`, { timeout: T(20000) }, async () => {
+			const flood = to === 'stderr' ? 'yes >&2' : 'yes';
+			const config = {
+				toolboxes: {
+					f: box({ s: { command: '/bin/sh', args: ['-c', `${flood} & sleep 0.3; exit 3`] } }),
+				},
+			};
+			const s = await session(config);
+			const l = await s.open('f', T(5000));
+			assert.equal(l.json?.result?.isError, true, l.text.slice(0, 300));
+			assert.match(H.text(l), /exited with status 3/);
+			const p = await s.request('ping', {}, T(3000));
+			assert.deepEqual(p.json?.result, {});
+			assert.ok(s.childPids.size > 0, 'the server was seen');
+			await L.waitFor(() => H.survivors([...s.childPids]).length === 0, T(3000), 'the flood to end');
+			await finish(s);
+		});
+	}
+
 	test('a server that stops reading its stdin does not keep the workbench alive after the client leaves', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		await jamServerA(s);
