@@ -389,14 +389,20 @@ srv_start(struct server *s)
 	long long now = now_ms();
 
 	if (!srv_may_start(s, now)) {
-		buf_printf(&why, "restarted %d times within %d s; not "
-		    "restarting it again yet (last error: %s)", RESTARTS_MAX,
-		    RESTART_WINDOW / 1000, s->error != NULL ? s->error :
-		    "none");
+		/* The error that made it fail, quoted once. */
+		if (s->refused)
+			buf_puts(&why, s->error);
+		else
+			buf_printf(&why, "restarted %d times within %d s; not "
+			    "restarting it again yet (last error: %s)",
+			    RESTARTS_MAX, RESTART_WINDOW / 1000,
+			    s->error != NULL ? s->error : "none");
 		srv_fail(s, buf_cstr(&why));
+		s->refused = true;
 		buf_free(&why);
 		return;
 	}
+	s->refused = false;
 	s->starts[s->nstarts++ % RESTARTS_MAX] = now;
 	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
 		srv_fail(s, buf_cstr(&why));

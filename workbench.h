@@ -463,6 +463,7 @@ struct server {
 	char			**cursors;	/* Cursors seen while paging. */
 	int			 ncursors;
 	char			*error;		/* Why it is SRV_FAILED. */
+	bool			 refused;	/* error: not restarted again */
 	long long		 deadline;	/* Of starting. */
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */

@@ -841,6 +841,20 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	test('crashing on every call: after 5 starts in 60 s it is not started again, and the refusal quotes the crash once', { timeout: T(20000) }, async () => {
+		const s = await opened();
+		for (let i = 0; i < 5; i++)
+			assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/, `crash ${i}`);
+		const refusals = [];
+		for (let i = 0; i < 3; i++)
+			refusals.push(H.text(await s.useTool('b', 'a', 'echo', { message: 'no' })));
+		assert.match(refusals[0], /: restarted 5 times within 60 s; not restarting it again yet \(last error: exited with status 3/);
+		assert.equal(refusals[0].split('restarted 5 times').length, 2, refusals[0]);
+		assert.deepEqual(refusals.slice(1), [refusals[0], refusals[0]], 'the same refusal each time');
+		assertText(await s.useTool('b', 'ok', 'echo', { message: 'n' }), 'n');
+		await finish(s);
+	});
+
 	test('closes stdout but keeps running (and ignores SIGTERM): error, killed, restartable', { timeout: T(20000) }, async () => {
 		const config = { toolboxes: { b: box({ a: L.mock('--hostile', '--linger', '--ignore-sigterm'), ok: L.mock() }) } };
 		const s = await opened(config);
