@@ -66,6 +66,7 @@ proc_signals(void)
 {
 	static const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 	struct sigaction sa;
+	sigset_t ours;
 	size_t i;
 
 	if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -76,8 +77,13 @@ proc_signals(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	sigemptyset(&ours);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&ours, sigs[i]);
+	}
+	/* Whoever started us may have blocked them (a mask survives exec). */
+	sigprocmask(SIG_UNBLOCK, &ours, NULL);
 	return sigpipe_fds[0];
 }
 

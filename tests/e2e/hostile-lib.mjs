@@ -136,10 +136,12 @@ function lineObj(buf) {
 }
 
 // Start the workbench on a config (object or path).  Options: args, env,
-// cwd, onStderrLine(line) called for every stderr line (as text).
+// cwd, onStderrLine(line) called for every stderr line (as text), wrap: a
+// command (an array) that execs the workbench given after it.
 export function startSession(config, opts = {}) {
 	const configPath = typeof config === 'string' ? config : L.writeConfig(config);
-	const proc = spawn(L.WORKBENCH, ['-c', configPath, ...(opts.args ?? [])], {
+	const argv = [...(opts.wrap ?? []), L.WORKBENCH, '-c', configPath, ...(opts.args ?? [])];
+	const proc = spawn(argv[0], argv.slice(1), {
 		stdio: ['pipe', 'pipe', 'pipe'],
 		env: opts.env ?? process.env,
 		cwd: opts.cwd,

@@ -841,6 +841,22 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	// A signal mask survives exec: whoever starts the workbench may have
+	// blocked the signals it lives by (GNU env --block-signal does that).
+	test('started with SIGCHLD and SIGTERM blocked: a crash is still reported as such, and SIGTERM still stops it', { timeout: T(20000) }, async () => {
+		const wrap = ['env', '--block-signal=SIGCHLD', '--block-signal=SIGTERM'];
+		const s = await opened(CONFIG, 'b', { wrap });
+		assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /in server 'a' \(toolbox 'b'\): exited with status 3/);
+		assertText(await s.useTool('b', 'a', 'echo', { message: 'back' }), 'back');
+		const t0 = Date.now();
+		process.kill(s.pid, 'SIGTERM');
+		const r = await L.within(s.exited, T(5000));
+		assert.ok(r !== null, 'SIGTERM must stop the workbench');
+		assert.ok(r.at - t0 < T(3000), `exited after ${r.at - t0} ms`);
+		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(3000), 'children gone');
+		H.forget(s);
+	});
+
 	test('crashing on every call: after 5 starts in 60 s it is not started again, and the refusal quotes the crash once', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		for (let i = 0; i < 5; i++)
