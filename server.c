@@ -56,6 +56,15 @@ req_remove(struct server *s, int i)
 }
 
 static int
+req_newer_first(const void *a, const void *b)
+{
+	long long x = ((const struct request *)a)->id;
+	long long y = ((const struct request *)b)->id;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int
 req_find(struct server *s, long long id)
 {
 	int i;
@@ -518,6 +527,12 @@ srv_ready(struct server *s)
 	s->state = SRV_READY;
 	free(s->error);
 	s->error = NULL;
+	/*
+	 * Calls that waited go in the order they came: newest first in the
+	 * array, walked from its end (a call refused moves an already
+	 * walked one into its place).
+	 */
+	qsort(s->req, (size_t)s->nreq, sizeof(*s->req), req_newer_first);
 	for (i = s->nreq - 1; i >= 0; i--)
 		if (s->req[i].kind == REQ_CALL && !s->req[i].sent)
 			call_dispatch(s, &s->req[i]);

@@ -829,6 +829,21 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	test('calls that wait for a server to start again reach it in the order they came', { timeout: T(20000) }, async () => {
+		const s = await opened();
+		assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/);
+		const ids = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+		await s.write(ids.map((id) => useToolLine(`"${id}"`, 'b', 'a', 'echo', { message: id })).join('\n') + '\n');
+		const got = [];
+		for (const id of ids) {
+			const l = await s.readLine(T(5000));
+			assertText(l, l.json?.id, id);
+			got.push(l.json.id);
+		}
+		assert.deepEqual(got, ids, 'the echo server answers in the order it was asked');
+		await finish(s);
+	});
+
 	test('exits between calls: the next call restarts it', { timeout: T(20000) }, async () => {
 		const s = await opened();
 		const before = s.pids.size;
