@@ -227,15 +227,20 @@ srv_send_list(struct server *s, const char *cursor)
 }
 
 static void
+tool_free(struct tool *t)
+{
+	free(t->name);
+	free(t->json);
+	free(t->native);
+}
+
+static void
 tools_free(struct tool *t, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		free(t[i].name);
-		free(t[i].json);
-		free(t[i].native);
-	}
+	for (i = 0; i < n; i++)
+		tool_free(&t[i]);
 	free(t);
 }
 
@@ -277,11 +282,15 @@ name_is(const char *cstr, const char *s, size_t n)
  * that a call finds its tool at once in a server of 10,000 tools.  The
  * first of two tools with one name wins, as in a linear search.
  */
+/*
+ * Index the tools by name.  A name listed again keeps its first tool, the
+ * one calls reach; clients refuse a list that names a tool twice.
+ */
 static void
 srv_index(struct server *s)
 {
 	size_t size = 16, i;
-	int t;
+	int t, kept = 0;
 
 	free(s->index);
 	while (size < (size_t)s->ntools * 2)
@@ -296,9 +305,16 @@ srv_index(struct server *s)
 		while (s->index[i] >= 0 &&
 		    strcmp(s->tools[s->index[i]].name, s->tools[t].name) != 0)
 			i = (i + 1) & (size - 1);
-		if (s->index[i] < 0)
-			s->index[i] = t;
+		if (s->index[i] >= 0) {
+			wb_log("%s: tools/list names '%s' more than once; keeping "
+			    "the first", s->label, s->tools[t].name);
+			tool_free(&s->tools[t]);
+			continue;
+		}
+		s->tools[kept] = s->tools[t];
+		s->index[i] = kept++;
 	}
+	s->ntools = kept;
 }
 
 const struct tool *
@@ -708,11 +724,8 @@ on_tools_page(struct server *s, const struct json *j, int result)
 		/* A server that loops repeats its pages: drop this one. */
 		wb_log("%s: tools/list repeated a cursor; keeping the first %d "
 		    "pages", s->label, s->ncursors);
-		while (s->nfresh > before) {
-			s->nfresh--;
-			free(s->fresh[s->nfresh].name);
-			free(s->fresh[s->nfresh].json);
-		}
+		while (s->nfresh > before)
+			tool_free(&s->fresh[--s->nfresh]);
 		srv_ready(s);
 	} else if (s->ncursors >= LIST_PAGES_MAX) {
 		wb_log("%s: tools/list has more than %d pages; keeping the "

@@ -391,6 +391,30 @@ describe('native calls', () => {
 		});
 	});
 
+	test('a tool name listed twice by a server, or a repeated tools/list cursor: each tool listed once, a warning', T, async () => {
+		const config = {
+			toolMode: 'dynamic',
+			toolboxes: { dev: box({ twice: L.mock('--tool-name', 'echo', '--tool-name', 'add'), loop: L.mock('--repeat-cursor') }) },
+		};
+		await withWorkbench(config, {}, async (wb) => {
+			const open = await openOk(wb, 'dev');
+			const twice = open.tools.filter((t) => t.source_server === 'twice').map((t) => t.name);
+			assert.deepEqual(twice, FIXED_TOOLS);
+			const names = await listNames(wb);
+			assert.equal(new Set(names).size, names.length, `a name twice: ${names}`);
+			assert.deepEqual(names.filter((n) => n.startsWith('dev__twice__')), FIXED_TOOLS.map((t) => nativeName('dev', 'twice', t)));
+			const r = await wb.callTool(nativeName('dev', 'twice', 'echo'), { message: 'first' });
+			assert.equal(text(r), 'first');
+			for (const t of ['echo', 'add'])
+				assert.match(wb.stderr, new RegExp(`dev/twice: tools/list names '${t}' more than once; keeping the first`));
+			// Started again, the looping server's first list is freed.
+			assert.equal((await wb.useTool('dev', 'loop', 'crash', {})).isError, true);
+			const again = await openOk(wb, 'dev');
+			const loop = again.tools.filter((t) => t.source_server === 'loop').map((t) => t.name);
+			assert.equal(new Set(loop).size, loop.length, `a name twice: ${loop}`);
+		});
+	});
+
 	test('a server\'s list_changed: one client list_changed, the new tool listed and callable', T, async () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const changed = L.collectNotifications(wb.client, ToolListChangedNotificationSchema);
