@@ -30,6 +30,8 @@
 //                        sends notifications/message, answers "logged"
 //   send {lines}         writes each of lines (strings) as it is, answers
 //                        "sent N"
+//   relist_fails {}      answers "ok", then sends tools/list_changed and
+//                        answers the next tools/list with an error
 //   received {}          answers JSON of every request and notification the
 //                        server received so far: [{method, id?, params?}]
 //   crash {code?}        exits with code (default 5), no answer
@@ -49,6 +51,7 @@ const received = [];
 const waiting = new Map();	// JSON.stringify(id) of a tools/call -> {cancel()}
 const asked = new Map();	// JSON.stringify(id) of our request -> resolve(line)
 let seq = 0;
+let listFails = false;	// the next tools/list answers an error
 
 function out(obj) {
 	process.stdout.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
@@ -74,6 +77,7 @@ const TOOLS = [
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
 	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
+	{ name: 'relist_fails', description: 'Announces a list change, then fails tools/list once.', inputSchema: obj },
 	{ name: 'received', description: 'Lists what the server received.', inputSchema: obj },
 	{ name: 'crash', description: 'Exits without answering.', inputSchema: obj },
 ];
@@ -166,6 +170,11 @@ function callTool(id, params) {
 			out(line);
 		text(id, `sent ${(a.lines ?? []).length}`);
 		return;
+	case 'relist_fails':
+		listFails = true;
+		text(id, 'ok');
+		out({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+		return;
 	case 'received':
 		text(id, JSON.stringify(received));
 		return;
@@ -230,6 +239,11 @@ function handle(line) {
 		answer(m.id, {});
 		return;
 	case 'tools/list':
+		if (listFails) {
+			listFails = false;
+			out({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'fixture list failure' } });
+			return;
+		}
 		answer(m.id, { tools: TOOLS });
 		return;
 	case 'tools/call':

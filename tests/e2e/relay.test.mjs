@@ -695,6 +695,22 @@ describe('tool list changes', () => {
 	});
 });
 
+
+describe('tool list changes, failing', () => {
+	test('fixture: an error answer to the tools/list after list_changed keeps the server and its previous tools', T, async () => {
+		await withWorkbench(FX_CONFIG, {}, async (wb) => {
+			const before = (await openOk(wb, 'box')).tools.map((t) => t.name);
+			assert.equal(text(await wb.useTool('box', 'fx', 'relist_fails', {})), 'ok');
+			await L.waitFor(() => /box\/fx: tools\/list after tools\/list_changed failed \(fixture list failure\); keeping its previous tools/.test(wb.stderr),
+			    3000, 'the failure reported');
+			assert.deepEqual((await openOk(wb, 'box')).tools.map((t) => t.name), before);
+			const r = await wb.useTool('box', 'fx', 'meta', {});
+			assertOk(r);
+			assert.equal(wb.stderr.match(/fixture-server: started/g).length, 1, 'not restarted');
+		});
+	});
+});
+
 // ---------------------------------------------------------------------------
 
 describe('timeouts', () => {
