@@ -194,32 +194,75 @@ positive_ms(struct loader *l, int t, bool zero_ok)
  */
 typedef void member_fn(struct loader *, const char *, int, void *);
 
+/* An object's member, its key unescaped (NULs and all). */
+struct member {
+	char	*key;
+	size_t	 len;
+	int	 value;		/* Its value's token. */
+	int	 pos;		/* Its place in the object. */
+	bool	 again;		/* An earlier member has its key. */
+};
+
+static int
+member_by_key(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+	if (c == 0 && x->len != y->len)
+		c = x->len < y->len ? -1 : 1;
+	return c != 0 ? c : x->pos - y->pos;
+}
+
+static int
+member_by_pos(const void *a, const void *b)
+{
+	return ((const struct member *)a)->pos - ((const struct member *)b)->pos;
+}
+
+/*
+ * Call fn for each member of an object, in order; a key seen before is a
+ * problem.  Keys are compared sorted, since a file may hold many.
+ */
 static void
 each_member(struct loader *l, int obj, member_fn *fn, void *arg)
 {
-	int i, n, k, m;
-	size_t old;
-	char *key;
+	struct member *m;
+	struct buf key = { 0 };
+	size_t n, size, old;
+	int i;
 
 	if (!json_is(&l->j, obj, JSMN_OBJECT)) {
 		problem(l, true, "expected an object");
 		return;
 	}
-	for (i = obj + 1, n = 0; n < l->j.tok[obj].size; n++) {
-		if ((key = json_strdup(&l->j, i)) == NULL)
-			key = xstrdup("?");
-		old = path_push(l, "%s", key);
-		for (k = obj + 1, m = 0; m < n; m++, k = json_next(&l->j, k + 1))
-			if (json_eq(&l->j, k, key))
-				break;
-		if (m < n)
-			problem(l, true, "duplicate key");
-		else
-			fn(l, key, i + 1, arg);
-		path_pop(l, old);
-		free(key);
+	size = (size_t)l->j.tok[obj].size;
+	m = xcalloc(size + 1, sizeof(*m));
+	for (i = obj + 1, n = 0; n < size; n++) {
+		if (json_str(&l->j, i, &key) == NULL)
+			buf_puts(&key, "?");
+		m[n].key = xstrndup(key.data, key.len);
+		m[n].len = key.len;
+		m[n].value = i + 1;
+		m[n].pos = (int)n;
 		i = json_next(&l->j, i + 1);
 	}
+	buf_free(&key);
+	qsort(m, size, sizeof(*m), member_by_key);
+	for (n = 1; n < size; n++)
+		m[n].again = m[n].len == m[n - 1].len &&
+		    memcmp(m[n].key, m[n - 1].key, m[n].len) == 0;
+	qsort(m, size, sizeof(*m), member_by_pos);
+	for (n = 0; n < size; n++) {
+		old = path_push(l, "%s", m[n].key);
+		if (m[n].again)
+			problem(l, true, "duplicate key");
+		else
+			fn(l, m[n].key, m[n].value, arg);
+		path_pop(l, old);
+		free(m[n].key);
+	}
+	free(m);
 }
 
 /* A NULL-terminated array of strings, each expanded. */
@@ -257,11 +300,18 @@ count(char **v)
 	return n;
 }
 
+/* A server's env, filled a variable at a time (n of them so far). */
+struct env_fill {
+	struct cfg_server	*s;
+	size_t			 n;
+};
+
 static void
 env_member(struct loader *l, const char *key, int t, void *arg)
 {
-	struct cfg_server *s = arg;
-	size_t n = count(s->env);
+	struct env_fill *e = arg;
+	struct cfg_server *s = e->s;
+	size_t n = e->n;
 	char *val;
 
 	if (!valid_var_name(key, strlen(key))) {
@@ -274,6 +324,7 @@ env_member(struct loader *l, const char *key, int t, void *arg)
 	s->env[n] = xmalloc(strlen(key) + strlen(val) + 2);
 	sprintf(s->env[n], "%s=%s", key, val);
 	s->env[n + 1] = NULL;
+	e->n++;
 	free(val);
 }
 
@@ -298,6 +349,7 @@ static void
 server_member(struct loader *l, const char *key, int t, void *arg)
 {
 	struct cfg_server *s = arg;
+	struct env_fill e = { s, 0 };
 	char **args;
 	size_t i;
 
@@ -318,7 +370,7 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 		s->argv[i + 1] = NULL;
 		free(args);
 	} else if (strcmp(key, "env") == 0)
-		each_member(l, t, env_member, s);
+		each_member(l, t, env_member, &e);
 	else if (strcmp(key, "toolFilters") == 0)
 		server_filters(l, s, t);
 	else if (strcmp(key, "transport") == 0) {

@@ -633,7 +633,8 @@ test_config_ok(void)
 	CHECK(load("{\"toolMode\":\"dynamic\",\"initTimeoutMs\":500,"
 	    "\"toolboxes\":{\"dev-1\":{\"description\":\"D ${X}\","
 	    "\"mcpServers\":{\"fs_a\":{\"command\":\"x${WB_T_SET}\","
-	    "\"args\":[\"-y\",\"${WB_T_UNSET:-d}\"],\"env\":{\"K\":\"v\"},"
+	    "\"args\":[\"-y\",\"${WB_T_UNSET:-d}\"],\"env\":{\"K\":\"v\","
+	    "\"A\":\"w\"},"
 	    "\"toolFilters\":[\"read_*\"],\"transport\":\"stdio\","
 	    "\"inheritEnv\":true,\"cwd\":\"/tmp\"},\"b\":{\"command\":\"y\","
 	    "\"initTimeoutMs\":9,\"toolFilters\":\"*\"}}}}}", &c, &err) == 0);
@@ -645,6 +646,8 @@ test_config_ok(void)
 	CHECK(strcmp(c.boxes[0].servers[0].argv[2], "d") == 0);
 	CHECK(c.boxes[0].servers[0].argv[3] == NULL);
 	CHECK(strcmp(c.boxes[0].servers[0].env[0], "K=v") == 0);
+	CHECK(strcmp(c.boxes[0].servers[0].env[1], "A=w") == 0);
+	CHECK(c.boxes[0].servers[0].env[2] == NULL);
 	CHECK(c.boxes[0].servers[0].inherit_env);
 	CHECK(c.boxes[0].servers[0].init_timeout_ms == 500);
 	CHECK(c.boxes[0].servers[1].init_timeout_ms == 9);
@@ -722,6 +725,13 @@ test_config_errors(void)
 	CHECK(fails_with("{\"toolboxes\":{\"a\":{\"mcpServers\":{}},"
 	    "\"a\":{\"mcpServers\":{}}}}", (const char *[]){
 	    "toolboxes.a: duplicate key", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"a\":{\"mcpServers\":{}},"
+	    "\"b\":{\"mcpServers\":{}},\"\\u0061\":{\"mcpServers\":{}}}}",
+	    (const char *[]){ "toolboxes.a: duplicate key", NULL }));
+	CHECK(fails_with("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"env\":{\"A\":\"1\",\"B\":\"2\","
+	    "\"A\":\"3\"}}}}}}", (const char *[]){
+	    "toolboxes.b.mcpServers.s.env.A: duplicate key", NULL }));
 	CHECK(fails_with("{\"toolMode\":\"fast\",\"toolboxes\":{}}",
 	    (const char *[]){ "toolMode: expected \"proxy\" or \"dynamic\"",
 	    NULL }));
