@@ -194,7 +194,7 @@ positive_ms(struct loader *l, int t, bool zero_ok)
  */
 typedef void member_fn(struct loader *, const char *, int, void *);
 
-/* An object's member, its key unescaped (NULs and all). */
+/* An object's member, its key unescaped ("?" when that fails: a NUL). */
 struct member {
 	char	*key;
 	size_t	 len;
@@ -239,8 +239,10 @@ each_member(struct loader *l, int obj, member_fn *fn, void *arg)
 	size = (size_t)l->j.tok[obj].size;
 	m = xcalloc(size + 1, sizeof(*m));
 	for (i = obj + 1, n = 0; n < size; n++) {
-		if (json_str(&l->j, i, &key) == NULL)
+		if (json_str(&l->j, i, &key) == NULL) {
+			key.len = 0;
 			buf_puts(&key, "?");
+		}
 		m[n].key = xstrndup(key.data, key.len);
 		m[n].len = key.len;
 		m[n].value = i + 1;

@@ -1156,9 +1156,9 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
  * The members of a message's top-level object from s[i]: just past its
  * '{' when first, else just past a member's value.  Adds what it finds to
  * top.  Returns 0 at the object's end, which must end the text, or -1 when
- * it is not well-formed or has one of those members twice.  With stop,
- * returns 1 as soon as the value of "result" is reached (top->at), before
- * checking it.
+ * it is not well-formed or has one of those members, or params, twice.
+ * With stop, returns 1 as soon as the value of "result" is reached
+ * (top->at), before checking it.
  */
 int
 rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
@@ -1207,9 +1207,15 @@ rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
 			top->error = true;
 		} else if (end - key == 9 && memcmp(s + key, "\"jsonrpc\"", 9) ==
 		    0) {
-			if (top->v2)
+			if (top->jsonrpc)
 				return -1;
+			top->jsonrpc = true;
 			top->v2 = n - i >= 5 && memcmp(s + i, "\"2.0\"", 5) == 0;
+		} else if (end - key == 8 && memcmp(s + key, "\"params\"", 8) ==
+		    0) {
+			if (top->params)
+				return -1;
+			top->params = true;
 		}
 		if ((end = check_value(s, i, n, &bad, &depth)) == 0)
 			return -1;

@@ -279,12 +279,9 @@ name_is(const char *cstr, const char *s, size_t n)
 
 /*
  * Index the tool list by name (open addressing, at most half full), so
- * that a call finds its tool at once in a server of 10,000 tools.  The
- * first of two tools with one name wins, as in a linear search.
- */
-/*
- * Index the tools by name.  A name listed again keeps its first tool, the
- * one calls reach; clients refuse a list that names a tool twice.
+ * that a call finds its tool at once in a server of 10,000 tools.  A name
+ * listed again keeps its first tool and the later ones are dropped:
+ * clients refuse a list that names a tool twice.
  */
 static void
 srv_index(struct server *s)
@@ -1213,7 +1210,8 @@ stream_start(struct server *s, const char *text, size_t n)
 		i++;
 	if (wb.streaming != NULL || i >= n || text[i] != '{' ||
 	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
-	    top.method != NULL || top.error || text[top.at] != '{')
+	    top.method != NULL || top.error || text[top.at] != '{' ||
+	    top.jsonrpc != top.v2)
 		return PEER_NOSTREAM;
 	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
 	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
@@ -1290,7 +1288,8 @@ stream_end(struct server *s, const char *text, size_t n)
 	/* "jsonrpc":"2.0" and the id each once: before the result or after. */
 	if (!st->done || rpc_members(text + at, n - at, 0, false, false,
 	    &top) != 0 || top.result || top.method != NULL || top.error ||
-	    !utf8_valid(text + at, n - at) || top.v2 == st->v2 ||
+	    !utf8_valid(text + at, n - at) || top.jsonrpc == st->v2 ||
+	    top.jsonrpc != top.v2 ||
 	    (top.id != NULL) == (st->cid != NULL)) {
 		stream_abort(s, "its end is not that of an answer");
 		return PEER_DISCARD;
@@ -1704,8 +1703,9 @@ srv_by_pid(pid_t pid)
 
 /*
  * A server process ended: take its last words, then fail what waits.
- * They are at most what its pipes hold (1 MiB each by default); more
- * comes from a process it left behind, which must not hold the loop up.
+ * They are at most what its pipes hold (64 KiB by default, 1 MiB at most:
+ * pipe-max-size); more comes from a process it left behind, which must
+ * not hold the loop up.
  */
 #define LAST_READS	64
 

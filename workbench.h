@@ -208,7 +208,9 @@ struct rpc_top {
 	bool		 result;
 	size_t		 at;		/* Where the result's value starts. */
 	bool		 error;
-	bool		 v2;		/* "jsonrpc":"2.0" */
+	bool		 jsonrpc;	/* "jsonrpc" is there, */
+	bool		 v2;		/* and it is "2.0". */
+	bool		 params;
 };
 
 int	 rpc_scan(const char *, size_t, struct rpc_top *);

@@ -440,14 +440,19 @@ describe('server-to-client requests', () => {
 			const logs = L.collectNotifications(wb.client, LoggingMessageNotificationSchema);
 			const errors = watchErrors(wb.client);
 			await openOk(wb, 'box');
-			const note = (method, params, extra = '') =>
-				`{"jsonrpc":"2.0"${extra},"method":"${method}","params":${JSON.stringify(params)}}`;
-			const lines = [
+			const note = (method, params, extra = '', tail = '') =>
+				`{"jsonrpc":"2.0"${extra},"method":"${method}","params":${JSON.stringify(params)}${tail}}`;
+			const malformed = [
 				note('notifications/message', { level: 'error', data: 'id null' }, ',"id":null'),
 				'{"method":"notifications/message","params":{"level":"error","data":"no jsonrpc"}}',
 				'{"jsonrpc":"1.0","method":"notifications/message","params":{"level":"error","data":"jsonrpc 1.0"}}',
-				note('notifications/message', { level: 'error', data: 'two methods' }, ',"method":"x"'),
+				'{"jsonrpc":"1.0","jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"jsonrpc twice"}}',
+				note('notifications/message', { level: 'error', data: 'two methods' }, '', ',"method":"x"'),
+				note('notifications/message', { level: 'error', data: 'params twice' }, '', ',"params":{"level":"error","data":"the last"}'),
 				note('notifications/elicitation/complete', { elicitationId: 'two ids' }, ',"id":null,"id":null'),
+			];
+			const lines = [
+				...malformed,
 				note('notifications/elicitation/complete', { elicitationId: 'e2e-done-1' }),
 				note('notifications/message', { level: 'error', data: 'well formed' }),
 			];
@@ -459,6 +464,8 @@ describe('server-to-client requests', () => {
 			assert.deepEqual(done.list.map((n) => n.params), [{ elicitationId: 'e2e-done-1' }]);
 			assert.deepEqual(logs.list.map((n) => n.params.data), ['well formed']);
 			assert.deepEqual(errors.map(String), [], 'no message the client could not take');
+			const dropped = wb.stderr.split('\n').filter((l) => l.includes('box/fx: dropping a notification that is not JSON-RPC 2.0'));
+			assert.equal(dropped.length, malformed.length, wb.stderr);
 		});
 	});
 
