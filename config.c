@@ -204,13 +204,19 @@ struct member {
 };
 
 static int
+key_cmp(const struct member *x, const struct member *y)
+{
+	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+	return c != 0 || x->len == y->len ? c : x->len < y->len ? -1 : 1;
+}
+
+static int
 member_by_key(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+	int c = key_cmp(x, y);
 
-	if (c == 0 && x->len != y->len)
-		c = x->len < y->len ? -1 : 1;
 	return c != 0 ? c : x->pos - y->pos;
 }
 
@@ -252,8 +258,7 @@ each_member(struct loader *l, int obj, member_fn *fn, void *arg)
 	buf_free(&key);
 	qsort(m, size, sizeof(*m), member_by_key);
 	for (n = 1; n < size; n++)
-		m[n].again = m[n].len == m[n - 1].len &&
-		    memcmp(m[n].key, m[n - 1].key, m[n].len) == 0;
+		m[n].again = key_cmp(&m[n], &m[n - 1]) == 0;
 	qsort(m, size, sizeof(*m), member_by_pos);
 	for (n = 0; n < size; n++) {
 		old = path_push(l, "%s", m[n].key);

@@ -750,8 +750,8 @@ answer_well_formed(const struct json *j, const char *line, size_t n)
 }
 
 /*
- * A notification is relayed only as one: "jsonrpc":"2.0", each member
- * once, and no id (the SDK client drops or misreads anything else).
+ * A notification is relayed only as one: "jsonrpc":"2.0", no id, and no
+ * member rpc_scan knows twice (the SDK client drops or misreads the rest).
  */
 static bool
 notification_well_formed(const char *line, size_t n)
