@@ -1,12 +1,12 @@
 /*
- * jsonrpc.c: JSON tokenizing (jsmn) with the validation jsmn leaves out,
- * token lookup, string unescaping, the JSON emitter and line framing.
+ * jsonrpc.c: JSON only.  Tokenizing (jsmn) with the validation jsmn leaves
+ * out, token lookup, string unescaping, the JSON emitter, the scan of a
+ * JSON-RPC message's top level, and the splicing of ids.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -25,7 +25,6 @@
 #define TOKEN_MIN	256
 #define TOKEN_MAX	(2u * 1024 * 1024)
 #define TOKEN_KEEP	4096
-#define READ_CHUNK	(64 * 1024)
 
 static size_t	check_value(const char *, size_t, size_t, size_t *, size_t *);
 static size_t	string_stop(const char *, size_t, size_t);
@@ -90,10 +89,18 @@ raw_is_int(const char *s, size_t n)
 static size_t
 skip_space(const char *s, size_t i, size_t n)
 {
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
-	    s[i] == '\n'))
+	while (i < n && json_space(s[i]))
 		i++;
 	return i;
+}
+
+/* The end of s[0..n) without trailing white space. */
+static size_t
+back_space(const char *s, size_t n)
+{
+	while (n > 0 && json_space(s[n - 1]))
+		n--;
+	return n;
 }
 
 /*
@@ -104,11 +111,8 @@ skip_space(const char *s, size_t i, size_t n)
 static bool
 bare_primitive(struct json *j)
 {
-	size_t start = skip_space(j->js, 0, j->len), end = j->len;
-
-	while (end > start && (j->js[end - 1] == ' ' || j->js[end - 1] == '\t' ||
-	    j->js[end - 1] == '\r' || j->js[end - 1] == '\n'))
-		end--;
+	size_t start = skip_space(j->js, 0, j->len);
+	size_t end = start + back_space(j->js + start, j->len - start);
 	if (end == start || !valid_primitive(j->js + start, end - start))
 		return false;
 	j->tok[0].type = JSMN_PRIMITIVE;
@@ -693,22 +697,11 @@ json_add_members(struct buf *b, const char *obj, size_t n)
 	size_t start = b->len, end = n - 1, i;
 
 	buf_put(b, obj, end);
-	for (i = 1; i < end && (obj[i] == ' ' || obj[i] == '\t' ||
-	    obj[i] == '\r' || obj[i] == '\n'); i++)
+	for (i = 1; i < end && json_space(obj[i]); i++)
 		;
 	if (i < end)
 		buf_putc(b, ',');
 	return b->len - start;
-}
-
-/* The end of s[0..n) without trailing white space. */
-static size_t
-back_space(const char *s, size_t n)
-{
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
-	    s[n - 1] == '\r' || s[n - 1] == '\n'))
-		n--;
-	return n;
 }
 
 /*
@@ -765,6 +758,15 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, text, pre);
 	buf_put(out, with, withlen);
 	buf_put(out, at + atlen, n - pre - atlen);
+}
+
+/* The same, as a whole line for a peer's queue. */
+void
+rpc_splice_line(struct buf *out, const char *text, size_t n, const char *at,
+    size_t atlen, const char *with, size_t withlen)
+{
+	rpc_splice(out, text, n, at, atlen, with, withlen);
+	buf_putc(out, '\n');
 }
 
 /*
@@ -1299,336 +1301,4 @@ rpc_scan_id(const char *s, size_t n, const char **id, size_t *idlen)
 		if (i >= n || s[i++] != ',')
 			return -1;
 	}
-}
-
-/* Strip '\r' and a leading BOM, skip empty lines, hand over the rest. */
-static void
-peer_line(char *line, size_t n, const struct peer_ops *ops, void *ctx)
-{
-	if (n > 0 && line[n - 1] == '\r')
-		n--;
-	if (n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-		line += 3;
-		n -= 3;
-	}
-	if (n > 0)
-		ops->line(ctx, line, n);
-}
-
-/* Keep the last bytes of a line being discarded: its id may be there. */
-static void
-peer_keep_tail(struct peer *p, const char *s, size_t n)
-{
-	size_t keep = sizeof(p->tail);
-
-	if (n >= keep) {
-		memcpy(p->tail, s + n - keep, keep);
-		p->taillen = keep;
-		return;
-	}
-	if (p->taillen + n > keep) {
-		memmove(p->tail, p->tail + p->taillen + n - keep,
-		    keep - n);
-		p->taillen = keep - n;
-	}
-	memcpy(p->tail + p->taillen, s, n);
-	p->taillen += n;
-}
-
-/* Remember the id of a line we are about to discard, if we can see it. */
-static void
-peer_drop_start(struct peer *p, const char *s, size_t n)
-{
-	const char *id;
-	size_t idlen;
-
-	free(p->dropped_id);
-	p->dropped_id = NULL;
-	p->taillen = 0;
-	if (rpc_scan_id(s, n, &id, &idlen) == 0)
-		p->dropped_id = xstrndup(id, idlen);
-	peer_keep_tail(p, s, n);
-}
-
-/*
- * The end of a discarded line: report it, with the id from its start or,
- * as the TypeScript SDK writes it, from its end.
- */
-static void
-peer_drop_end(struct peer *p, size_t total, const struct peer_ops *ops,
-    void *ctx)
-{
-	const char *id;
-	size_t idlen;
-
-	if (p->dropped_id == NULL && rpc_scan_id_tail(p->tail, p->taillen,
-	    &id, &idlen) == 0)
-		p->dropped_id = xstrndup(id, idlen);
-	ops->oversize(ctx, total, p->dropped_id);
-	free(p->dropped_id);
-	p->dropped_id = NULL;
-	p->dropped = 0;
-	p->taillen = 0;
-}
-
-/* Skip the rest of a line that is being discarded; false until its end. */
-static bool
-peer_discard(struct peer *p, size_t *pos)
-{
-	char *nl = memchr(p->in.data + *pos, '\n', p->in.len - *pos);
-
-	if (nl == NULL) {
-		*pos = p->in.len;
-		return false;
-	}
-	*pos = (size_t)(nl - p->in.data) + 1;
-	p->discard = p->nostream = false;
-	return true;
-}
-
-/*
- * Give a line being streamed what has come of it (ops->stream takes what
- * it can pass on now); false until its end.
- */
-static bool
-peer_stream(struct peer *p, size_t *pos, const struct peer_ops *ops,
-    void *ctx)
-{
-	char *nl = memchr(p->in.data + *pos, '\n', p->in.len - *pos);
-	size_t n = (nl != NULL ? (size_t)(nl - p->in.data) : p->in.len) - *pos;
-	unsigned gen = p->gen;
-	size_t took = ops->stream(ctx, p->in.data + *pos, n, nl != NULL);
-
-	if (p->gen != gen)	/* Closed: peer_input sees it and stops. */
-		return true;
-	if (p->dropped > 0)	/* It became a line too long: count the rest. */
-		return true;
-	if (took == PEER_DISCARD || took == PEER_NOSTREAM) {
-		p->streaming = false;
-		p->discard = true;
-		return peer_discard(p, pos);
-	}
-	if (nl == NULL) {
-		*pos += took;
-		return false;
-	}
-	*pos += n + 1;
-	p->streaming = false;
-	return true;
-}
-
-/* The line being streamed broke off: the rest of it is skipped. */
-void
-peer_skip_line(struct peer *p)
-{
-	if (p->streaming) {
-		p->streaming = false;
-		p->discard = true;
-	}
-}
-
-/*
- * The line being streamed is too long: so_far bytes of it went, the rest
- * is counted and dropped, then reported to ops->oversize with id.
- */
-void
-peer_overlong(struct peer *p, size_t so_far, const char *id)
-{
-	p->streaming = false;
-	p->dropped = so_far;
-	p->taillen = 0;
-	free(p->dropped_id);
-	p->dropped_id = id != NULL ? xstrdup(id) : NULL;
-}
-
-/*
- * Hand the complete lines in the input to ops, while ops->busy (if any)
- * says we may: what is left waits in the buffer for peer_input.  A line
- * longer than max is never kept whole: once the buffer passes max without
- * a newline, its bytes are counted and dropped until the newline, then
- * reported.  With ops->stream, a line that passes STREAM_MIN before its
- * newline is offered to it, to be passed on as it arrives.  With
- * ops->pump, a chunk of many lines is not a convoy: what the first lines
- * queued goes out while we handle the rest.
- */
-void
-peer_input(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
-{
-	size_t pos = 0, pumped = 0, n;
-	unsigned gen = p->gen;
-	bool held = false;
-	char *nl;
-
-	/*
-	 * A handler may close the peer (its server failed): p->gen then
-	 * differs, its buffers are gone, and we stop at once.
-	 */
-	for (;;) {
-		if (p->discard || p->streaming) {
-			if (!(p->discard ? peer_discard(p, &pos) :
-			    peer_stream(p, &pos, ops, ctx)))
-				break;
-			if (p->gen != gen)
-				return;
-			p->scanned = pos;
-			continue;
-		}
-		if (p->dropped > 0) {
-			nl = memchr(p->in.data + pos, '\n', p->in.len - pos);
-			n = nl == NULL ? p->in.len - pos :
-			    (size_t)(nl - p->in.data) - pos;
-			peer_keep_tail(p, p->in.data + pos, n);
-			p->dropped += n;
-			pos += n;
-			if (nl == NULL)
-				break;
-			peer_drop_end(p, p->dropped, ops, ctx);
-			if (p->gen != gen)
-				return;
-			p->scanned = ++pos;
-			p->nostream = false;
-			continue;
-		}
-		nl = memchr(p->in.data + p->scanned, '\n',
-		    p->in.len - p->scanned);
-		if (nl == NULL)
-			break;
-		if (ops->busy != NULL && ops->busy(ctx)) {
-			held = true;
-			break;
-		}
-		n = (size_t)(nl - p->in.data) - pos;
-		if (n > max) {
-			peer_drop_start(p, p->in.data + pos, n);
-			peer_drop_end(p, n, ops, ctx);
-		} else
-			peer_line(p->in.data + pos, n, ops, ctx);
-		if (p->gen != gen)
-			return;
-		p->scanned = pos += n + 1;
-		p->nostream = false;
-		if (ops->pump != NULL && pos - pumped >= PUMP_BYTES) {
-			ops->pump();
-			if (p->gen != gen)
-				return;
-			pumped = pos;
-		}
-	}
-	if (p->gen != gen)
-		return;
-	buf_consume(&p->in, pos);
-	p->scanned = held ? 0 : p->in.len;
-	if (held || p->dropped > 0 || p->discard)
-		return;
-	if (!p->streaming && !p->nostream && ops->stream != NULL &&
-	    p->in.len >= STREAM_MIN && p->in.len <= max) {
-		n = ops->stream(ctx, p->in.data, p->in.len, false);
-		if (p->gen != gen)
-			return;
-		if (n == PEER_NOSTREAM || n == PEER_DISCARD)
-			p->nostream = true;
-		else {
-			p->streaming = true;
-			buf_consume(&p->in, n);
-			p->scanned = p->in.len;
-		}
-	}
-	if (!p->streaming && p->in.len > max) {
-		peer_drop_start(p, p->in.data, p->in.len);
-		p->dropped = p->in.len;
-		p->in.len = p->scanned = 0;
-	}
-}
-
-/*
- * Read what the peer has (one chunk) and handle the complete lines.
- * Returns the bytes read, 0 at end of file, -1 with errno on error
- * (EAGAIN included).
- */
-ssize_t
-peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
-{
-	ssize_t n;
-
-	buf_reserve(&p->in, READ_CHUNK);
-	do
-		n = read(p->rfd, p->in.data + p->in.len, READ_CHUNK);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		p->eof = true;
-	if (n <= 0)
-		return n;
-	p->in.len += (size_t)n;
-	peer_input(p, max, ops, ctx);
-	return n;
-}
-
-/*
- * Write as much queued output as the peer takes now.  Returns 0, or -1
- * with errno when the peer is gone (EPIPE) or broken.
- */
-int
-peer_flush(struct peer *p)
-{
-	ssize_t n;
-
-	while (p->outoff < p->out.len) {
-		n = write(p->wfd, p->out.data + p->outoff,
-		    p->out.len - p->outoff);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n < 0)
-			return -1;
-		p->outoff += (size_t)n;
-	}
-	if (p->outoff == p->out.len)
-		p->out.len = p->outoff = 0;
-	else if (p->outoff > p->out.len / 2) {
-		buf_consume(&p->out, p->outoff);
-		p->outoff = 0;
-	}
-	return 0;
-}
-
-size_t
-peer_queued(const struct peer *p)
-{
-	return p->out.len - p->outoff;
-}
-
-/*
- * Give back what large messages left behind.  Called when the loop is
- * idle, not after each message, so a stream of large results reuses its
- * buffers instead of faulting in fresh pages every time.
- */
-bool
-peer_trim(struct peer *p)
-{
-	size_t in = p->in.cap, out = p->out.cap;
-
-	if (p->outoff == 0)
-		buf_shrink(&p->out);
-	buf_shrink(&p->in);
-	return p->in.cap != in || p->out.cap != out;
-}
-
-/* Does the peer hold more buffer than it would after a trim? */
-bool
-peer_bloated(struct peer *p)
-{
-	return p->in.cap > BUF_KEEP || p->out.cap > BUF_KEEP;
-}
-
-void
-peer_free(struct peer *p)
-{
-	buf_free(&p->in);
-	buf_free(&p->out);
-	free(p->dropped_id);
-	p->dropped_id = NULL;
-	p->scanned = p->dropped = p->outoff = 0;
-	p->eof = p->streaming = p->nostream = p->discard = false;
-	p->gen++;
 }

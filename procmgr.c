@@ -400,7 +400,7 @@ proc_close(struct proc *p)
 	close_fd(&p->io.wfd);
 	close_fd(&p->errfd);
 	close_fd(&p->execfd);
-	peer_free(&p->io);
+	peer_close(&p->io);
 	buf_free(&p->errline);
 	for (i = 0; i < PROC_TAIL; i++) {
 		free(p->tail[i]);

@@ -132,3 +132,85 @@ tool_legacy_fix(const struct cfg *c, const char *name)
 	}
 	return NULL;
 }
+
+/*
+ * The structured identifier: use_tool's {"tool": {"toolbox", "server",
+ * "name"}, "arguments"}, and the words of its errors.  Details of what is
+ * wrong are appended to out.
+ */
+static void
+check_field(const struct json *j, int v, const char *path, struct buf *out)
+{
+	if (v < 0)
+		buf_printf(out, "%s%s: Required", out->len > 0 ? "; " : "",
+		    path);
+	else if (!json_is(j, v, JSMN_STRING))
+		buf_printf(out, "%s%s: Expected string", out->len > 0 ?
+		    "; " : "", path);
+}
+
+/* Name the keys of obj that are not allowed (only when there are some). */
+static void
+check_keys(const struct json *j, int obj, const char *const *allowed,
+    const char *prefix, struct buf *out)
+{
+	int i, n, k;
+	char *key;
+
+	for (i = obj + 1, n = 0; n < j->tok[obj].size; n++) {
+		for (k = 0; allowed[k] != NULL; k++)
+			if (json_eq(j, i, allowed[k]))
+				break;
+		if (allowed[k] == NULL) {
+			key = json_strdup(j, i);
+			buf_printf(out, "%s%s%s: Unrecognized key",
+			    out->len > 0 ? "; " : "", prefix,
+			    key != NULL ? key : "?");
+			free(key);
+		}
+		i = json_next(j, i + 1);
+	}
+}
+
+/*
+ * Is use_tool's input a structured identifier and arguments?  The tokens
+ * of its members go to top and id; what is wrong is said in details.
+ */
+bool
+tool_ident_valid(const struct json *j, int args, int top[2], int id[3],
+    struct buf *details)
+{
+	static const char *const top_keys[] = { "tool", "arguments", NULL };
+	static const char *const id_keys[] = { "toolbox", "server", "name",
+	    NULL };
+	int others;
+
+	if (args < 0) {
+		buf_puts(details, "tool: Required");
+		return false;
+	}
+	if (!json_is(j, args, JSMN_OBJECT)) {
+		buf_puts(details, "Expected object, received a non-object");
+		return false;
+	}
+	if (json_members(j, args, top_keys, top) > 0)
+		check_keys(j, args, top_keys, "", details);
+	if (top[U_TOOL] < 0)
+		buf_printf(details, "%stool: Required", details->len > 0 ?
+		    "; " : "");
+	else if (!json_is(j, top[U_TOOL], JSMN_OBJECT))
+		buf_printf(details, "%stool: Expected object", details->len >
+		    0 ? "; " : "");
+	else {
+		others = json_members(j, top[U_TOOL], id_keys, id);
+		check_field(j, id[U_BOX], "tool.toolbox", details);
+		check_field(j, id[U_SERVER], "tool.server", details);
+		check_field(j, id[U_NAME], "tool.name", details);
+		if (others > 0)
+			check_keys(j, top[U_TOOL], id_keys, "tool.", details);
+	}
+	if (top[U_ARGS] >= 0 && !json_is(j, top[U_ARGS], JSMN_OBJECT))
+		buf_printf(details, "%sarguments: Expected object",
+		    details->len > 0 ? "; " : "");
+	return details->len == 0;
+}

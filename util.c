@@ -198,6 +198,24 @@ buf_cstr(struct buf *b)
 	return b->data;
 }
 
+unsigned long
+hash_bytes(unsigned long h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ c[i]) * 16777619u;
+	return h;
+}
+
+/* The earlier of two deadlines, where 0 (or less) is none. */
+long long
+earliest(long long a, long long b)
+{
+	return a <= 0 ? b : b <= 0 ? a : a < b ? a : b;
+}
+
 long long
 now_ms(void)
 {

@@ -98,6 +98,11 @@ void	 buf_shrink(struct buf *);
 void	 buf_free(struct buf *);
 char	*buf_cstr(struct buf *);
 
+/* FNV-1a: hash_bytes(HASH_INIT, p, n), or chained over several parts. */
+#define HASH_INIT	2166136261u
+unsigned long hash_bytes(unsigned long, const void *, size_t);
+
+long long earliest(long long, long long);
 long long now_ms(void);
 void	 loop_tick(void);
 long long loop_ms(void);
@@ -107,7 +112,8 @@ void	 wb_log_raw(const char *, size_t);
 void	 wb_log_flush(void);
 
 /*
- * jsonrpc.c: JSON tokenizing and lookup, unescaping, emitting, line framing.
+ * jsonrpc.c: JSON only: strict checks, jsmn, lookup, unescaping, the
+ * emitter, the scan of a message's top level, and id splicing.
  */
 struct json {
 	const char	*js;
@@ -154,6 +160,13 @@ int	 jstream_feed(struct jstream *, const char *, size_t);
 void	 jstream_free(struct jstream *);
 
 #define JSON_DEPTH_MAX	1000
+
+/* JSON's white space. */
+static inline bool
+json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 int	 json_parse(struct json *, const char *, size_t);
 int	 json_parse_any(struct json *, const char *, size_t);
@@ -224,28 +237,37 @@ size_t	 utf8_whole(const char *, size_t);
 void	 utf8_repair(struct buf *, const char *, size_t);
 void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
 	    const char *, size_t);
+void	 rpc_splice_line(struct buf *, const char *, size_t, const char *,
+	    size_t, const char *, size_t);
 bool	 rpc_valid_id(const struct json *, int);
 
 /*
- * A peer is one side we exchange JSON-RPC lines with: the client on
- * stdin/stdout, or a child on its stdout/stdin.
+ * peer.c: non-blocking line I/O with one peer: the client on stdin and
+ * stdout, or a server on its stdout and stdin.
  */
+enum peer_mode {			/* What the line being read gets: */
+	PEER_LINES,			/* handed over whole at its newline; */
+	PEER_WHOLE,			/* the same, declined for streaming; */
+	PEER_STREAM,			/* passed on as it arrives; */
+	PEER_SKIP,			/* its rest dropped unreported; */
+	PEER_DROP			/* too long: counted, then reported. */
+};
+
 struct peer {
 	int		 rfd;
 	int		 wfd;
 	struct buf	 in;
 	struct buf	 out;
-	size_t		 outoff;		/* Bytes of out already written. */
+	size_t		 outoff;	/* Bytes of out already written. */
 	size_t		 scanned;	/* Bytes of in searched for '\n'. */
-	size_t		 dropped;	/* Bytes of an oversized line. */
+	enum peer_mode	 mode;
+	size_t		 dropped;	/* PEER_DROP: the line's bytes. */
 	char		*dropped_id;	/* Its id, when one was found. */
 	char		 tail[64];	/* Its last bytes. */
 	size_t		 taillen;
 	bool		 eof;
-	bool		 streaming;	/* The line is passed on as it comes. */
-	bool		 nostream;	/* The line is not to be. */
-	bool		 discard;	/* Skip to the end of the line. */
-	unsigned	 gen;		/* Bumped by peer_free. */
+	bool		 reading;	/* Its lines are being handled, */
+	bool		 closed;	/* and it was closed meanwhile. */
 };
 
 /* A line this long without its newline yet is offered to ops->stream. */
@@ -275,12 +297,13 @@ struct peer_ops {
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
 void	 peer_input(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
+void	 peer_drop_output(struct peer *);
 void	 peer_skip_line(struct peer *);
 void	 peer_overlong(struct peer *, size_t, const char *);
 size_t	 peer_queued(const struct peer *);
 bool	 peer_trim(struct peer *);
 bool	 peer_bloated(struct peer *);
-void	 peer_free(struct peer *);
+void	 peer_close(struct peer *);
 
 /*
  * procmgr.c: child processes.
@@ -372,8 +395,105 @@ int	 tool_split(const char *, char **, char **, char **);
 int	 tool_listable(const char *);
 char	*tool_legacy_fix(const struct cfg *, const char *);
 
+/* use_tool's arguments: {"tool": {"toolbox", "server", "name"}, "arguments"}. */
+enum { U_TOOL, U_ARGS };
+enum { U_BOX, U_SERVER, U_NAME };
+
+bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
+	    struct buf *);
+
 /*
- * server.c: the servers of the toolboxes and routing to them.
+ * workbench.c: main, the poll() loop, signals and shutdown.  The settings
+ * every file reads; written at startup, and stopping by the loop alone.
+ */
+struct workbench {
+	struct cfg	 cfg;
+	enum tool_mode	 mode;
+	bool		 stopping;	/* Shutting down: no new work. */
+};
+
+extern struct workbench wb;
+extern const char wb_version[];
+
+void	 pump_all(void);
+
+/*
+ * client.c: the client on stdin and stdout: its lines, the method table,
+ * replies, and the session it set up with initialize.
+ */
+enum client_cap {		/* What the client can answer. */
+	CAN_ROOTS = 1,
+	CAN_SAMPLE = 2,
+	CAN_ELICIT = 4
+};
+
+void	 client_init(void);
+struct peer *client_peer(void);
+ssize_t	 client_read(void);
+bool	 client_busy(void);
+void	 client_resume(void);
+struct buf *client_queue(void);
+struct buf *client_out(void);
+void	 client_send_line(const char *, size_t);
+struct buf *reply_begin(const char *, size_t);
+void	 reply_end(void);
+void	 reply_error(const char *, size_t, int, const char *);
+void	 reply_text(const char *, size_t, const char *, bool);
+const char *client_protocol(void);
+const struct buf *client_caps(void);
+bool	 client_has(enum client_cap);
+
+/*
+ * toolbox.c: toolboxes and their servers: open_toolbox and the clients
+ * waiting for it, use_tool and the way to the server of a call.
+ */
+/* A client request waiting for a toolbox to finish opening. */
+struct waiter {
+	char	*cid;
+	size_t	 cidlen;
+};
+
+struct toolbox {
+	const struct cfg_toolbox *cfg;
+	struct server		*servers;
+	int			 nservers;
+	bool			 open;
+	struct waiter		*waiters;
+	int			 nwaiters;
+	bool			 starting;	/* Inside box_open's loop. */
+};
+
+void	 box_init(void);
+void	 box_put_tools(struct buf *);
+struct toolbox *box_find(const char *, size_t);
+struct server *box_server(struct toolbox *, const char *, size_t);
+struct server *box_target(const char *, size_t, const char *, size_t,
+	    const char *, size_t, struct buf *);
+void	 box_settle(struct toolbox *);
+void	 box_cancel(const char *, size_t);
+void	 box_open_tool(const struct json *, int, const char *, size_t);
+void	 box_use_tool(const struct json *, int, int, const char *, size_t);
+struct server *srv_first(void);
+struct server *srv_next(const struct server *);
+
+/* Every server of every toolbox, in configuration order. */
+#define SRV_EACH(s)	for ((s) = srv_first(); (s) != NULL; (s) = srv_next(s))
+
+/*
+ * dynamic.c: dynamic mode: tools listed as {toolbox}__{server}__{tool},
+ * their calls, and tools/list_changed.
+ */
+void	 dyn_init(void);
+char	*dyn_tool(const struct server *, const struct json *, int,
+	    const char *);
+void	 dyn_put_tools(struct buf *);
+void	 dyn_call(const struct json *, const char *, int, int, const char *,
+	    size_t);
+void	 dyn_notify(void);
+
+/*
+ * server.c: one server's life: start, initialize, the paged tools/list and
+ * its index, relisting, failure, exit, its descriptors and timers.
  */
 #define RESTARTS_MAX	5	/* Starts of one server ... */
 #define RESTART_WINDOW	60000	/* ... within this many ms. */
@@ -381,7 +501,9 @@ char	*tool_legacy_fix(const struct cfg *, const char *);
 enum srv_state {
 	SRV_IDLE,		/* Never started. */
 	SRV_STARTING,		/* initialize or tools/list under way. */
-	SRV_READY,
+	SRV_READY,		/* Takes calls. */
+	SRV_RELISTING,		/* Takes calls; fetching its tools again. */
+	SRV_STOPPED,		/* Stopped by us (shutdown). */
 	SRV_FAILED		/* Failed to start, or died. */
 };
 
@@ -422,32 +544,6 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
-/* A request from a server to the client, under our upstream id. */
-struct upreq {
-	long long	 up;
-	struct server	*srv;
-	char		*sid;		/* The server's id, raw. */
-	size_t		 sidlen;
-};
-
-struct toolbox;
-
-/* A result passed on as it arrives (server.c, "Cut-through"). */
-struct stream {
-	struct jstream	 check;
-	long long	 rid;		/* Our id, when it came first. */
-	char		*cid;		/* The client's id for it, raw. */
-	size_t		 cidlen;
-	size_t		 total;		/* Bytes of the line passed on. */
-	bool		 done;		/* The result's value is complete. */
-	bool		 v2;		/* "jsonrpc":"2.0" came before it. */
-	long long	 last_at;	/* When bytes last came. */
-	long long	 held_at;	/* Since when others wait, or 0. */
-};
-
-/* A stream without a byte, or keeping others waiting, this long fails. */
-#define STREAM_STALL_MS	5000
-
 struct server {
 	struct toolbox		*box;
 	const struct cfg_server	*cfg;
@@ -464,6 +560,7 @@ struct server {
 	int			 nfresh;
 	char			**cursors;	/* Cursors seen while paging. */
 	int			 ncursors;
+	bool			 relist_again;	/* Changed while relisting. */
 	char			*error;		/* Why it is SRV_FAILED. */
 	bool			 refused;	/* error: not restarted again */
 	long long		 deadline;	/* Of starting. */
@@ -472,68 +569,23 @@ struct server {
 	long long		 starts[RESTARTS_MAX];
 	int			 nstarts;
 	bool			 logging;	/* It declared logging. */
-	bool			 relisting;	/* Refetching its tools. */
-	bool			 relist_again;
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
-	struct stream		 stream;
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
 };
 
-/* A client request waiting for a toolbox to finish opening. */
-struct waiter {
-	char	*cid;
-	size_t	 cidlen;
-};
-
-struct toolbox {
-	const struct cfg_toolbox *cfg;
-	struct server		*servers;
-	int			 nservers;
-	bool			 open;
-	struct waiter		*waiters;
-	int			 nwaiters;
-	bool			 starting;	/* Inside box_open's loop. */
-};
-
-/* The state of the one workbench process. */
-struct workbench {
-	struct cfg	 cfg;
-	enum tool_mode	 mode;
-	struct toolbox	*boxes;
-	int		 nboxes;
-	struct peer	 client;
-	struct json	 j;
-	struct buf	 names[4];	/* A call's names, unescaped: reused. */
-	struct server	*streaming;	/* Whose result the client gets now. */
-	struct buf	 held;		/* For the client, after that. */
-	struct buf	 instructions;	/* Escaped, ready to splice. */
-	bool		 initialized;
-	char		*protocol;
-	struct buf	 client_caps;	/* What children are told we have. */
-	bool		 can_sample;	/* The client's capabilities. */
-	bool		 can_elicit;
-	bool		 can_roots;
-	char		*log_level;	/* Raw, from logging/setLevel. */
-	struct upreq	*up;
-	int		 nup;
-	long long	 next_up;
-	unsigned long	 listed;	/* Hash of the dynamic tool names. */
-	bool		 stopping;
-	long long	 stop_at;
-	int		 sigfd;
-	int		 saved_fl[3];
-};
-
-extern struct workbench wb;
-
+void	 srv_init(struct server *, struct toolbox *,
+	    const struct cfg_server *);
+bool	 srv_serving(const struct server *);
 const struct tool *srv_tool(const struct server *, const char *, size_t);
 void	 srv_ensure(struct server *);
+void	 srv_stop(struct server *);
+struct buf *srv_send_head(struct server *, struct request *, const char *);
+void	 srv_send(struct server *, struct request *, const char *,
+	    const char *, size_t);
 void	 srv_notify(struct server *, const char *);
-void	 srv_send_level(struct server *);
-void	 srv_stop_process(struct server *);
 void	 srv_exited(struct server *, int);
 struct server *srv_by_pid(pid_t);
 long long srv_deadline(const struct server *);
@@ -542,11 +594,15 @@ void	 srv_read_out(struct server *);
 void	 srv_read_err(struct server *);
 void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *, long long);
+void	 srv_write_error(struct server *);
 bool	 srv_stuck(const struct server *, long long);
 bool	 srv_busy(const struct server *, long long);
-struct toolbox *box_find(const char *, size_t);
-struct server *box_server(struct toolbox *, const char *, size_t);
-void	 box_open(struct toolbox *, const char *, size_t);
+
+/*
+ * call.c: requests in flight on a server: their ids and table, calls
+ * routed there and their answers spliced back, cancellation, timeouts,
+ * and ghosts (calls that ended before their answer came).
+ */
 /* A call's arguments and _meta, raw from the client's line (or NULL). */
 struct call_in {
 	const char	*args;
@@ -557,24 +613,61 @@ struct call_in {
 	size_t		 toklen;
 };
 
+struct request *req_add(struct server *, enum req_kind);
+int	 req_find(const struct server *, long long);
+void	 req_take(struct server *, int, struct request *);
+void	 req_remove(struct server *, int);
+void	 req_free(struct request *);
+void	 call_in_tokens(const struct json *, int, int, struct call_in *);
 void	 call_route(struct server *, const char *, size_t,
-	    const struct call_in *,
-	    const char *, size_t);
+	    const struct call_in *, const char *, size_t);
+void	 call_send_waiting(struct server *);
+void	 call_error(const struct server *, const struct request *,
+	    const char *);
+void	 call_fail_all(struct server *, const char *);
+void	 call_arm(const struct server *, struct request *, long long);
+void	 call_answered(struct server *, const struct request *,
+	    const struct json *, const char *, size_t);
+bool	 call_pass_result(struct server *, const char *, size_t);
 void	 call_cancel(const char *, size_t, const char *);
-void	 stream_abort(struct server *, const char *);
-void	 up_answer(const struct json *, int, const char *, size_t);
+void	 call_tell_cancelled(struct server *, long long, const char *);
+void	 call_check_timeouts(struct server *, long long);
+long long call_deadline(const struct server *);
+void	 ghost_answered(struct server *, long long);
+int	 ghost_find(const struct server *, long long);
+void	 ghost_remove(struct server *, int);
+void	 ghosts_clear(struct server *);
 
 /*
- * workbench.c: the client side.
+ * relay.c: what servers and the client say to each other beyond calls:
+ * server requests (under upstream ids), progress, logging, cancellation
+ * and other notifications.
  */
-extern const char wb_version[];
+void	 relay_request(struct server *, const struct json *, int, int,
+	    const char *, size_t);
+void	 relay_notification(struct server *, const struct json *, int,
+	    const char *, size_t);
+void	 relay_answer(const struct json *, int, const char *, size_t);
+void	 relay_forget(const struct server *);
+void	 relay_set_level(const char *, size_t);
+void	 relay_send_level(struct server *);
+void	 relay_roots_changed(void);
 
-struct buf *client_out(void);
-void	 pump_all(void);
-struct buf *reply_begin(const char *, size_t);
-void	 reply_end(void);
-void	 reply_error(const char *, size_t, int, const char *);
-void	 reply_text(const char *, size_t, const char *, bool);
-void	 dyn_notify(void);
+/*
+ * stream.c: cut-through of a large result, and the client's other
+ * messages held behind it.
+ */
+/* A stream without a byte, or keeping others waiting, this long fails. */
+#define STREAM_STALL_MS	5000
+
+size_t	 stream_feed(void *, char *, size_t, bool);
+bool	 stream_of(const struct server *);
+bool	 stream_of_call(const struct server *, long long);
+void	 stream_abort(struct server *, const char *);
+void	 stream_output_ended(struct server *);
+struct buf *stream_held(void);
+bool	 stream_holds_much(void);
+long long stream_deadline(const struct server *);
+void	 stream_check(struct server *, long long);
 
 #endif /* WORKBENCH_H */

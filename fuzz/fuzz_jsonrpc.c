@@ -516,7 +516,7 @@ framing(const char *data, size_t size, size_t max, size_t chunk,
 	if (model_next(&f, &a, &n) != 0)
 		broken("framing lost a line the model expected");
 	close(fds[0]);
-	peer_free(&p);
+	peer_close(&p);
 }
 
 /*

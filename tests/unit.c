@@ -496,7 +496,7 @@ test_pump(void)
 	for (i = 0, first = 0; pumped.data[i] != '\0'; i++)
 		first += pumped.data[i] == '|';
 	CHECK(first == 3);
-	peer_free(&p);
+	peer_close(&p);
 }
 
 /* Short texts stay in place, long ones go to the heap; both survive a move. */
@@ -561,7 +561,7 @@ test_framing(void)
 	close(fd[0]);
 	test_held_lines(&p);
 	test_pump();
-	peer_free(&p);
+	peer_close(&p);
 	buf_free(&lines);
 	buf_free(&drops);
 	buf_free(&pumped);

@@ -1,0 +1,487 @@
+/*
+ * call.c: the requests in flight on a server.  Each gets a fresh id of
+ * ours; a call keeps the client's id, spliced back into the answer
+ * byte for byte.  Calls are routed here, timed, cancelled, and failed
+ * with use_tool's words; ghosts are calls that ended before their
+ * answer came, which may still come.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+/*
+ * The request table of a server.
+ */
+struct request *
+req_add(struct server *s, enum req_kind kind)
+{
+	struct request *r;
+
+	if (s->nreq == s->capreq) {
+		s->capreq = s->capreq > 0 ? s->capreq * 2 : 8;
+		s->req = xrealloc(s->req, (size_t)s->capreq * sizeof(*s->req));
+	}
+	r = &s->req[s->nreq++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->id = ++s->next_id;
+	return r;
+}
+
+void
+req_free(struct request *r)
+{
+	text_free(&r->cid);
+	text_free(&r->tool);
+	free(r->params);
+	free(r->token);
+}
+
+/* The one way out of the table: the last request takes its place. */
+void
+req_take(struct server *s, int i, struct request *out)
+{
+	*out = s->req[i];
+	s->req[i] = s->req[--s->nreq];
+}
+
+void
+req_remove(struct server *s, int i)
+{
+	struct request r;
+
+	req_take(s, i, &r);
+	req_free(&r);
+}
+
+int
+req_find(const struct server *s, long long id)
+{
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].id == id)
+			return i;
+	return -1;
+}
+
+static int
+req_newer_first(const void *a, const void *b)
+{
+	long long x = ((const struct request *)a)->id;
+	long long y = ((const struct request *)b)->id;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Ghosts: calls that ended without their answer (cancelled, timed out),
+ * which the server may still answer.  A result whose id comes last is
+ * passed on as it arrives only while its server has none, so that its id
+ * can only name a call in progress; should a call become a ghost while
+ * such a result passes, the result ends under that call's client id (a
+ * late answer, which JSON-RPC lets the client ignore) rather than cut
+ * short.  A ghost goes when its answer comes or its server stops.
+ */
+static void
+ghost_add(struct server *s, const struct request *r)
+{
+	struct ghost *g;
+
+	if (s->ghosts == NULL)
+		s->ghosts = xmalloc(GHOSTS_MAX * sizeof(*s->ghosts));
+	if (s->nghosts == GHOSTS_MAX) {
+		text_free(&s->ghosts[0].cid);
+		memmove(s->ghosts, s->ghosts + 1,
+		    (GHOSTS_MAX - 1) * sizeof(*s->ghosts));
+		s->nghosts--;
+		s->ghosts_lost = true;
+	}
+	g = &s->ghosts[s->nghosts++];
+	g->id = r->id;
+	text_set(&g->cid, text_get(&r->cid), r->cid.len);
+}
+
+int
+ghost_find(const struct server *s, long long id)
+{
+	int i;
+
+	for (i = 0; i < s->nghosts; i++)
+		if (s->ghosts[i].id == id)
+			return i;
+	return -1;
+}
+
+void
+ghost_remove(struct server *s, int i)
+{
+	text_free(&s->ghosts[i].cid);
+	s->ghosts[i] = s->ghosts[--s->nghosts];
+}
+
+/* Its late answer came: it is a ghost no more. */
+void
+ghost_answered(struct server *s, long long id)
+{
+	int i;
+
+	if ((i = ghost_find(s, id)) >= 0)
+		ghost_remove(s, i);
+}
+
+/* The server stopped: no late answer can come now. */
+void
+ghosts_clear(struct server *s)
+{
+	while (s->nghosts > 0)
+		ghost_remove(s, s->nghosts - 1);
+	s->ghosts_lost = false;
+}
+
+/* Tell the server to drop a call it was sent. */
+void
+call_tell_cancelled(struct server *s, long long id, const char *reason)
+{
+	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
+	    "\"reason\":\"%s\"}}\n", id, reason);
+}
+
+/* The same, when its answer may still come. */
+static void
+call_drop(struct server *s, const struct request *r, const char *reason)
+{
+	call_tell_cancelled(s, r->id, reason);
+	ghost_add(s, r);
+}
+
+/*
+ * Calls.
+ */
+/* The text of a failed call, as use_tool promises it. */
+void
+call_error(const struct server *s, const struct request *r,
+    const char *reason)
+{
+	struct buf t = { 0 };
+
+	buf_printf(&t, "Error executing tool '%s' in server '%s' "
+	    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
+	    s->box->cfg->name, reason);
+	reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+	buf_free(&t);
+}
+
+/* The server failed: every request fails with it, each call answered. */
+void
+call_fail_all(struct server *s, const char *reason)
+{
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--) {
+		if (s->req[i].kind == REQ_CALL)
+			call_error(s, &s->req[i], reason);
+		req_remove(s, i);
+	}
+}
+
+/* Start (or, on progress, restart) a call's timers. */
+void
+call_arm(const struct server *s, struct request *r, long long now)
+{
+	if (s->cfg->call_timeout_ms > 0)
+		r->idle_at = now + s->cfg->call_timeout_ms;
+	if (s->cfg->call_max_ms > 0 && r->hard_at == 0)
+		r->hard_at = now + s->cfg->call_max_ms;
+}
+
+/* A call's arguments and _meta, from their tokens. */
+void
+call_in_tokens(const struct json *j, int args, int meta, struct call_in *in)
+{
+	int t;
+
+	memset(in, 0, sizeof(*in));
+	if (args >= 0)
+		in->args = json_raw(j, args, &in->alen);
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		in->meta = json_raw(j, meta, &in->mlen);
+		if (rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
+			in->token = json_raw(j, t, &in->toklen);
+	}
+}
+
+/*
+ * A call's params for the server: the tool's own name, the client's
+ * arguments and _meta as they came, except that a progressToken is
+ * replaced by our request id, unique on that server, and kept to map
+ * progress back.
+ */
+static void
+call_params(struct buf *b, struct request *r, const struct call_in *in)
+{
+	struct buf id = { 0 };
+
+	buf_puts(b, "{\"name\":");
+	json_put_str(b, text_get(&r->tool), r->tool.len);
+	buf_puts(b, ",\"arguments\":");
+	if (in->args != NULL)
+		buf_put(b, in->args, in->alen);
+	else
+		buf_puts(b, "{}");
+	if (in->meta != NULL) {
+		buf_puts(b, ",\"_meta\":");
+		if (in->token == NULL)
+			buf_put(b, in->meta, in->mlen);
+		else {
+			r->token = xstrndup(in->token, in->toklen);
+			r->tokenlen = in->toklen;
+			buf_put_int(&id, r->id);
+			rpc_splice(b, in->meta, in->mlen, in->token, in->toklen,
+			    id.data, id.len);
+			buf_free(&id);
+		}
+	}
+	buf_putc(b, '}');
+}
+
+/*
+ * Can a call go to its ready server now?  If not it is answered, and
+ * removed.  A call routed at once had its tool found by the caller; one
+ * that waited for the server is looked for in the list it now has.
+ */
+static bool
+call_sendable(struct server *s, struct request *r, bool waited)
+{
+	struct buf t = { 0 };
+
+	if (srv_stuck(s, loop_ms())) {
+		buf_printf(&t, "the server is not reading its input (%zu bytes "
+		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
+		    STUCK_MS);
+		call_error(s, r, buf_cstr(&t));
+	} else if (waited && srv_tool(s, text_get(&r->tool), r->tool.len) ==
+	    NULL) {
+		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
+		    "server '%s'", text_get(&r->tool), s->cfg->name);
+		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+	}
+	if (t.len == 0)
+		return true;
+	buf_free(&t);
+	req_remove(s, (int)(r - s->req));
+	return false;
+}
+
+/*
+ * The server is ready: the calls that waited for it go, in the order
+ * they came.  Newest first in the array, walked from its end, since a
+ * call refused moves an already walked one into its place.
+ */
+void
+call_send_waiting(struct server *s)
+{
+	struct request *r;
+	int i;
+
+	qsort(s->req, (size_t)s->nreq, sizeof(*s->req), req_newer_first);
+	for (i = s->nreq - 1; i >= 0; i--) {
+		r = &s->req[i];
+		if (r->kind != REQ_CALL || r->sent || !call_sendable(s, r, true))
+			continue;
+		srv_send(s, r, "tools/call", r->params, r->plen);
+		free(r->params);
+		r->params = NULL;
+		call_arm(s, r, loop_ms());
+	}
+}
+
+/*
+ * Route a call to a server.  To a ready one it is written straight into
+ * the server's queue; otherwise its params wait in the request.
+ */
+void
+call_route(struct server *s, const char *tool, size_t toollen,
+    const struct call_in *in, const char *id, size_t idlen)
+{
+	struct request *r;
+	struct buf p = { 0 };
+
+	r = req_add(s, REQ_CALL);
+	text_set(&r->cid, id, idlen);
+	text_set(&r->tool, tool, toollen);
+	if (!srv_serving(s)) {
+		call_params(&p, r, in);
+		r->params = p.data;
+		r->plen = p.len;
+		srv_ensure(s);
+	} else if (call_sendable(s, r, false)) {
+		call_params(srv_send_head(s, r, "tools/call"), r, in);
+		buf_puts(&s->proc.io.out, "}\n");
+		call_arm(s, r, loop_ms());
+	}
+}
+
+/* The client cancels a call: the server is told, and its answer dropped. */
+void
+call_cancel(const char *id, size_t idlen, const char *reason)
+{
+	struct server *s;
+	int r;
+
+	SRV_EACH(s)
+		for (r = s->nreq - 1; r >= 0; r--) {
+			if (s->req[r].kind != REQ_CALL ||
+			    s->req[r].cid.len != idlen ||
+			    memcmp(text_get(&s->req[r].cid), id, idlen) != 0)
+				continue;
+			if (s->req[r].sent)
+				call_drop(s, &s->req[r], reason);
+			req_remove(s, r);
+		}
+}
+
+/*
+ * Answers.
+ */
+/*
+ * An answer the client can take: "jsonrpc":"2.0", each member once (the
+ * tokens alone would not show a second id), and a result that is an
+ * object or else an error that is one.
+ */
+static bool
+answer_well_formed(const struct json *j, const char *line, size_t n)
+{
+	struct rpc_top top;
+	int result = json_get(j, 0, "result"), error = json_get(j, 0, "error");
+
+	return rpc_scan(line, n, &top) == 0 && top.v2 &&
+	    (json_is(j, result, JSMN_OBJECT) ? error < 0 :
+	    result < 0 && json_is(j, error, JSMN_OBJECT));
+}
+
+/*
+ * URL elicitation required (2025-11-25): the client needs the error
+ * itself, with the URLs in its data, to send the user there and retry.
+ */
+#define URL_ELICITATION_REQUIRED	(-32042)
+
+static bool
+url_elicitation_required(const struct json *j, int error)
+{
+	long long code;
+
+	return json_get_int(j, json_get(j, error, "code"), &code) &&
+	    code == URL_ELICITATION_REQUIRED;
+}
+
+/*
+ * A call's answer, taken from the table: its result (or the error the
+ * client must see) goes back under the client's id; any other error
+ * becomes a failed call.
+ */
+void
+call_answered(struct server *s, const struct request *r,
+    const struct json *j, const char *line, size_t n)
+{
+	int error = json_get(j, 0, "error"), id = json_get(j, 0, "id");
+	const char *raw;
+	size_t len;
+	char *msg;
+
+	if (!answer_well_formed(j, line, n))
+		call_error(s, r, "protocol error: its answer is not a "
+		    "JSON-RPC 2.0 response (\"jsonrpc\":\"2.0\", one id, and "
+		    "a result object or an error)");
+	else if (error < 0 || url_elicitation_required(j, error)) {
+		raw = json_raw(j, id, &len);
+		rpc_splice_line(client_out(), line, n, raw, len,
+		    text_get(&r->cid), r->cid.len);
+	} else {
+		msg = json_strdup(j, json_get(j, error, "message"));
+		call_error(s, r, msg != NULL ? msg :
+		    "the server answered with an error");
+		free(msg);
+	}
+}
+
+/*
+ * The common case, a call's result, passes without being tokenized: the
+ * top level is scanned, the id found and replaced by the client's.  All
+ * else takes the full parse.
+ */
+bool
+call_pass_result(struct server *s, const char *line, size_t n)
+{
+	struct rpc_top top;
+	long long v;
+	int i;
+
+	if (rpc_scan(line, n, &top) < 0 || top.method != NULL ||
+	    top.id == NULL || !top.result || top.error || !top.v2 ||
+	    line[top.at] != '{' || !rpc_int_id(top.id, top.idlen, &v))
+		return false;
+	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
+		return false;
+	rpc_splice_line(client_out(), line, n, top.id, top.idlen,
+	    text_get(&s->req[i].cid), s->req[i].cid.len);
+	req_remove(s, i);
+	return true;
+}
+
+/*
+ * Timers.
+ */
+/* The nearest call deadline on the server, or 0. */
+long long
+call_deadline(const struct server *s)
+{
+	long long t = 0;
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		t = earliest(t, earliest(s->req[i].idle_at, s->req[i].hard_at));
+	return t;
+}
+
+static void
+timeout_reason(const struct server *s, const struct request *r,
+    long long now, struct buf *why)
+{
+	why->len = 0;
+	if (r->hard_at > 0 && now >= r->hard_at)
+		buf_printf(why, "timed out after %d ms (callMaxTimeoutMs)",
+		    s->cfg->call_max_ms);
+	else
+		buf_printf(why, "timed out after %d ms (callTimeoutMs)",
+		    s->cfg->call_timeout_ms);
+}
+
+/* End calls whose time is up; the server is told to stop working on them. */
+void
+call_check_timeouts(struct server *s, long long now)
+{
+	struct request *r;
+	struct buf why = { 0 };
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--) {
+		r = &s->req[i];
+		if ((r->idle_at <= 0 || now < r->idle_at) &&
+		    (r->hard_at <= 0 || now < r->hard_at))
+			continue;
+		timeout_reason(s, r, now, &why);
+		if (stream_of_call(s, r->id)) {
+			/* Its answer is the line cut: no late one will come. */
+			call_tell_cancelled(s, r->id, "timed out");
+			stream_abort(s, buf_cstr(&why));	/* Fails it. */
+			continue;
+		}
+		call_error(s, r, buf_cstr(&why));
+		call_drop(s, r, "timed out");
+		req_remove(s, i);
+	}
+	buf_free(&why);
+}

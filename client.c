@@ -1,0 +1,649 @@
+/*
+ * client.c: the client, on stdin and stdout.  Its lines are checked and
+ * dispatched through the method table; the common use_tool call takes a
+ * fast path straight from its bytes.  Replies are built here, and the
+ * session that initialize set up (protocol, capabilities) is kept here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workbench.h"
+
+static const char *const protocols[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+static struct peer client = { .rfd = -1, .wfd = -1 };
+static struct json j;			/* The line being handled. */
+static struct buf called;		/* A tools/call's name, unescaped. */
+static struct buf instructions;		/* Escaped, ready to splice. */
+static bool initialized;
+static char *protocol;
+static struct buf caps;			/* What servers are told we have. */
+static unsigned can;			/* enum client_cap */
+
+/*
+ * Where a message for the client goes: its queue, or while a server's
+ * result is being streamed into that, the queue held behind the stream.
+ */
+struct buf *
+client_out(void)
+{
+	struct buf *held = stream_held();
+
+	return held != NULL ? held : &client.out;
+}
+
+/* The queue itself, for the stream that owns it meanwhile. */
+struct buf *
+client_queue(void)
+{
+	return &client.out;
+}
+
+/* A line from a server that goes to the client as it is. */
+void
+client_send_line(const char *line, size_t n)
+{
+	buf_put(client_out(), line, n);
+	buf_putc(client_out(), '\n');
+}
+
+/* {"jsonrpc":"2.0","id":ID,"member": -- an id we cannot know is null. */
+static struct buf *
+reply_head(const char *id, size_t idlen, const char *member)
+{
+	struct buf *b = client_out();
+
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (id == NULL)
+		buf_puts(b, "null");
+	else
+		buf_put(b, id, idlen);
+	buf_printf(b, ",\"%s\":", member);
+	return b;
+}
+
+struct buf *
+reply_begin(const char *id, size_t idlen)
+{
+	return reply_head(id, idlen, "result");
+}
+
+void
+reply_end(void)
+{
+	buf_puts(client_out(), "}\n");
+}
+
+static void
+reply_raw(const char *id, size_t idlen, const char *result)
+{
+	buf_puts(reply_begin(id, idlen), result);
+	reply_end();
+}
+
+void
+reply_error(const char *id, size_t idlen, int code, const char *msg)
+{
+	struct buf *b = reply_head(id, idlen, "error");
+
+	buf_printf(b, "{\"code\":%d,\"message\":", code);
+	json_put_cstr(b, msg);
+	buf_puts(b, "}}\n");
+}
+
+/* A tool result holding one text. */
+void
+reply_text(const char *id, size_t idlen, const char *text, bool error)
+{
+	struct buf *b = reply_begin(id, idlen);
+
+	buf_puts(b, "{\"content\":[{\"type\":\"text\",\"text\":");
+	json_put_cstr(b, text);
+	buf_puts(b, error ? "}],\"isError\":true}" : "}]}");
+	reply_end();
+}
+
+/*
+ * The session.
+ */
+const char *
+client_protocol(void)
+{
+	return protocol != NULL ? protocol : WB_PROTOCOL_LATEST;
+}
+
+const struct buf *
+client_caps(void)
+{
+	return &caps;
+}
+
+bool
+client_has(enum client_cap c)
+{
+	return (can & c) != 0;
+}
+
+static bool
+protocol_supported(const char *v)
+{
+	int i;
+
+	for (i = 0; protocols[i] != NULL; i++)
+		if (strcmp(protocols[i], v) == 0)
+			return true;
+	return false;
+}
+
+/* Servers are told of the client capabilities that can reach them. */
+static void
+keep_client_caps(int obj)
+{
+	static const char *const relayed[] = { "roots", "sampling",
+	    "elicitation", NULL };
+	static const enum client_cap bits[] = { CAN_ROOTS, CAN_SAMPLE,
+	    CAN_ELICIT };
+	const char *raw;
+	size_t len;
+	int i, v;
+
+	caps.len = 0;
+	can = 0;
+	for (i = 0; relayed[i] != NULL; i++) {
+		if (!json_is(&j, v = json_get(&j, obj, relayed[i]),
+		    JSMN_OBJECT))
+			continue;
+		can |= bits[i];
+		if (caps.len > 0)
+			buf_putc(&caps, ',');
+		json_put_key(&caps, relayed[i]);
+		raw = json_raw(&j, v, &len);
+		buf_put(&caps, raw, len);
+	}
+}
+
+static bool
+optional_object(int obj, const char *key)
+{
+	int v = json_get(&j, obj, key);
+
+	return v < 0 || json_is(&j, v, JSMN_OBJECT);
+}
+
+/*
+ * The client's requests.
+ */
+static void
+m_initialize(int params, const char *id, size_t idlen)
+{
+	struct buf *b;
+	char *v;
+
+	if (initialized) {
+		reply_error(id, idlen, -32600, "Invalid Request: already "
+		    "initialized");
+		return;
+	}
+	if ((v = json_strdup(&j, json_get(&j, params, "protocolVersion"))) ==
+	    NULL) {
+		reply_error(id, idlen, -32602, "Invalid params: "
+		    "protocolVersion must be a string");
+		return;
+	}
+	if (!optional_object(params, "capabilities") ||
+	    !optional_object(params, "clientInfo")) {
+		reply_error(id, idlen, -32602, "Invalid params: capabilities "
+		    "and clientInfo must be objects");
+		free(v);
+		return;
+	}
+	protocol = xstrdup(protocol_supported(v) ? v : WB_PROTOCOL_LATEST);
+	free(v);
+	keep_client_caps(json_get(&j, params, "capabilities"));
+	initialized = true;
+	b = reply_begin(id, idlen);
+	buf_puts(b, "{\"protocolVersion\":");
+	json_put_cstr(b, protocol);
+	buf_printf(b, ",\"capabilities\":{\"tools\":{\"listChanged\":true},"
+	    "\"logging\":{}},\"serverInfo\":{\"name\":\"" WB_NAME "\","
+	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"},"
+	    "\"instructions\":", wb_version);
+	buf_put(b, instructions.data, instructions.len);
+	buf_putc(b, '}');
+	reply_end();
+}
+
+static void
+m_ping(int params, const char *id, size_t idlen)
+{
+	(void)params;
+	reply_raw(id, idlen, "{}");
+}
+
+static void
+m_tools_list(int params, const char *id, size_t idlen)
+{
+	struct buf *b;
+
+	(void)params;
+	b = reply_begin(id, idlen);
+	buf_puts(b, "{\"tools\":[");
+	box_put_tools(b);
+	dyn_put_tools(b);
+	buf_puts(b, "]}");
+	reply_end();
+}
+
+static void
+m_tools_call(int params, const char *id, size_t idlen)
+{
+	static const char *const keys[] = { "name", "arguments", "_meta",
+	    NULL };
+	struct buf t = { 0 };
+	int v[3], args, meta;
+	const char *tool;
+
+	json_members(&j, params, keys, v);
+	args = v[1];
+	meta = v[2];
+	if ((tool = json_str(&j, v[0], &called)) == NULL) {
+		reply_error(id, idlen, -32602, "Invalid params: name must be "
+		    "a string");
+		return;
+	}
+	if (strcmp(tool, "open_toolbox") == 0)
+		box_open_tool(&j, args, id, idlen);
+	else if (strcmp(tool, "use_tool") == 0)
+		box_use_tool(&j, args, meta, id, idlen);
+	else if (wb.mode == MODE_DYNAMIC)
+		dyn_call(&j, tool, args, meta, id, idlen);
+	else {
+		buf_printf(&t, "Unknown tool: %s", tool);
+		reply_error(id, idlen, -32602, buf_cstr(&t));
+		buf_free(&t);
+	}
+}
+
+static void
+m_set_level(int params, const char *id, size_t idlen)
+{
+	static const char *const levels[] = { "debug", "info", "notice",
+	    "warning", "error", "critical", "alert", "emergency", NULL };
+	int level = json_get(&j, params, "level"), i;
+	const char *raw;
+	size_t len;
+
+	for (i = 0; levels[i] != NULL && !json_eq(&j, level, levels[i]); i++)
+		;
+	if (levels[i] == NULL) {
+		reply_error(id, idlen, -32602, "Invalid params: level must be "
+		    "one of debug, info, notice, warning, error, critical, "
+		    "alert, emergency");
+		return;
+	}
+	raw = json_raw(&j, level, &len);
+	relay_set_level(raw, len);
+	reply_raw(id, idlen, "{}");
+}
+
+static const struct method {
+	const char	*name;
+	void		(*fn)(int, const char *, size_t);
+	bool		 before_init;
+} methods[] = {
+	{ "initialize", m_initialize, true },
+	{ "ping", m_ping, true },
+	{ "tools/list", m_tools_list, false },
+	{ "tools/call", m_tools_call, false },
+	{ "logging/setLevel", m_set_level, false },
+	{ NULL, NULL, false }
+};
+
+static void
+client_request(int id, int method)
+{
+	const struct method *m;
+	const char *raw;
+	size_t len;
+	int params;
+
+	raw = json_raw(&j, id, &len);
+	for (m = methods; m->name != NULL; m++)
+		if (json_eq(&j, method, m->name))
+			break;
+	if (m->name == NULL) {
+		reply_error(raw, len, -32601, "Method not found");
+		return;
+	}
+	params = json_get(&j, 0, "params");
+	if (params >= 0 && !json_is(&j, params, JSMN_OBJECT)) {
+		reply_error(raw, len, -32602, "Invalid params: params must be "
+		    "an object");
+		return;
+	}
+	if (!initialized && !m->before_init) {
+		reply_error(raw, len, -32600, "Invalid Request: the session "
+		    "is not initialized; send initialize first");
+		return;
+	}
+	m->fn(params, raw, len);
+}
+
+static void
+client_notification(int method)
+{
+	int r = json_path(&j, 0, "params.requestId");
+	const char *raw;
+	size_t len;
+
+	if (json_eq(&j, method, "notifications/cancelled") &&
+	    rpc_valid_id(&j, r)) {
+		raw = json_raw(&j, r, &len);
+		box_cancel(raw, len);
+		call_cancel(raw, len, "cancelled by the client");
+	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
+		relay_roots_changed();
+}
+
+/*
+ * The fast path.
+ */
+/* Is the span this JSON text, byte for byte? */
+static bool
+span_is(const struct span *v, const char *text)
+{
+	return v->p != NULL && v->n == strlen(text) &&
+	    memcmp(v->p, text, v->n) == 0;
+}
+
+/* A string or an integer, as the ids the tokenizing path accepts. */
+static bool
+span_id(const struct span *v)
+{
+	size_t i;
+
+	if (v->p == NULL || v->n == 0)
+		return false;
+	if (v->p[0] == '"')
+		return true;
+	i = v->p[0] == '-' ? 1 : 0;
+	if (i == v->n)
+		return false;
+	for (; i < v->n; i++)
+		if (v->p[i] < '0' || v->p[i] > '9')
+			return false;
+	return true;
+}
+
+/* A non-empty string without escapes: its text, inside the quotes. */
+static bool
+span_name(const struct span *v, struct span *name)
+{
+	if (v->p == NULL || v->n < 3 || v->p[0] != '"' ||
+	    memchr(v->p, '\\', v->n) != NULL)
+		return false;
+	name->p = v->p + 1;
+	name->n = v->n - 2;
+	return true;
+}
+
+enum { F_JSONRPC, F_ID, F_METHOD, F_PARAMS, F_CALLED, F_USE, F_META,
+    F_TOOL, F_ARGS, F_BOX, F_SERVER, F_NAME, F_TOKEN, F_SLOTS };
+
+/* The fields of a use_tool request, read by json_shape. */
+static bool
+use_tool_shape(const char *line, size_t n, struct span *v)
+{
+	static const struct field ident[] = { FIELD("toolbox", F_BOX, NULL,
+	    false), FIELD("server", F_SERVER, NULL, false), FIELD("name",
+	    F_NAME, NULL, false), FIELD_END };
+	static const struct field use[] = { FIELD("tool", F_TOOL, ident,
+	    true), FIELD("arguments", F_ARGS, NULL, false), FIELD_END };
+	static const struct field meta[] = { FIELD("progressToken", F_TOKEN,
+	    NULL, false), FIELD_END };
+	static const struct field params[] = { FIELD("name", F_CALLED, NULL,
+	    false), FIELD("arguments", F_USE, use, true), FIELD("_meta",
+	    F_META, meta, false), FIELD_END };
+	static const struct field top[] = { FIELD("jsonrpc", F_JSONRPC, NULL,
+	    false), FIELD("id", F_ID, NULL, false), FIELD("method", F_METHOD,
+	    NULL, false), FIELD("params", F_PARAMS, params, false),
+	    FIELD_END };
+
+	return json_shape(line, n, top, v, F_SLOTS) &&
+	    span_is(&v[F_JSONRPC], "\"2.0\"") && span_id(&v[F_ID]) &&
+	    span_is(&v[F_METHOD], "\"tools/call\"") &&
+	    span_is(&v[F_CALLED], "\"use_tool\"") &&
+	    (v[F_ARGS].p == NULL || v[F_ARGS].p[0] == '{') &&
+	    (v[F_TOKEN].p == NULL || span_id(&v[F_TOKEN]));
+}
+
+/*
+ * The common request, use_tool with plain names to a ready server, is
+ * checked and routed straight from the bytes of its line, without
+ * tokenizing it: the same checks (box_target) on spans of the line.
+ * Anything else, errors included, returns false and goes the tokenizing
+ * way, which words every error.
+ */
+static bool
+fast_use_tool(const char *line, size_t n)
+{
+	struct span v[F_SLOTS], box, srv, name;
+	struct call_in in = { 0 };
+	struct server *s;
+
+	if (!initialized || !use_tool_shape(line, n, v) ||
+	    !span_name(&v[F_BOX], &box) || !span_name(&v[F_SERVER], &srv) ||
+	    !span_name(&v[F_NAME], &name) ||
+	    (s = box_target(box.p, box.n, srv.p, srv.n, name.p, name.n,
+	    NULL)) == NULL || !srv_serving(s))
+		return false;
+	in.args = v[F_ARGS].p;
+	in.alen = v[F_ARGS].n;
+	in.meta = v[F_META].p;
+	in.mlen = v[F_META].n;
+	in.token = v[F_TOKEN].p;
+	in.toklen = v[F_TOKEN].n;
+	call_route(s, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
+	return true;
+}
+
+/*
+ * Lines.
+ */
+/* A line that is JSON but no single message: say why, under its id. */
+static void
+reply_not_message(int r, const char *line, size_t n)
+{
+	const char *raw = NULL;
+	size_t len = 0;
+
+	/* Well-formed but too big or deep: its id can still be found. */
+	if (r == JSON_OK || (rpc_scan_id(line, n, &raw, &len) < 0 &&
+	    rpc_scan_id_tail(line, n, &raw, &len) < 0))
+		raw = NULL;
+	reply_error(raw, len, -32600, r == JSON_TOOBIG ?
+	    "Invalid Request: too many JSON tokens" : r == JSON_TOODEEP ?
+	    "Invalid Request: nested deeper than 1000 levels" :
+	    j.tok[0].type == JSMN_ARRAY ? "Invalid Request: batch "
+	    "requests are not supported" : "Invalid Request: expected "
+	    "a JSON object");
+}
+
+/* A JSON-RPC message: a request, a notification, or an answer. */
+static void
+client_message(const char *line, size_t n)
+{
+	static const char *const keys[] = { "id", "method", "jsonrpc",
+	    NULL };
+	const char *raw = NULL;
+	size_t len = 0;
+	int v[3], id, method, version;
+
+	json_members(&j, 0, keys, v);
+	id = v[0];
+	method = v[1];
+	version = v[2];
+	if (rpc_valid_id(&j, id))
+		raw = json_raw(&j, id, &len);
+	if (!json_eq(&j, version, "2.0") || (id >= 0 && raw == NULL) ||
+	    (method >= 0 && !json_is(&j, method, JSMN_STRING)))
+		reply_error(raw, len, -32600, "Invalid Request");
+	else if (method >= 0 && id >= 0)
+		client_request(id, method);
+	else if (method >= 0)
+		client_notification(method);
+	else if (id >= 0 && (json_get(&j, 0, "result") >= 0 ||
+	    json_get(&j, 0, "error") >= 0))
+		relay_answer(&j, id, line, n);
+	else
+		reply_error(raw, len, -32600, "Invalid Request: no method");
+}
+
+static void
+client_line(void *ctx, char *line, size_t n)
+{
+	int r;
+
+	(void)ctx;
+	if (wb.stopping)
+		return;
+	if (!utf8_valid(line, n)) {
+		reply_error(NULL, 0, -32700, "Parse error: not valid UTF-8");
+		return;
+	}
+	if (fast_use_tool(line, n))
+		return;
+	if ((r = json_parse_any(&j, line, n)) == JSON_SYNTAX)
+		reply_error(NULL, 0, -32700, "Parse error: not valid JSON");
+	else if (r != JSON_OK || j.tok[0].type != JSMN_OBJECT)
+		reply_not_message(r, line, n);
+	else
+		client_message(line, n);
+	json_release(&j);
+}
+
+static void
+client_oversize(void *ctx, size_t size, const char *id)
+{
+	struct buf t = { 0 };
+
+	(void)ctx;
+	buf_printf(&t, "Invalid Request: message of %zu bytes exceeds the "
+	    "%zu-byte limit (maxMessageBytes); discarded", size,
+	    wb.cfg.max_message);
+	reply_error(id, id != NULL ? strlen(id) : 0, -32600, buf_cstr(&t));
+	buf_free(&t);
+}
+
+/*
+ * While the client does not read our answers, or a server is still
+ * working through a large queue of input, the client's requests wait.
+ */
+bool
+client_busy(void)
+{
+	long long now = loop_ms();
+	struct server *s;
+
+	if (peer_queued(&client) > HIGH_WATER || stream_holds_much())
+		return true;
+	SRV_EACH(s)
+		if (srv_busy(s, now))
+			return true;
+	return false;
+}
+
+static bool
+client_hold(void *ctx)
+{
+	(void)ctx;
+	return client_busy();
+}
+
+static const struct peer_ops client_ops = { client_line, client_oversize,
+    client_hold, NULL, pump_all };
+
+struct peer *
+client_peer(void)
+{
+	return &client;
+}
+
+ssize_t
+client_read(void)
+{
+	return peer_read(&client, wb.cfg.max_message, &client_ops, NULL);
+}
+
+/* Requests held while the client was not reading. */
+void
+client_resume(void)
+{
+	if (client.in.len > 0 && !client_busy() && !wb.stopping)
+		peer_input(&client, wb.cfg.max_message, &client_ops, NULL);
+}
+
+/*
+ * Startup: the instructions initialize gives, built once.
+ */
+static void
+no_toolboxes(struct buf *t)
+{
+	buf_printf(t, "mcp-workbench is running, but no toolboxes are "
+	    "configured, so there are no tools to open yet. Add "
+	    "toolboxes under \"toolboxes\" in %s, for example:\n"
+	    "{\"toolboxes\": {\"dev\": {\"description\": \"Development "
+	    "tools\", \"mcpServers\": {\"filesystem\": {\"command\": "
+	    "\"npx\", \"args\": [\"-y\", "
+	    "\"@modelcontextprotocol/server-filesystem\", \".\"]}}}}}\n"
+	    "then restart the workbench (see man mcp-workbench).",
+	    wb.cfg.path);
+}
+
+static void
+list_toolboxes(struct buf *t)
+{
+	const struct cfg_toolbox *b;
+	int i;
+
+	buf_puts(t, "mcp-workbench groups MCP servers into toolboxes. A "
+	    "toolbox's servers start only when you open it.\n\n"
+	    "Available toolboxes:\n");
+	for (i = 0; i < wb.cfg.nboxes; i++) {
+		b = &wb.cfg.boxes[i];
+		buf_printf(t, "%s (%d server%s)\n", b->name, b->nservers,
+		    b->nservers == 1 ? "" : "s");
+		if (b->description[0] != '\0')
+			buf_printf(t, "  Description: %s\n", b->description);
+	}
+	b = &wb.cfg.boxes[0];
+	buf_printf(t, "\nTo use a toolbox: first call open_toolbox with "
+	    "{\"toolbox_name\": \"%s\"}; it starts the toolbox's servers and "
+	    "lists their tools, each with its source_server and inputSchema. "
+	    "Then call use_tool with the tool's toolbox, server and name, "
+	    "for example {\"tool\": {\"toolbox\": \"%s\", \"server\": \"%s\", "
+	    "\"name\": \"<tool name from open_toolbox>\"}, \"arguments\": "
+	    "{}}.", b->name, b->name, b->nservers > 0 ?
+	    b->servers[0].name : "<server>");
+	if (wb.mode == MODE_DYNAMIC)
+		buf_puts(t, " Opened tools also appear in your tool list as "
+		    "{toolbox}__{server}__{tool} and can be called directly.");
+}
+
+void
+client_init(void)
+{
+	struct buf t = { 0 };
+
+	if (wb.cfg.nboxes == 0)
+		no_toolboxes(&t);
+	else
+		list_toolboxes(&t);
+	json_put_str(&instructions, t.data, t.len);
+	buf_free(&t);
+	client.rfd = STDIN_FILENO;
+	client.wfd = STDOUT_FILENO;
+}

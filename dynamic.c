@@ -1,0 +1,242 @@
+/*
+ * dynamic.c: dynamic mode.  The tools of the open toolboxes' servers are
+ * listed natively as {toolbox}__{server}__{tool} and called by that name;
+ * the client gets one tools/list_changed for each change of that list.
+ * The listed tools are those of each server's last complete list, so a
+ * server that died keeps its tools listed (a call restarts it).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+static unsigned long listed;		/* Hash of the names last listed. */
+
+/* Warn once of a name clients may refuse: not again on a restart. */
+static int
+check_listable(const struct server *s, const char *native, const char *name)
+{
+	int k = tool_listable(native);
+
+	if (k != 0 && srv_tool(s, name, strlen(name)) == NULL)
+		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
+		    "is longer than 128 characters or has characters outside "
+		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
+		    "is longer than 64 characters; some clients reject it");
+	return k;
+}
+
+/* The description, prefixed "[toolbox/server] ". */
+static void
+put_description(struct buf *b, const struct server *s, const struct json *j,
+    int t)
+{
+	char *d = json_strdup(j, json_get(j, t, "description"));
+	struct buf text = { 0 };
+
+	buf_printf(&text, "[%s]%s%s", s->label, d != NULL && *d != '\0' ?
+	    " " : "", d != NULL ? d : "");
+	buf_puts(b, ",\"description\":");
+	json_put_str(b, text.data, text.len);
+	buf_free(&text);
+	free(d);
+}
+
+/* The members of tool t but name, description and _meta, as they came. */
+static void
+put_other_members(struct buf *b, const struct json *j, int t)
+{
+	const char *raw;
+	size_t len;
+	int k, n, v;
+
+	for (k = t + 1, n = 0; n < j->tok[t].size; n++, k = json_next(j, v)) {
+		v = k + 1;
+		if (json_eq(j, k, "name") || json_eq(j, k, "description") ||
+		    json_eq(j, k, "_meta"))
+			continue;
+		buf_putc(b, ',');
+		raw = json_raw(j, k, &len);
+		buf_put(b, raw, len);
+		buf_putc(b, ':');
+		raw = json_raw(j, v, &len);
+		buf_put(b, raw, len);
+	}
+}
+
+/* _meta, extended with where the tool came from. */
+static void
+put_meta(struct buf *b, const struct server *s, const struct json *j, int t,
+    const char *name)
+{
+	int meta = json_get(j, t, "_meta");
+	const char *raw;
+	size_t len;
+
+	buf_puts(b, ",\"_meta\":");
+	if (json_is(j, meta, JSMN_OBJECT)) {
+		raw = json_raw(j, meta, &len);
+		json_add_members(b, raw, len);
+	} else
+		buf_putc(b, '{');
+	buf_puts(b, "\"source_server\":");
+	json_put_cstr(b, s->cfg->name);
+	buf_puts(b, ",\"toolbox_name\":");
+	json_put_cstr(b, s->box->cfg->name);
+	buf_puts(b, ",\"original_name\":");
+	json_put_cstr(b, name);
+	buf_putc(b, '}');
+}
+
+/*
+ * Tool t of a server's tools/list as dynamic mode lists it: named
+ * {toolbox}__{server}__{tool}, its description prefixed, every other
+ * member as the server sent it, and _meta extended.  NULL when the name
+ * cannot be listed (it stays callable through use_tool).
+ */
+char *
+dyn_tool(const struct server *s, const struct json *j, int t,
+    const char *name)
+{
+	char *native = tool_join(s->box->cfg->name, s->cfg->name, name);
+	struct buf b = { 0 };
+
+	if (check_listable(s, native, name) < 0) {
+		free(native);
+		return NULL;
+	}
+	buf_puts(&b, "{\"name\":");
+	json_put_cstr(&b, native);
+	free(native);
+	put_description(&b, s, j, t);
+	put_other_members(&b, j, t);
+	put_meta(&b, s, j, t, name);
+	buf_putc(&b, '}');
+	return buf_cstr(&b);
+}
+
+static void
+dyn_each(void (*fn)(const struct tool *, void *), void *arg)
+{
+	const struct server *s;
+	int t;
+
+	if (wb.mode != MODE_DYNAMIC)
+		return;
+	SRV_EACH(s)
+		for (t = 0; s->box->open && t < s->ntools; t++)
+			if (s->tools[t].native != NULL)
+				fn(&s->tools[t], arg);
+}
+
+static void
+put_native(const struct tool *t, void *arg)
+{
+	struct buf *b = arg;
+
+	buf_putc(b, ',');
+	buf_puts(b, t->native);
+}
+
+/* What tools/list shows, hashed to tell when it changed. */
+static void
+hash_native(const struct tool *t, void *arg)
+{
+	unsigned long *h = arg;
+
+	*h = hash_bytes(*h, t->native, strlen(t->native) + 1);
+}
+
+static unsigned long
+dyn_hash(void)
+{
+	unsigned long h = HASH_INIT;
+
+	dyn_each(hash_native, &h);
+	return h;
+}
+
+void
+dyn_init(void)
+{
+	listed = dyn_hash();
+}
+
+/* The listed tools, each after a comma, for tools/list. */
+void
+dyn_put_tools(struct buf *b)
+{
+	dyn_each(put_native, b);
+}
+
+/* One tools/list_changed for each change of the list, none otherwise. */
+void
+dyn_notify(void)
+{
+	unsigned long h;
+
+	if (wb.mode != MODE_DYNAMIC || (h = dyn_hash()) == listed)
+		return;
+	listed = h;
+	buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\"}\n");
+}
+
+/*
+ * A name that is not a listed tool: say why, and what it should be.  The
+ * old {toolbox}__{server}_{tool} is suggested a fix only where the name
+ * does not already name a configured server.
+ */
+static void
+reply_unknown_tool(const char *id, size_t idlen, const char *name,
+    bool malformed, bool suggest)
+{
+	char *fix = suggest ? tool_legacy_fix(&wb.cfg, name) : NULL;
+	struct buf t = { 0 };
+
+	if (!malformed && fix == NULL)
+		buf_printf(&t, "Unknown tool: %s", name);
+	else
+		buf_printf(&t, "Invalid tool name format '%s'. Expected "
+		    "format: {toolbox}__{server}__{tool}", name);
+	if (fix != NULL)
+		buf_printf(&t, ". Did you mean '%s'? Tool names changed in "
+		    "mcp-workbench 0.1.0: see CHANGELOG.md.", fix);
+	reply_error(id, idlen, -32602, buf_cstr(&t));
+	buf_free(&t);
+	free(fix);
+}
+
+/* tools/call of {toolbox}__{server}__{tool}: routed as use_tool routes. */
+void
+dyn_call(const struct json *j, const char *name, int args, int meta,
+    const char *id, size_t idlen)
+{
+	char *box, *srv, *tool;
+	const struct tool *t = NULL;
+	struct call_in in;
+	struct toolbox *b;
+	struct server *s = NULL;
+
+	if (tool_split(name, &box, &srv, &tool) < 0) {
+		reply_unknown_tool(id, idlen, name, true, true);
+		return;
+	}
+	if ((b = box_find(box, strlen(box))) != NULL)
+		s = box_server(b, srv, strlen(srv));
+	if (s != NULL && b->open)
+		t = srv_tool(s, tool, strlen(tool));
+	/* What tools/list does not show cannot be called by that name. */
+	if (t == NULL || t->native == NULL)
+		reply_unknown_tool(id, idlen, name, false, s == NULL);
+	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
+		reply_error(id, idlen, -32602, "Invalid params: arguments "
+		    "must be an object");
+	else {
+		call_in_tokens(j, args, meta, &in);
+		call_route(s, tool, strlen(tool), &in, id, idlen);
+	}
+	free(box);
+	free(srv);
+	free(tool);
+}

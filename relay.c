@@ -1,0 +1,264 @@
+/*
+ * relay.c: what the servers and the client say to each other besides
+ * calls and their answers.  A server's requests (sampling, elicitation,
+ * roots) reach the client under fresh upstream ids when it declared the
+ * capability; progress comes back with the client's own token; log
+ * messages say which server they came from; the log level set by the
+ * client reaches every server that declared logging.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+/* A request from a server to the client, under our upstream id. */
+struct upreq {
+	long long	 up;
+	struct server	*srv;
+	char		*sid;		/* The server's id, raw. */
+	size_t		 sidlen;
+};
+
+static struct upreq *ups;
+static int nups;
+static long long next_up;
+static char *log_level;			/* Raw, from logging/setLevel. */
+
+static void
+up_remove(int i)
+{
+	free(ups[i].sid);
+	ups[i] = ups[--nups];
+}
+
+/* A server is gone: the client need not answer what it asked. */
+void
+relay_forget(const struct server *s)
+{
+	int i;
+
+	for (i = nups - 1; i >= 0; i--) {
+		if (ups[i].srv != s)
+			continue;
+		buf_printf(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
+		    "%lld,\"reason\":\"the server stopped\"}}\n", ups[i].up);
+		up_remove(i);
+	}
+}
+
+/* Is this server request one the client can answer? */
+static bool
+client_can_answer(const struct json *j, int method)
+{
+	return (json_eq(j, method, "sampling/createMessage") &&
+	    client_has(CAN_SAMPLE)) ||
+	    (json_eq(j, method, "elicitation/create") &&
+	    client_has(CAN_ELICIT)) ||
+	    (json_eq(j, method, "roots/list") && client_has(CAN_ROOTS));
+}
+
+/* Pass a server's request to the client under a fresh upstream id. */
+static void
+up_send(struct server *s, const char *sid, size_t sidlen, const char *line,
+    size_t n)
+{
+	struct upreq *u;
+	char up[24];
+
+	ups = xrealloc(ups, ((size_t)nups + 1) * sizeof(*ups));
+	u = &ups[nups++];
+	u->up = ++next_up;
+	u->srv = s;
+	u->sid = xstrndup(sid, sidlen);
+	u->sidlen = sidlen;
+	snprintf(up, sizeof(up), "%lld", u->up);
+	rpc_splice_line(client_out(), line, n, sid, sidlen, up, strlen(up));
+}
+
+/*
+ * A request from a server: ping is ours to answer; sampling, elicitation
+ * and roots go to the client when it can answer them; the rest is
+ * refused.
+ */
+void
+relay_request(struct server *s, const struct json *j, int id, int method,
+    const char *line, size_t n)
+{
+	struct buf *b = &s->proc.io.out;
+	const char *raw;
+	size_t len;
+
+	raw = json_raw(j, id, &len);
+	if (client_can_answer(j, method)) {
+		up_send(s, raw, len, line, n);
+		return;
+	}
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_put(b, raw, len);
+	if (json_eq(j, method, "ping"))
+		buf_puts(b, ",\"result\":{}}\n");
+	else
+		buf_puts(b, ",\"error\":{\"code\":-32601,\"message\":"
+		    "\"Method not found\"}}\n");
+}
+
+/* The client answers a server's request: back it goes, under its id. */
+void
+relay_answer(const struct json *j, int id, const char *line, size_t n)
+{
+	struct upreq *u;
+	const char *raw;
+	long long v;
+	size_t len;
+	int i;
+
+	if (!json_get_int(j, id, &v))
+		return;
+	for (i = 0; i < nups && ups[i].up != v; i++)
+		;
+	if (i == nups)
+		return;
+	u = &ups[i];
+	raw = json_raw(j, id, &len);
+	if (u->srv->proc.io.wfd >= 0)
+		rpc_splice_line(&u->srv->proc.io.out, line, n, raw, len,
+		    u->sid, u->sidlen);
+	up_remove(i);
+}
+
+/* Progress for a call: the client's own token goes back in. */
+static void
+on_progress(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int t = json_path(j, 0, "params.progressToken"), i;
+	const char *raw;
+	long long v;
+	size_t len;
+
+	if (!json_get_int(j, t, &v) || (i = req_find(s, v)) < 0 ||
+	    s->req[i].token == NULL)
+		return;
+	call_arm(s, &s->req[i], now_ms());
+	raw = json_raw(j, t, &len);
+	rpc_splice_line(client_out(), line, n, raw, len, s->req[i].token,
+	    s->req[i].tokenlen);
+}
+
+/* A log message: say which server it came from when it did not. */
+static void
+on_log_message(struct server *s, const struct json *j, const char *line,
+    size_t n)
+{
+	int params = json_get(j, 0, "params");
+	struct buf logger = { 0 };
+	const char *at;
+
+	if (!json_is(j, params, JSMN_OBJECT))
+		return;
+	if (json_get(j, params, "logger") >= 0) {
+		client_send_line(line, n);
+		return;
+	}
+	json_put_key(&logger, "logger");
+	json_put_cstr(&logger, s->label);
+	if (j->tok[params].size > 0)
+		buf_putc(&logger, ',');
+	at = j->js + j->tok[params].start + 1;
+	rpc_splice_line(client_out(), line, n, at, 0, logger.data,
+	    logger.len);
+	buf_free(&logger);
+}
+
+/* The server gave up on a request it sent the client: so do we. */
+static void
+on_server_cancel(const struct server *s, const struct json *j,
+    const char *line, size_t n)
+{
+	int r = json_path(j, 0, "params.requestId"), i;
+	const char *raw;
+	char up[24];
+	size_t len;
+
+	if (r < 0)
+		return;
+	raw = json_raw(j, r, &len);
+	for (i = 0; i < nups; i++)
+		if (ups[i].srv == s && ups[i].sidlen == len &&
+		    memcmp(ups[i].sid, raw, len) == 0)
+			break;
+	if (i == nups)
+		return;
+	snprintf(up, sizeof(up), "%lld", ups[i].up);
+	rpc_splice_line(client_out(), line, n, raw, len, up, strlen(up));
+	up_remove(i);
+}
+
+/*
+ * A notification is relayed only as one: "jsonrpc":"2.0", no id, and no
+ * member rpc_scan knows twice (the SDK client drops or misreads the rest).
+ */
+static bool
+notification_well_formed(const char *line, size_t n)
+{
+	struct rpc_top top;
+
+	return rpc_scan(line, n, &top) == 0 && top.v2 && top.id == NULL;
+}
+
+void
+relay_notification(struct server *s, const struct json *j, int method,
+    const char *line, size_t n)
+{
+	if (!notification_well_formed(line, n))
+		wb_log("%s: dropping a notification that is not JSON-RPC 2.0 "
+		    "(\"jsonrpc\":\"2.0\", no id)", s->label);
+	else if (json_eq(j, method, "notifications/progress"))
+		on_progress(s, j, line, n);
+	else if (json_eq(j, method, "notifications/message"))
+		on_log_message(s, j, line, n);
+	else if (json_eq(j, method, "notifications/cancelled"))
+		on_server_cancel(s, j, line, n);
+	else if (json_eq(j, method, "notifications/elicitation/complete") &&
+	    client_has(CAN_ELICIT))
+		client_send_line(line, n);
+}
+
+/* The log level the client set, for a server that declared logging. */
+void
+relay_send_level(struct server *s)
+{
+	struct buf p = { 0 };
+
+	if (!s->logging || log_level == NULL)
+		return;
+	buf_printf(&p, "{\"level\":%s}", log_level);
+	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);
+	buf_free(&p);
+}
+
+/* The client set a level: it goes to every running server, and later. */
+void
+relay_set_level(const char *raw, size_t len)
+{
+	struct server *s;
+
+	free(log_level);
+	log_level = xstrndup(raw, len);
+	SRV_EACH(s)
+		if (s->proc.pid > 0)
+			relay_send_level(s);	/* If initialized. */
+}
+
+/* The client's roots changed: every ready server is told. */
+void
+relay_roots_changed(void)
+{
+	struct server *s;
+
+	SRV_EACH(s)
+		if (srv_serving(s))
+			srv_notify(s, "notifications/roots/list_changed");
+}

@@ -1,0 +1,407 @@
+/*
+ * toolbox.c: the toolboxes and their servers.  open_toolbox starts a
+ * toolbox's servers and answers everyone waiting once none is starting;
+ * use_tool finds the server of a call (box_target, shared with the fast
+ * path) and hands the call to call.c.  The meta-tools are described here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+static struct toolbox *boxes;
+static int nboxes;
+static struct server *servers;		/* All of them, box by box. */
+static int nservers;
+static struct buf names[3];		/* use_tool's names, unescaped. */
+
+/*
+ * The meta-tools.  Descriptions are written for a model that has nothing
+ * else to go on.
+ */
+static const char meta_tools[] =
+	"{\"name\":\"open_toolbox\",\"title\":\"Open a toolbox\","
+	"\"description\":\"Open a toolbox by name: starts its MCP servers "
+	"(if not already running) and returns every tool they offer, with "
+	"each tool's server name and input schema. Call this before use_tool. "
+	"The available toolboxes are listed in the server instructions. "
+	"Opening an open toolbox again is cheap and returns the same list.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	"\"toolbox_name\":{\"type\":\"string\",\"minLength\":1,"
+	"\"description\":\"Name of the toolbox to open, e.g. \\\"dev\\\".\"}},"
+	"\"required\":[\"toolbox_name\"],\"additionalProperties\":false},"
+	"\"annotations\":{\"title\":\"Open a toolbox\",\"readOnlyHint\":false,"
+	"\"destructiveHint\":false,\"idempotentHint\":true,"
+	"\"openWorldHint\":false}},"
+	"{\"name\":\"use_tool\",\"title\":\"Use a tool of an open toolbox\","
+	"\"description\":\"Call a tool of an opened toolbox. Identify the tool "
+	"with the toolbox name, the server name (source_server in the "
+	"open_toolbox result) and the tool's own name, and pass the tool's "
+	"arguments as an object matching its input schema. Example: "
+	"{\\\"tool\\\": {\\\"toolbox\\\": \\\"dev\\\", \\\"server\\\": "
+	"\\\"filesystem\\\", \\\"name\\\": \\\"read_file\\\"}, "
+	"\\\"arguments\\\": {\\\"path\\\": \\\"/tmp/notes.txt\\\"}}. "
+	"The tool's result is returned unchanged.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	"\"tool\":{\"type\":\"object\",\"description\":\"Which tool to call.\","
+	"\"properties\":{"
+	"\"toolbox\":{\"type\":\"string\",\"minLength\":1,"
+	"\"description\":\"Toolbox name, as passed to open_toolbox.\"},"
+	"\"server\":{\"type\":\"string\",\"minLength\":1,"
+	"\"description\":\"Server name within the toolbox (the tool's "
+	"source_server).\"},"
+	"\"name\":{\"type\":\"string\",\"minLength\":1,"
+	"\"description\":\"The tool's name as listed by open_toolbox.\"}},"
+	"\"required\":[\"toolbox\",\"server\",\"name\"],"
+	"\"additionalProperties\":false},"
+	"\"arguments\":{\"type\":\"object\",\"description\":\"Arguments for "
+	"the tool, matching its inputSchema. Defaults to {}.\","
+	"\"additionalProperties\":true}},"
+	"\"required\":[\"tool\"],\"additionalProperties\":false},"
+	"\"annotations\":{\"title\":\"Use a tool of an open toolbox\","
+	"\"readOnlyHint\":false,\"destructiveHint\":true,"
+	"\"idempotentHint\":false,\"openWorldHint\":true}}";
+
+void
+box_put_tools(struct buf *b)
+{
+	buf_puts(b, meta_tools);
+}
+
+/* Every server in one array, so that walking them all is a loop. */
+void
+box_init(void)
+{
+	struct toolbox *b;
+	int i, k, n = 0;
+
+	nboxes = wb.cfg.nboxes;
+	boxes = xcalloc((size_t)nboxes, sizeof(*boxes));
+	for (i = 0; i < nboxes; i++)
+		nservers += wb.cfg.boxes[i].nservers;
+	servers = xcalloc((size_t)nservers, sizeof(*servers));
+	for (i = 0; i < nboxes; i++) {
+		b = &boxes[i];
+		b->cfg = &wb.cfg.boxes[i];
+		b->nservers = b->cfg->nservers;
+		b->servers = &servers[n];
+		for (k = 0; k < b->nservers; k++)
+			srv_init(&servers[n++], b, &b->cfg->servers[k]);
+	}
+}
+
+struct server *
+srv_first(void)
+{
+	return nservers > 0 ? servers : NULL;
+}
+
+struct server *
+srv_next(const struct server *s)
+{
+	return s + 1 < servers + nservers ? (struct server *)s + 1 : NULL;
+}
+
+/*
+ * Is the name, s[0, n) without NULs, this C string?  (Names arrive as
+ * spans of a request's bytes, and are compared there, without a copy.)
+ */
+static bool
+name_is(const char *cstr, const char *s, size_t n)
+{
+	return strncmp(cstr, s, n) == 0 && cstr[n] == '\0';
+}
+
+struct toolbox *
+box_find(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < nboxes; i++)
+		if (name_is(boxes[i].cfg->name, name, len))
+			return &boxes[i];
+	return NULL;
+}
+
+struct server *
+box_server(struct toolbox *b, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < b->nservers; i++)
+		if (name_is(b->servers[i].cfg->name, name, len))
+			return &b->servers[i];
+	return NULL;
+}
+
+static void
+toolbox_names(struct buf *out)
+{
+	int i;
+
+	for (i = 0; i < nboxes; i++)
+		buf_printf(out, "%s%s", i > 0 ? ", " : "", boxes[i].cfg->name);
+	if (nboxes == 0)
+		buf_puts(out, "(none configured)");
+}
+
+/*
+ * The server a call of {toolbox, server, name} goes to, each name checked
+ * in turn.  NULL when there is none, with use_tool's words for why in why
+ * (unless NULL).  A server not ready yet is returned: its tool is looked
+ * for once it is.
+ */
+struct server *
+box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
+    const char *name, size_t namelen, struct buf *why)
+{
+	struct buf ignored = { 0 }, *t = why != NULL ? why : &ignored;
+	struct toolbox *b;
+	struct server *s = NULL;
+
+	if (boxlen == 0)
+		buf_puts(t, "toolbox: Toolbox name cannot be empty");
+	else if (srvlen == 0)
+		buf_puts(t, "server: Server name cannot be empty");
+	else if (namelen == 0)
+		buf_puts(t, "name: Tool name cannot be empty");
+	else if ((b = box_find(box, boxlen)) == NULL) {
+		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
+		    "configured. Available toolboxes: ", (int)boxlen, box);
+		toolbox_names(t);
+	} else if (!b->open)
+		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
+		    "open", (int)boxlen, box);
+	else if ((s = box_server(b, srv, srvlen)) == NULL)
+		buf_printf(t, "Error executing tool: Server '%.*s' not found "
+		    "in toolbox '%.*s'", (int)srvlen, srv, (int)boxlen, box);
+	else if (srv_serving(s) && srv_tool(s, name, namelen) == NULL) {
+		buf_printf(t, "Error executing tool: Tool '%.*s' not found in "
+		    "server '%.*s'", (int)namelen, name, (int)srvlen, srv);
+		s = NULL;
+	}
+	buf_free(&ignored);
+	return s;
+}
+
+/* A tool object with toolbox_name and source_server added. */
+static void
+put_tool(struct buf *b, const struct server *s, const struct tool *t)
+{
+	json_add_members(b, t->json, t->len);
+	buf_puts(b, "\"toolbox_name\":");
+	json_put_cstr(b, s->box->cfg->name);
+	buf_puts(b, ",\"source_server\":");
+	json_put_cstr(b, s->cfg->name);
+	buf_putc(b, '}');
+}
+
+static void
+put_failed(struct buf *out, const struct toolbox *b)
+{
+	const struct server *s;
+	int i, failed = 0;
+
+	for (i = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		if (srv_serving(s))
+			continue;
+		buf_puts(out, failed++ == 0 ? ",\"servers_failed\":[" : ",");
+		buf_puts(out, "{\"server\":");
+		json_put_cstr(out, s->cfg->name);
+		buf_puts(out, ",\"error\":");
+		json_put_cstr(out, s->error != NULL ? s->error : "not started");
+		buf_putc(out, '}');
+	}
+	if (failed > 0)
+		buf_putc(out, ']');
+}
+
+/* The open_toolbox result object, for content and structuredContent. */
+static int
+box_summary(const struct toolbox *b, struct buf *out)
+{
+	const struct server *s;
+	int i, k, ready = 0;
+
+	buf_puts(out, "{\"toolbox\":");
+	json_put_cstr(out, b->cfg->name);
+	buf_puts(out, ",\"description\":");
+	json_put_cstr(out, b->cfg->description);
+	for (i = 0; i < b->nservers; i++)
+		ready += srv_serving(&b->servers[i]);
+	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
+	for (i = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		for (k = 0; srv_serving(s) && k < s->ntools; k++) {
+			if (out->data[out->len - 1] != '[')
+				buf_putc(out, ',');
+			put_tool(out, s, &s->tools[k]);
+		}
+	}
+	buf_putc(out, ']');
+	put_failed(out, b);
+	buf_putc(out, '}');
+	return ready;
+}
+
+static void
+box_failure_text(const struct toolbox *b, struct buf *out)
+{
+	int i;
+
+	buf_printf(out, "Failed to open toolbox '%s': no server could be "
+	    "started.", b->cfg->name);
+	for (i = 0; i < b->nservers; i++)
+		buf_printf(out, "\n- server '%s': %s", b->servers[i].cfg->name,
+		    b->servers[i].error != NULL ? b->servers[i].error :
+		    "not started");
+	if (b->nservers == 0)
+		buf_puts(out, " It has no servers configured.");
+}
+
+/* The summary as open_toolbox's result: text, and structured. */
+static void
+reply_summary(const struct waiter *w, const struct buf *sum)
+{
+	struct buf *o = reply_begin(w->cid, w->cidlen);
+
+	buf_puts(o, "{\"content\":[{\"type\":\"text\",\"text\":");
+	json_put_str(o, sum->data, sum->len);
+	buf_puts(o, "}],\"structuredContent\":");
+	buf_put(o, sum->data, sum->len);
+	buf_puts(o, "}");
+	reply_end();
+}
+
+/* Answer everyone waiting for the toolbox once no server is starting. */
+void
+box_settle(struct toolbox *b)
+{
+	struct buf sum = { 0 };
+	int i, ready;
+
+	if (b->nwaiters == 0 || b->starting)
+		return;
+	for (i = 0; i < b->nservers; i++)
+		if (b->servers[i].state == SRV_STARTING)
+			return;
+	ready = box_summary(b, &sum);
+	b->open = b->open || ready > 0;
+	if (ready == 0) {
+		sum.len = 0;
+		box_failure_text(b, &sum);
+	}
+	for (i = 0; i < b->nwaiters; i++) {
+		if (ready == 0)
+			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
+			    buf_cstr(&sum), true);
+		else
+			reply_summary(&b->waiters[i], &sum);
+		free(b->waiters[i].cid);
+	}
+	free(b->waiters);
+	b->waiters = NULL;
+	b->nwaiters = 0;
+	buf_free(&sum);
+	dyn_notify();
+}
+
+static void
+box_open(struct toolbox *b, const char *cid, size_t cidlen)
+{
+	struct waiter *w;
+	int i;
+
+	b->waiters = xrealloc(b->waiters, ((size_t)b->nwaiters + 1) *
+	    sizeof(*b->waiters));
+	w = &b->waiters[b->nwaiters++];
+	w->cid = xstrndup(cid, cidlen);
+	w->cidlen = cidlen;
+	/* A server failing at once must not answer before the rest start. */
+	b->starting = true;
+	for (i = 0; i < b->nservers; i++)
+		srv_ensure(&b->servers[i]);
+	b->starting = false;
+	box_settle(b);
+}
+
+/* The client cancelled an open_toolbox: it is simply not answered. */
+void
+box_cancel(const char *id, size_t idlen)
+{
+	struct toolbox *b;
+	int i, k;
+
+	for (i = 0; i < nboxes; i++) {
+		b = &boxes[i];
+		for (k = b->nwaiters - 1; k >= 0; k--)
+			if (b->waiters[k].cidlen == idlen &&
+			    memcmp(b->waiters[k].cid, id, idlen) == 0) {
+				free(b->waiters[k].cid);
+				b->waiters[k] = b->waiters[--b->nwaiters];
+			}
+	}
+}
+
+/*
+ * The meta-tools' calls.
+ */
+void
+box_open_tool(const struct json *j, int args, const char *id, size_t idlen)
+{
+	struct toolbox *b;
+	struct buf t = { 0 };
+	char *name;
+	int k;
+
+	k = json_get(j, args, "toolbox_name");
+	if (k < 0)
+		k = json_get(j, args, "toolbox");
+	if ((name = json_strdup(j, k)) == NULL || name[0] == '\0') {
+		reply_text(id, idlen, "Invalid tool invocation parameters: "
+		    "toolbox_name: expected a non-empty string (the name of "
+		    "the toolbox to open)", true);
+		free(name);
+		return;
+	}
+	if ((b = box_find(name, strlen(name))) == NULL) {
+		buf_printf(&t, "Toolbox '%s' not found. Available toolboxes: ",
+		    name);
+		toolbox_names(&t);
+		reply_text(id, idlen, buf_cstr(&t), true);
+		buf_free(&t);
+	} else
+		box_open(b, id, idlen);
+	free(name);
+}
+
+/* use_tool: the identifier checked (toolname.c), then its names. */
+void
+box_use_tool(const struct json *j, int args, int meta, const char *id,
+    size_t idlen)
+{
+	struct buf t = { 0 }, details = { 0 };
+	struct server *s;
+	const char *box, *srv, *name;
+	struct call_in in;
+	int top[2], ident[3];
+
+	if (!tool_ident_valid(j, args, top, ident, &details))
+		buf_printf(&t, "Invalid tool invocation parameters: %s",
+		    buf_cstr(&details));
+	else if ((box = json_str(j, ident[U_BOX], &names[0])) == NULL ||
+	    (srv = json_str(j, ident[U_SERVER], &names[1])) == NULL ||
+	    (name = json_str(j, ident[U_NAME], &names[2])) == NULL)
+		buf_puts(&t, "Invalid tool invocation parameters: names must "
+		    "not contain \\u0000");
+	else if ((s = box_target(box, strlen(box), srv, strlen(srv), name,
+	    strlen(name), &t)) != NULL) {
+		call_in_tokens(j, top[U_ARGS], meta, &in);
+		call_route(s, name, strlen(name), &in, id, idlen);
+	}
+	if (t.len > 0)
+		reply_text(id, idlen, buf_cstr(&t), true);
+	buf_free(&t);
+	buf_free(&details);
+}
