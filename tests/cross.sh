@@ -67,6 +67,7 @@ for t in "$@"; do
 	mips-*)		want="ELF32 big mips" ;;
 	*)		want="" ;;
 	esac
+	read -r wclass wdata wmachine <<< "$want"
 	echo "# $t: qemu-$qemu, sysroot $sysroot${want:+, expecting $want}"
 	if ! command -v "qemu-$qemu" >/dev/null 2>&1; then
 		fail "$t: qemu-$qemu found (Debian: qemu-user)"
@@ -90,9 +91,8 @@ for t in "$@"; do
 		if [ -z "$want" ]; then
 			check "$t: $f is an ELF file" 'ELF' "$class"
 		else
-			set -- $want
-			check "$t: $f is $1" "^$1\$" "$class"
-			check "$t: $f is $2-endian" "$2 endian" "$data"
+			check "$t: $f is $wclass" "^$wclass\$" "$class"
+			check "$t: $f is $wdata-endian" "$wdata endian" "$data"
 		fi
 	done
 
@@ -147,9 +147,8 @@ EOF
 	# uname(2) under qemu names the target's machine: the server ran
 	# emulated, not natively.
 	if [ -n "$want" ]; then
-		set -- $want
-		check "$t: demo: system_info runs on $3" \
-		    "^    Kernel: Linux .* on $3\$" "$out"
+		check "$t: demo: system_info runs on $wmachine" \
+		    "^    Kernel: Linux .* on $wmachine\$" "$out"
 	fi
 	check "$t: demo: read_file README.md" '^    # mcp-workbench$' "$out"
 done
