@@ -18,14 +18,17 @@ OBJ = workbench.o client.o toolbox.o dynamic.o server.o call.o relay.o stream.o 
 LIBOBJ = peer.o jsonrpc.o procmgr.o toolname.o config.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 
-# One line that says what to install when jsmn is missing.
-JSMN_CHECK = printf '\043include <jsmn.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
-	{ echo "mcp-workbench: jsmn.h not found; install Debian's libjsmn-dev (apt-get install libjsmn-dev)" >&2; exit 1; }
+# One line that says what to install when jsmn is missing.  It looks with
+# the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
+# like OpenWrt, in CFLAGS).
+JSMN_CHECK = printf '\043include <jsmn.h>\n' | \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 || \
+	{ echo "mcp-workbench: jsmn.h not found by $(CC); install Debian's libjsmn-dev (apt-get install libjsmn-dev) or name its directory in CPPFLAGS (CPPFLAGS=-I/path/to/dir)" >&2; exit 1; }
 
 all: $(PROGS)
 
 mcp-workbench: $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $(OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
 .SUFFIXES: .c .o
 .c.o:
@@ -40,18 +43,18 @@ workbench.o: workbench.c
 
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/mock-server.c
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/mock-server.c $(LDLIBS)
 
 example/example-server: example/example-server.c
 	@$(JSMN_CHECK)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/example-server.c
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/example-server.c $(LDLIBS)
 
 example/demo: example/demo.c
 	@$(JSMN_CHECK)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/demo.c
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/demo.c $(LDLIBS)
 
 tests/unit: tests/unit.o $(LIBOBJ)
-	$(CC) $(LDFLAGS) -o $@ tests/unit.o $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o $(LIBOBJ) $(LDLIBS)
 
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).
@@ -67,7 +70,7 @@ demo: all
 # names the slower checks run after the unit and end-to-end suites, one
 # after the other (also under make -j: they time themselves), each to the
 # end even when one fails; `make check CHECK_EXTRA=` runs only the suites.
-CHECK_EXTRA ?= check-install check-static lint fuzz asan valgrind
+CHECK_EXTRA ?= check-install check-static check-flags cross-check lint fuzz asan valgrind
 
 check: all tests/unit tests/node_modules
 	./tests/unit
@@ -149,6 +152,58 @@ check-static: static
 	bash tests/static.sh
 
 # ---------------------------------------------------------------------------
+# Cross builds, made as a packager makes them: for each target triplet in
+# CROSS_TARGETS the sources are copied to build-cross/TRIPLET/ and built
+# there by this Makefile with CC=TRIPLET-gcc, CFLAGS=$(CROSS_CFLAGS) and
+# LDFLAGS=$(CROSS_LDFLAGS), and jsmn.h given through CPPFLAGS alone: a copy
+# in build-cross/include, since a cross compiler must not search the
+# host's /usr/include.  Debian: gcc-TRIPLET (with libc6-dev-ARCH-cross).
+# The defaults: 32-bit little-endian ARM (armhf), big-endian 64-bit s390x,
+# and big-endian 32-bit PowerPC, where a vector passed by value draws
+# -Wpsabi.  `make cross-check` runs each target's unit tests and the demo
+# under qemu-user (tests/cross.sh).
+CROSS_TARGETS ?= arm-linux-gnueabihf s390x-linux-gnu powerpc-linux-gnu
+CROSS_CFLAGS ?= -O2 -g
+CROSS_LDFLAGS ?=
+CROSS_DIR = build-cross
+
+$(CROSS_DIR)/include/jsmn.h:
+	@test -f $(JSMN_INCLUDE)/jsmn.h || { echo "mcp-workbench: $(JSMN_INCLUDE)/jsmn.h not found; install Debian's libjsmn-dev or set JSMN_INCLUDE" >&2; exit 1; }
+	mkdir -p $(CROSS_DIR)/include
+	cp $(JSMN_INCLUDE)/jsmn.h $@
+
+cross: $(CROSS_DIR)/include/jsmn.h
+	@for t in $(CROSS_TARGETS); do \
+		command -v $$t-gcc >/dev/null 2>&1 || { echo "mcp-workbench: $$t-gcc not found; install Debian's gcc-$$t" >&2; exit 1; }; \
+		d=$(CROSS_DIR)/$$t; \
+		echo "=== cross build for $$t in $$d"; \
+		mkdir -p $$d/tests $$d/example && \
+		cp -p Makefile README.md *.[ch] $$d && \
+		cp -p tests/*.c $$d/tests && \
+		cp -p example/*.c example/*.json $$d/example && \
+		(cd $$d && $(MAKE) CC=$$t-gcc CPPFLAGS=-I../include \
+		    CFLAGS="$(CROSS_CFLAGS)" LDFLAGS="$(CROSS_LDFLAGS)" \
+		    all tests/unit) || exit 1; \
+	done
+
+cross-check: cross
+	bash tests/cross.sh $(CROSS_DIR) $(CROSS_TARGETS)
+
+# CC, CPPFLAGS, CFLAGS and LDFLAGS reach every command, the jsmn check
+# included: a copy of the tree built with musl-gcc, which finds jsmn.h only
+# through CPPFLAGS (tests/flags.sh).
+check-flags:
+	MUSL_CC="$(MUSL_CC)" JSMN_INCLUDE="$(JSMN_INCLUDE)" MAKE="$(MAKE)" \
+	    sh tests/flags.sh
+
+# The README's size table, measured on the native, static and cross builds
+# and written between its "make sizes" marks (bench/sizes.sh).
+sizes: mcp-workbench static cross
+	CC="$(CC)" CFLAGS="$(CFLAGS)" MUSL_CC="$(MUSL_CC)" \
+	    STATIC_CFLAGS="$(STATIC_CFLAGS)" CROSS_CFLAGS="$(CROSS_CFLAGS)" \
+	    sh bench/sizes.sh README.md $(CROSS_DIR) $(CROSS_TARGETS)
+
+# ---------------------------------------------------------------------------
 # AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
 # build-asan/ (clang: see tests/san-options.c), then the unit and end-to-end
 # suites against it.  Reports go to build-asan/logs/; any report fails.
@@ -193,7 +248,8 @@ FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
 	$(FUZZ_DIR)/fuzz_toolname
-FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS)
+FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
+	$(FUZZ_FLAGS)
 
 $(FUZZ_DIR)/fuzz_jsonrpc: fuzz/fuzz_jsonrpc.c $(LIBSRC) workbench.h
 	@$(JSMN_CHECK)
@@ -232,7 +288,8 @@ lint:
 clean:
 	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
 	rm -f mcp-workbench-static example/example-server-static
-	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-valgrind
+	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind
 
 .PHONY: all check test demo install uninstall clean check-install static \
-	check-static asan valgrind fuzz fuzz-long lint bench
+	check-static asan valgrind fuzz fuzz-long lint bench cross cross-check \
+	check-flags sizes

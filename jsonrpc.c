@@ -504,18 +504,21 @@ typedef unsigned char bytes16 __attribute__((vector_size(16)));
 /*
  * Which byte of a block compared is the first that matched (0xff); 16
  * when none did.  On x86-64 one movemask; elsewhere two 64-bit halves.
+ * The block comes by pointer: a vector passed by value has no ABI on
+ * targets without vector registers (32-bit PowerPC: -Wpsabi), and the
+ * function is inlined anyway.
  */
 static size_t
-first_match(bytes16 hit)
+first_match(const bytes16 *hit)
 {
 #ifdef __SSE2__
-	unsigned int m = (unsigned int)_mm_movemask_epi8((__m128i)hit);
+	unsigned int m = (unsigned int)_mm_movemask_epi8((__m128i)*hit);
 
 	return m != 0 ? (size_t)__builtin_ctz(m) : 16;
 #else
 	uint64_t half[2];
 
-	memcpy(half, &hit, sizeof(half));
+	memcpy(half, hit, sizeof(half));
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	return half[0] != 0 ? (size_t)__builtin_clzll(half[0]) >> 3 :
 	    half[1] != 0 ? 8 + ((size_t)__builtin_clzll(half[1]) >> 3) : 16;
@@ -560,12 +563,13 @@ utf8_len(const unsigned char *s, size_t n)
 static size_t
 ascii_end(const unsigned char *u, size_t i, size_t n)
 {
-	bytes16 w, high;
+	bytes16 w, high, hit;
 
 	memset(&high, 0x80, sizeof(high));
 	for (; i + sizeof(w) <= n; i += sizeof(w)) {
 		memcpy(&w, u + i, sizeof(w));
-		if (first_match((bytes16)(w >= high)) < sizeof(w))
+		hit = (bytes16)(w >= high);
+		if (first_match(&hit) < sizeof(w))
 			break;
 	}
 	while (i < n && u[i] < 0x80)
@@ -777,7 +781,7 @@ rpc_splice_line(struct buf *out, const char *text, size_t n, const char *at,
 static size_t
 string_stop(const char *s, size_t i, size_t n)
 {
-	bytes16 w, quote, slash, space;
+	bytes16 w, quote, slash, space, hit;
 	size_t k;
 
 	memset(&quote, '"', sizeof(quote));
@@ -785,8 +789,8 @@ string_stop(const char *s, size_t i, size_t n)
 	memset(&space, 0x20, sizeof(space));
 	for (; i + sizeof(w) <= n; i += sizeof(w)) {
 		memcpy(&w, s + i, sizeof(w));
-		if ((k = first_match((bytes16)((w == quote) | (w == slash) |
-		    (w < space)))) < sizeof(w))
+		hit = (bytes16)((w == quote) | (w == slash) | (w < space));
+		if ((k = first_match(&hit)) < sizeof(w))
 			return i + k;
 	}
 	for (; i < n; i++)
