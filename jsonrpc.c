@@ -1158,6 +1158,50 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
 	return rpc_members(s, n, i + 1, true, false, top);
 }
 
+static bool
+key_is(const char *k, size_t klen, const char *quoted)
+{
+	return klen == strlen(quoted) && memcmp(k, quoted, klen) == 0;
+}
+
+/*
+ * Note a top-level member whose value starts at s[i]: -1 when it came
+ * before, 1 for "result", else 0.
+ */
+static int
+note_member(const char *s, size_t n, size_t key, size_t klen, size_t i,
+    struct rpc_top *top)
+{
+	const char *k = s + key;
+	bool again;
+	int r = 0;
+
+	if (key_is(k, klen, "\"id\"")) {
+		again = top->id != NULL;
+		top->id = s + i;
+	} else if (key_is(k, klen, "\"method\"")) {
+		again = top->method != NULL;
+		top->method = s + i;
+	} else if (key_is(k, klen, "\"result\"")) {
+		again = top->result;
+		top->result = true;
+		top->at = i;
+		r = 1;
+	} else if (key_is(k, klen, "\"error\"")) {
+		again = top->error;
+		top->error = true;
+	} else if (key_is(k, klen, "\"jsonrpc\"")) {
+		again = top->jsonrpc;
+		top->jsonrpc = true;
+		top->v2 = n - i >= 5 && memcmp(s + i, "\"2.0\"", 5) == 0;
+	} else if (key_is(k, klen, "\"params\"")) {
+		again = top->params;
+		top->params = true;
+	} else
+		return 0;
+	return again ? -1 : r;
+}
+
 /*
  * The members of a message's top-level object from s[i]: just past its
  * '{' when first, else just past a member's value.  Adds what it finds to
@@ -1171,6 +1215,7 @@ rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
     struct rpc_top *top)
 {
 	size_t key, end, bad, depth;
+	int r;
 
 	i = skip_space(s, i, n);
 	if (i < n && s[i] == '}')
@@ -1189,40 +1234,10 @@ rpc_members(const char *s, size_t n, size_t i, bool first, bool stop,
 		if (i >= n || s[i++] != ':')
 			return -1;
 		i = skip_space(s, i, n);
-		if (end - key == 4 && memcmp(s + key, "\"id\"", 4) == 0) {
-			if (top->id != NULL)
-				return -1;
-			top->id = s + i;
-		} else if (end - key == 8 && memcmp(s + key, "\"method\"", 8) ==
-		    0) {
-			if (top->method != NULL)
-				return -1;
-			top->method = s + i;
-		} else if (end - key == 8 && memcmp(s + key, "\"result\"", 8) ==
-		    0) {
-			if (top->result)
-				return -1;
-			top->result = true;
-			top->at = i;
-			if (stop)
-				return 1;
-		} else if (end - key == 7 && memcmp(s + key, "\"error\"", 7) ==
-		    0) {
-			if (top->error)
-				return -1;
-			top->error = true;
-		} else if (end - key == 9 && memcmp(s + key, "\"jsonrpc\"", 9) ==
-		    0) {
-			if (top->jsonrpc)
-				return -1;
-			top->jsonrpc = true;
-			top->v2 = n - i >= 5 && memcmp(s + i, "\"2.0\"", 5) == 0;
-		} else if (end - key == 8 && memcmp(s + key, "\"params\"", 8) ==
-		    0) {
-			if (top->params)
-				return -1;
-			top->params = true;
-		}
+		if ((r = note_member(s, n, key, end - key, i, top)) < 0)
+			return -1;
+		if (r > 0 && stop)
+			return 1;
 		if ((end = check_value(s, i, n, &bad, &depth)) == 0)
 			return -1;
 		if (top->id == s + i)

@@ -45,6 +45,15 @@ line_end(const struct peer *p, size_t from)
 	return memchr(p->in.data + from, '\n', p->in.len - from);
 }
 
+/* What has come of the line at pos: its length, and its newline or NULL. */
+static size_t
+line_part(const struct reader *r, char **nl)
+{
+	*nl = line_end(r->p, r->pos);
+	return (*nl != NULL ? (size_t)(*nl - r->p->in.data) : r->p->in.len) -
+	    r->pos;
+}
+
 /* Strip '\r' and a leading BOM, skip empty lines, hand over the rest. */
 static void
 peer_line(struct reader *r, char *line, size_t n)
@@ -144,9 +153,8 @@ static enum step
 step_drop(struct reader *r)
 {
 	struct peer *p = r->p;
-	char *nl = line_end(p, r->pos);
-	size_t n = (nl != NULL ? (size_t)(nl - p->in.data) : p->in.len) -
-	    r->pos;
+	char *nl;
+	size_t n = line_part(r, &nl);
 
 	keep_tail(p, p->in.data + r->pos, n);
 	p->dropped += n;
@@ -164,9 +172,8 @@ static enum step
 step_stream(struct reader *r)
 {
 	struct peer *p = r->p;
-	char *nl = line_end(p, r->pos);
-	size_t n = (nl != NULL ? (size_t)(nl - p->in.data) : p->in.len) -
-	    r->pos;
+	char *nl;
+	size_t n = line_part(r, &nl);
 	size_t took = r->ops->stream(r->ctx, p->in.data + r->pos, n,
 	    nl != NULL);
 

@@ -194,6 +194,34 @@ stream_more(struct server *s, const char *text, size_t n)
 }
 
 /*
+ * The id came after the result: the call it names, in progress or over
+ * while the result passed (a ghost, forgotten here).  Its client id goes
+ * in; returns the call's index, -1 for a ghost, or -2 for no call.
+ */
+static int
+end_with_id(struct server *s, const struct rpc_top *top, const char *text,
+    size_t n)
+{
+	const struct text *cid;
+	long long v;
+	int i, g = -1;
+
+	if (!rpc_int_id(top->id, top->idlen, &v))
+		v = 0;
+	if ((i = req_find(s, v)) >= 0 && s->req[i].kind == REQ_CALL)
+		cid = &s->req[i].cid;
+	else if ((g = ghost_find(s, v)) >= 0)
+		cid = &s->ghosts[g].cid;
+	else
+		return -2;
+	rpc_splice(client_queue(), text, n, top->id, top->idlen,
+	    text_get(cid), cid->len);
+	if (g >= 0)
+		ghost_remove(s, g);
+	return g >= 0 ? -1 : i;
+}
+
+/*
  * The end of the line: the members after the result, which must close
  * the object; an id there says which call it was.
  */
@@ -201,10 +229,8 @@ static size_t
 stream_end(struct server *s, const char *text, size_t n)
 {
 	struct rpc_top top = { 0 };
-	const struct text *cid;
 	size_t at;
-	long long v;
-	int i = -1, g = -1;
+	int i;
 
 	if (n > 0 && text[n - 1] == '\r')
 		n--;
@@ -220,26 +246,12 @@ stream_end(struct server *s, const char *text, size_t n)
 		stream_abort(s, "its end is not that of an answer");
 		return PEER_DISCARD;
 	}
-	if (top.id != NULL) {
-		if (!rpc_int_id(top.id, top.idlen, &v))
-			v = 0;
-		if ((i = req_find(s, v)) >= 0 && s->req[i].kind == REQ_CALL)
-			cid = &s->req[i].cid;
-		else if ((g = ghost_find(s, v)) >= 0)
-			cid = &s->ghosts[g].cid;	/* Over while it passed. */
-		else {
-			(void)stream_cut(s, "it answers no call in progress");
-			return PEER_DISCARD;
-		}
-		rpc_splice(client_queue(), text + at, n - at, top.id, top.idlen,
-		    text_get(cid), cid->len);
-		if (g >= 0) {
-			ghost_remove(s, g);
-			i = -1;
-		}
-	} else {
+	if (top.id == NULL) {
 		buf_put(client_queue(), text + at, n - at);
 		i = req_find(s, st.rid);
+	} else if ((i = end_with_id(s, &top, text + at, n - at)) == -2) {
+		(void)stream_cut(s, "it answers no call in progress");
+		return PEER_DISCARD;
 	}
 	buf_putc(client_queue(), '\n');
 	if (i >= 0)

@@ -499,6 +499,95 @@ test_pump(void)
 	peer_close(&p);
 }
 
+/* A handler that closes its own peer, then still reads its line. */
+static struct peer *closing;
+
+static void
+on_line_close(void *ctx, char *s, size_t n)
+{
+	(void)ctx;
+	if (n == 5 && memcmp(s, "close", 5) == 0)
+		peer_close(closing);
+	on_line(ctx, s, n);	/* The line is still there to read. */
+}
+
+/*
+ * The close waits until the handler returns; no further line is handed
+ * over, and then the peer's buffers are gone.
+ */
+static void
+test_close_while_reading(void)
+{
+	static const struct peer_ops ops = { on_line_close, on_oversize, NULL,
+	    NULL, NULL };
+	struct peer p = { 0 };
+
+	lines.len = 0;
+	closing = &p;
+	buf_puts(&p.in, "a\nclose\nb\nc");
+	peer_input(&p, 100, &ops, NULL);
+	CHECK(strcmp(buf_cstr(&lines), "a|close|") == 0);
+	CHECK(p.in.data == NULL && p.in.len == 0 && p.out.data == NULL);
+	CHECK(!p.reading && !p.closed && p.mode == PEER_LINES);
+	/* Closed outside a handler: at once. */
+	buf_puts(&p.in, "x");
+	peer_close(&p);
+	CHECK(p.in.data == NULL && !p.closed);
+}
+
+/* A stream that takes what it is given, or declines when told to. */
+static struct buf streamed;
+static bool decline;
+
+static size_t
+on_stream(void *ctx, char *s, size_t n, bool end)
+{
+	(void)ctx;
+	if (decline)
+		return PEER_NOSTREAM;
+	buf_put(&streamed, s, n);
+	if (end)
+		buf_putc(&streamed, '$');
+	return n;
+}
+
+/* The input modes: a long line streams, or is kept whole when declined. */
+static void
+test_modes(void)
+{
+	static const struct peer_ops ops = { on_line, on_oversize, NULL,
+	    on_stream, NULL };
+	size_t max = 2 * STREAM_MIN;
+	struct peer p = { 0 };
+
+	lines.len = streamed.len = 0;
+	decline = false;
+	buf_reserve(&p.in, STREAM_MIN + 10);
+	memset(p.in.data, 'x', STREAM_MIN + 10);
+	p.in.len = STREAM_MIN + 10;
+	peer_input(&p, max, &ops, NULL);
+	CHECK(p.mode == PEER_STREAM && p.in.len == 0);
+	CHECK(streamed.len == STREAM_MIN + 10);
+	buf_puts(&p.in, "tail\nnext\n");
+	peer_input(&p, max, &ops, NULL);
+	CHECK(p.mode == PEER_LINES && strcmp(buf_cstr(&lines), "next|") == 0);
+	CHECK(streamed.len == STREAM_MIN + 15 &&
+	    memcmp(streamed.data + STREAM_MIN + 10, "tail$", 5) == 0);
+	/* Declined: kept whole, offered no more, handed over at its end. */
+	decline = true;
+	lines.len = 0;
+	buf_reserve(&p.in, STREAM_MIN + 10);
+	memset(p.in.data, 'y', STREAM_MIN + 10);
+	p.in.len = STREAM_MIN + 10;
+	peer_input(&p, max, &ops, NULL);
+	CHECK(p.mode == PEER_WHOLE && p.in.len == STREAM_MIN + 10);
+	buf_puts(&p.in, "\n");
+	peer_input(&p, max, &ops, NULL);
+	CHECK(p.mode == PEER_LINES && lines.len == STREAM_MIN + 11);
+	peer_close(&p);
+	buf_free(&streamed);
+}
+
 /* Short texts stay in place, long ones go to the heap; both survive a move. */
 static void
 test_text(void)
@@ -561,6 +650,8 @@ test_framing(void)
 	close(fd[0]);
 	test_held_lines(&p);
 	test_pump();
+	test_close_while_reading();
+	test_modes();
 	peer_close(&p);
 	buf_free(&lines);
 	buf_free(&drops);
