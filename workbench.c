@@ -86,17 +86,22 @@ static struct pollfd *pfd;
 static struct slot *slots;
 static int npfd, cappfd;
 
+static void
+grow_pollfds(void)
+{
+	cappfd = cappfd == 0 ? 16 : cappfd * 2;
+	pfd = xrealloc(pfd, (size_t)cappfd * sizeof(*pfd));
+	slots = xrealloc(slots, (size_t)cappfd * sizeof(*slots));
+}
+
 /* Poll fd for events; with none, for its hang-up and errors alone. */
 static void
 watch(int fd, short events, enum slot_kind kind, struct server *s)
 {
 	if (fd < 0)
 		return;
-	if (npfd == cappfd) {
-		cappfd = cappfd == 0 ? 16 : cappfd * 2;
-		pfd = xrealloc(pfd, (size_t)cappfd * sizeof(*pfd));
-		slots = xrealloc(slots, (size_t)cappfd * sizeof(*slots));
-	}
+	if (npfd == cappfd)
+		grow_pollfds();
 	pfd[npfd].fd = fd;
 	pfd[npfd].events = events;
 	pfd[npfd].revents = 0;
@@ -262,7 +267,8 @@ dispatch(long long now)
 			 * started again on the same descriptor numbers: the old
 			 * process's events are not the new one's.
 			 */
-			if (slots[i].srv->proc.pid == slots[i].pid &&
+			if (slots[i].srv != NULL &&
+			    slots[i].srv->proc.pid == slots[i].pid &&
 			    pfd[i].fd == slot_fd(slots[i].srv, slots[i].kind))
 				on_server_event(slots[i].srv, slots[i].kind,
 				    pfd[i].revents);
@@ -335,6 +341,7 @@ run(void)
 	int timeout, n;
 	bool trim;
 
+	grow_pollfds();
 	for (;;) {
 		flush_all();
 		client_resume();
