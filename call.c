@@ -312,7 +312,11 @@ call_route(struct server *s, const char *tool, size_t toollen,
 	r = req_add(s, REQ_CALL);
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, tool, toollen);
-	if (!srv_serving(s)) {
+	if (srv_backing_off(s, loop_ms(), &p)) {
+		call_error(s, r, buf_cstr(&p));
+		buf_free(&p);
+		req_remove(s, s->nreq - 1);
+	} else if (!srv_serving(s)) {
 		call_params(&p, r, in);
 		r->params = p.data;
 		r->plen = p.len;

@@ -400,6 +400,8 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 		s->call_timeout_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "callMaxTimeoutMs") == 0)
 		s->call_max_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "idleTimeoutMs") == 0)
+		s->idle_ms = positive_ms(l, t, true);
 	else
 		problem(l, false, "unknown key ignored");
 }
@@ -428,6 +430,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->init_timeout_ms = -1;
 	s->call_timeout_ms = -1;
 	s->call_max_ms = -1;
+	s->idle_ms = -1;
 	each_member(l, t, server_member, s);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
@@ -496,6 +499,8 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		c->call_timeout_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "callMaxTimeoutMs") == 0)
 		c->call_max_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "idleTimeoutMs") == 0)
+		c->idle_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -522,6 +527,8 @@ apply_defaults(struct cfg *c)
 				s->call_timeout_ms = c->call_timeout_ms;
 			if (s->call_max_ms < 0)
 				s->call_max_ms = c->call_max_ms;
+			if (s->idle_ms < 0)
+				s->idle_ms = c->idle_ms;
 		}
 }
 

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,8 +137,9 @@ child_env(const struct cfg_server *cs)
 	return env;
 }
 
-static void
-close_from(int lowfd)
+/* Close every descriptor from lowfd up (in a new child). */
+void
+proc_close_from(int lowfd)
 {
 	long max, fd;
 
@@ -152,7 +156,8 @@ close_from(int lowfd)
 
 /* In the child: place the fds, reset signals, exec.  Never returns. */
 static void
-child_exec(const struct cfg_server *cs, char **env, int fds[3], int report)
+child_exec(const struct cfg_server *cs, char **env, int fds[3], int report,
+    pid_t parent)
 {
 	struct exec_report rep = { 0, 0 };
 	struct sigaction sa;
@@ -166,12 +171,19 @@ child_exec(const struct cfg_server *cs, char **env, int fds[3], int report)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
+#ifdef PR_SET_PDEATHSIG
+	/* Die with us; had we died already, we are not its parent now. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
+		_exit(127);
+#else
+	(void)parent;	/* The guardian alone (guard.c) ends it then. */
+#endif
 	for (i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(127);
 	if (report != 3 && (report = dup3(report, 3, O_CLOEXEC)) < 0)
 		_exit(127);
-	close_from(4);
+	proc_close_from(4);
 	if (cs->cwd != NULL && chdir(cs->cwd) < 0) {
 		rep.err = errno;
 		goto fail;
@@ -223,7 +235,7 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 	sigset_t all, old;
 	int fd[4][2], child[3], i;
 	char **env;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipes(fd) < 0) {
 		buf_printf(why, "cannot create pipes: %s", strerror(errno));
@@ -235,8 +247,9 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 	child[0] = fd[0][0];
 	child[1] = fd[1][1];
 	child[2] = fd[2][1];
+	parent = getpid();
 	if ((pid = fork()) == 0)
-		child_exec(cs, env, child, fd[3][1]);
+		child_exec(cs, env, child, fd[3][1], parent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(env);
 	for (i = 0; i < 3; i++)
@@ -248,6 +261,7 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 			close(fd[i][i == 0 ? 1 : 0]);
 		return -1;
 	}
+	guard_add(pid);
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->io.wfd = fd[0][1];
@@ -431,9 +445,11 @@ proc_retire(pid_t pgid, bool reaped)
 		proc_tick(now);
 }
 
+/* The group is gone: the guardian forgets it too. */
 static void
 forget(int i)
 {
+	guard_gone(dying[i].pgid);
 	dying[i] = dying[--ndying];
 }
 
@@ -451,10 +467,10 @@ proc_tick(long long now)
 			continue;
 		}
 		if (now >= d->kill_at) {
-			kill(-d->pgid, SIGKILL);
+			guard_signal(d->pgid, d->reaped, SIGKILL);
 			d->kill_at = now + 100;
 		} else if (now >= d->term_at) {
-			kill(-d->pgid, SIGTERM);
+			guard_signal(d->pgid, d->reaped, SIGTERM);
 			d->term_at = d->kill_at;
 		}
 	}
@@ -504,7 +520,7 @@ proc_kill_all(void)
 	int i;
 
 	for (i = 0; i < ndying; i++)
-		kill(-dying[i].pgid, SIGKILL);
+		guard_signal(dying[i].pgid, dying[i].reaped, SIGKILL);
 }
 
 /* Describe a wait status: "exited with status 3", "killed by SIGSEGV". */

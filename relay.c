@@ -48,6 +48,18 @@ relay_forget(const struct server *s)
 	}
 }
 
+/* Does the client owe the server an answer? */
+bool
+relay_pending(const struct server *s)
+{
+	int i;
+
+	for (i = 0; i < nups; i++)
+		if (ups[i].srv == s)
+			return true;
+	return false;
+}
+
 /* Is this server request one the client can answer? */
 static bool
 client_can_answer(const struct json *j, int method)

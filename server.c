@@ -5,7 +5,9 @@
  *	    every page of tools/list) --list complete--> READY
  *	READY --tools/list_changed--> RELISTING (calls go on against the
  *	    old list) --list complete, or failed--> READY
- *	any --exit, timeout, protocol error--> FAILED; --shutdown--> STOPPED
+ *	any --exit, timeout, protocol error--> FAILED (an automatic start
+ *	    waits a backoff; open_toolbox starts it at once)
+ *	READY --idleTimeoutMs without traffic, or shutdown--> STOPPED
  *
  * Its lines are read here and handed to call.c (answers to calls),
  * relay.c (its requests and notifications) and stream.c (a large result
@@ -70,6 +72,7 @@ srv_send_head(struct server *s, struct request *r, const char *method)
 	struct buf *b = &s->proc.io.out;
 
 	r->sent = true;
+	s->active_at = loop_ms();
 	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	buf_put_int(b, r->id);
 	buf_puts(b, ",\"method\":\"");
@@ -225,48 +228,16 @@ srv_tool(const struct server *s, const char *name, size_t len)
 /*
  * Start and stop.
  */
-/* A restart budget keeps a crash loop from spinning. */
-static bool
-srv_may_start(struct server *s, long long now)
-{
-	int i, recent = 0;
-
-	for (i = 0; i < s->nstarts && i < RESTARTS_MAX; i++)
-		if (now - s->starts[i] < RESTART_WINDOW)
-			recent++;
-	return recent < RESTARTS_MAX;
-}
-
-/* Refused a start: the error that made it fail is quoted once. */
-static void
-srv_refuse(struct server *s)
-{
-	struct buf why = { 0 };
-
-	if (s->refused)
-		buf_puts(&why, s->error);
-	else
-		buf_printf(&why, "restarted %d times within %d s; not "
-		    "restarting it again yet (last error: %s)", RESTARTS_MAX,
-		    RESTART_WINDOW / 1000, s->error != NULL ? s->error :
-		    "none");
-	srv_fail(s, buf_cstr(&why));
-	s->refused = true;
-	buf_free(&why);
-}
-
 static void
 srv_start(struct server *s)
 {
 	struct buf why = { 0 };
 	long long now = now_ms();
 
-	if (!srv_may_start(s, now)) {
-		srv_refuse(s);
-		return;
-	}
-	s->refused = false;
-	s->starts[s->nstarts++ % RESTARTS_MAX] = now;
+	if (s->state == SRV_STOPPED && !wb.stopping)
+		wb_log("%s: starting again (it was stopped while idle)",
+		    s->label);
+	s->started_at = s->active_at = now;
 	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
 		srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
@@ -279,13 +250,57 @@ srv_start(struct server *s)
 	srv_send_initialize(s);
 }
 
-/* Bring a server up if it is not: used by open_toolbox and calls. */
+/*
+ * Is an automatic start to wait for the backoff?  Then why says how long,
+ * and why it failed.
+ */
+bool
+srv_backing_off(const struct server *s, long long now, struct buf *why)
+{
+	if (s->state != SRV_FAILED || now >= s->retry_at)
+		return false;
+	if (why != NULL)
+		buf_printf(why, "not started again yet after %d failures in a "
+		    "row; the next try is in %lld ms (open_toolbox tries at "
+		    "once). Last error: %s", s->failures, s->retry_at - now,
+		    s->error != NULL ? s->error : "none");
+	return true;
+}
+
+/* A call needs the server: start it unless it is backing off. */
 void
 srv_ensure(struct server *s)
+{
+	if ((s->state == SRV_IDLE || s->state == SRV_FAILED ||
+	    s->state == SRV_STOPPED) && !srv_backing_off(s, now_ms(), NULL))
+		srv_start(s);
+}
+
+/* open_toolbox asks for the server: it starts at once, backoff or not. */
+void
+srv_open(struct server *s)
 {
 	if (s->state == SRV_IDLE || s->state == SRV_FAILED ||
 	    s->state == SRV_STOPPED)
 		srv_start(s);
+}
+
+/*
+ * A failure in a row makes the next automatic start wait longer; one
+ * after a long run counts as the first.
+ */
+static void
+note_failure(struct server *s, long long now)
+{
+	long long wait = 0;
+	int i;
+
+	if (now - s->started_at >= BACKOFF_RESET_MS)
+		s->failures = 0;
+	s->failures++;
+	for (i = 1; i < s->failures && wait < BACKOFF_MAX_MS; i++)
+		wait = wait == 0 ? BACKOFF_FIRST_MS : wait * 2;
+	s->retry_at = now + (wait < BACKOFF_MAX_MS ? wait : BACKOFF_MAX_MS);
 }
 
 /* Close our ends and give the process group to the escalation. */
@@ -327,6 +342,7 @@ srv_fail(struct server *s, const char *reason)
 	wb_log("%s: %s", s->label, s->error);
 	srv_stop_process(s);
 	s->state = SRV_FAILED;
+	note_failure(s, now_ms());
 	call_fail_all(s, s->error);
 	paging_free(s);
 	s->relist_again = false;
@@ -350,6 +366,8 @@ srv_ready(struct server *s)
 	s->nfresh = 0;
 	srv_index(s);
 	paging_free(s);
+	if (s->state == SRV_STARTING)
+		s->ready_ms = now_ms() - s->started_at;
 	s->state = SRV_READY;
 	free(s->error);
 	s->error = NULL;
@@ -548,6 +566,7 @@ srv_line(void *ctx, char *line, size_t n)
 	struct buf fixed = { 0 };
 	int id, method;
 
+	s->active_at = loop_ms();
 	if (!utf8_valid(line, n)) {
 		/* Invalid bytes become U+FFFD, so the client gets valid JSON. */
 		utf8_repair(&fixed, line, n);
@@ -644,6 +663,19 @@ srv_exited(struct server *s, int status)
 	}
 }
 
+/*
+ * When an idle server is to be stopped, or 0: idleTimeoutMs after its
+ * last traffic, while nothing is in flight on it either way.
+ */
+static long long
+idle_deadline(const struct server *s)
+{
+	if (s->cfg->idle_ms <= 0 || s->state != SRV_READY || s->nreq > 0 ||
+	    stream_of(s) || relay_pending(s))
+		return 0;
+	return s->active_at + s->cfg->idle_ms;
+}
+
 long long
 srv_deadline(const struct server *s)
 {
@@ -656,17 +688,28 @@ srv_deadline(const struct server *s)
 		t = earliest(t, s->drained_at + STUCK_MS);
 	t = earliest(t, call_deadline(s));
 	t = earliest(t, stream_deadline(s));
+	t = earliest(t, idle_deadline(s));
 	return t > 0 ? t : -1;
 }
 
-/* The timers of one server: its start, its calls, a closed stdout. */
+/*
+ * The timers of one server: a closed stdout, idleness, its stream, its
+ * calls, its start.
+ */
 void
 srv_check_timers(struct server *s, long long now)
 {
 	struct buf why = { 0 };
+	long long idle = idle_deadline(s);
 
 	if (s->eof_at > 0 && now >= s->eof_at) {
 		srv_fail(s, "closed its standard output");
+		return;
+	}
+	if (idle > 0 && now >= idle) {
+		wb_log("%s: stopped after %d ms without traffic (idleTimeoutMs)",
+		    s->label, s->cfg->idle_ms);
+		srv_stop(s);
 		return;
 	}
 	stream_check(s, now);

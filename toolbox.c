@@ -171,7 +171,8 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 		toolbox_names(t);
 	} else if (!b->open)
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
-		    "open", (int)boxlen, box);
+		    "open; call open_toolbox first in this session",
+		    (int)boxlen, box);
 	else if ((s = box_server(b, srv, srvlen)) == NULL)
 		buf_printf(t, "Error executing tool: Server '%.*s' not found "
 		    "in toolbox '%.*s'", (int)srvlen, srv, (int)boxlen, box);
@@ -321,7 +322,7 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
-		srv_ensure(&b->servers[i]);
+		srv_open(&b->servers[i]);
 	b->starting = false;
 	box_settle(b);
 }

@@ -28,6 +28,9 @@ const char wb_version[] = WB_VERSION;
 static int sigfd = -1;
 static int saved_fl[3] = { -1, -1, -1 };
 static long long stop_at;
+static bool probing;			/* --probe: no client, a report. */
+static bool probe_json;
+static int status;			/* The exit status. */
 
 /* A new pipe must never land on fds 0-2: keep them open. */
 static void
@@ -129,7 +132,7 @@ build_pollfds(void)
 	 * While the client does not read, neither do we; but it may have
 	 * left (end of file), and that must still begin the shutdown.
 	 */
-	if (!client_peer()->eof && !wb.stopping)
+	if (!client_peer()->eof && !wb.stopping && !probing)
 		watch(STDIN_FILENO, client_busy() ? 0 : POLLIN, SLOT_STDIN,
 		    NULL);
 	if (peer_queued(client_peer()) > 0)
@@ -180,6 +183,7 @@ reap(void)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		guard_reaped(pid);
 		if ((s = srv_by_pid(pid)) != NULL)
 			srv_exited(s, status);
 		else
@@ -283,7 +287,10 @@ flush_all(void)
 	long long now = now_ms();
 	struct server *s;
 
-	if (peer_flush(client_peer()) < 0) {
+	/* A probe has no client: nothing is said to one. */
+	if (probing)
+		peer_drop_output(client_peer());
+	else if (peer_flush(client_peer()) < 0) {
 		peer_drop_output(client_peer());
 		begin_shutdown();
 	}
@@ -345,6 +352,11 @@ run(void)
 	for (;;) {
 		flush_all();
 		client_resume();
+		/* A probe ends once none of its servers is starting. */
+		if (probing && !wb.stopping && !probe_waiting()) {
+			status = probe_report(probe_json);
+			begin_shutdown();
+		}
 		now = now_ms();
 		if (wb.stopping && (proc_dying() == 0 || now >= stop_at))
 			break;
@@ -376,7 +388,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
-	    "[--check] [-V|--version] [-h|--help]\n");
+	    "[--check] [-V|--version] [-h|--help]\n"
+	    "       " WB_NAME " [-c FILE] --probe [--json] [TOOLBOX ...]\n");
 }
 
 static void
@@ -393,10 +406,16 @@ help(void)
 	    "                     tools natively); overrides toolMode\n"
 	    "      --check        validate the configuration, list its "
 	    "toolboxes, exit\n"
+	    "      --probe        start the servers of the toolboxes named "
+	    "(default: all),\n"
+	    "                     report each one's state, tools and start "
+	    "time, exit\n"
+	    "      --json         --probe's report as JSON\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
-	    "Exit status: 0 success, 1 invalid configuration, 2 usage error, "
-	    "3 cannot start.\nSee mcp-workbench(1).\n");
+	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
+	    "server failed),\n2 usage error, 3 cannot start.\n"
+	    "See mcp-workbench(1).\n");
 }
 
 static void
@@ -424,7 +443,17 @@ struct options {
 	const char	*path;
 	const char	*mode;
 	bool		 check;
+	bool		 probe;
+	bool		 json;
 };
+
+static int
+usage_error(const char *what)
+{
+	fprintf(stderr, WB_NAME ": %s\n", what);
+	usage(stderr);
+	return 2;
+}
 
 /* Parse the command line; returns an exit status, or -1 to go on. */
 static int
@@ -434,6 +463,8 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "probe", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -447,6 +478,10 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->mode = optarg;
 		else if (ch == 'k')
 			o->check = true;
+		else if (ch == 'p')
+			o->probe = true;
+		else if (ch == 'j')
+			o->json = true;
 		else if (ch == 'V') {
 			printf(WB_NAME " " WB_VERSION "\n");
 			return 0;
@@ -458,32 +493,67 @@ parse_options(int argc, char *argv[], struct options *o)
 			return 2;
 		}
 	}
-	if (optind < argc || (o->mode != NULL && strcmp(o->mode, "proxy") !=
-	    0 && strcmp(o->mode, "dynamic") != 0)) {
-		fprintf(stderr, WB_NAME ": %s\n", optind < argc ?
-		    "unexpected argument" : "--mode takes proxy or dynamic");
-		usage(stderr);
-		return 2;
-	}
+	if ((optind < argc || o->json) && !o->probe)
+		return usage_error(optind < argc ? "unexpected argument" :
+		    "--json goes with --probe");
+	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
+	    strcmp(o->mode, "dynamic") != 0)
+		return usage_error("--mode takes proxy or dynamic");
+	if (o->probe && o->check)
+		return usage_error("--probe and --check do not go together");
 	return -1;
+}
+
+/*
+ * Load the configuration: -c FILE, else $WORKBENCH_CONFIG, else the
+ * default.  A file that is not there says where its path came from.
+ */
+static bool
+load_config(const char *path)
+{
+	const char *origin = "given with -c";
+
+	if (path == NULL && (path = getenv("WORKBENCH_CONFIG")) != NULL)
+		origin = "from WORKBENCH_CONFIG";
+	else if (path == NULL) {
+		path = "workbench-config.json";
+		origin = "the default (no -c FILE was given and "
+		    "WORKBENCH_CONFIG is not set)";
+	}
+	if (cfg_load(&wb.cfg, path, stderr) == 0)
+		return true;
+	if (access(path, F_OK) < 0) {
+		fprintf(stderr, WB_NAME ": no configuration: %s is %s; name "
+		    "one with -c FILE\n", path, origin);
+		usage(stderr);
+	} else
+		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
+		    path);
+	return false;
+}
+
+/* Serve the client on stdin and stdout until it leaves. */
+static void
+serve(void)
+{
+	client_init();
+	dyn_init();
+	set_std_nonblock();
+	run();
+	restore_std_fds();
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false };
+	struct options o = { NULL, NULL, false, false, false };
 	int r;
 
 	guard_std_fds();
 	if ((r = parse_options(argc, argv, &o)) >= 0)
 		return r;
-	if (o.path == NULL && (o.path = getenv("WORKBENCH_CONFIG")) == NULL)
-		o.path = "workbench-config.json";
-	if (cfg_load(&wb.cfg, o.path, stderr) > 0) {
-		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
-		    o.path);
+	if (!load_config(o.path))
 		return 1;
-	}
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
@@ -496,10 +566,14 @@ main(int argc, char *argv[])
 		return 3;
 	}
 	box_init();
-	client_init();
-	dyn_init();
-	set_std_nonblock();
-	run();
-	restore_std_fds();
-	return 0;
+	if (!o.probe)
+		serve();
+	else if (!probe_start(argv + optind, argc - optind))
+		return 2;
+	else {
+		probing = true;
+		probe_json = o.json;
+		run();
+	}
+	return status;
 }

@@ -338,6 +338,16 @@ int	 proc_dying(void);
 bool	 proc_reaped(pid_t);
 void	 proc_kill_all(void);
 void	 proc_status(int, struct buf *);
+void	 proc_close_from(int);
+
+/*
+ * guard.c: the guardian process that ends the servers' process groups
+ * when the workbench ends, SIGKILL included.
+ */
+void	 guard_add(pid_t);
+void	 guard_reaped(pid_t);
+void	 guard_gone(pid_t);
+void	 guard_signal(pid_t, bool, int);
 
 /*
  * config.c: workbench-config.json.
@@ -359,6 +369,7 @@ struct cfg_server {
 	int	  init_timeout_ms;
 	int	  call_timeout_ms;	/* Reset by progress; 0: none. */
 	int	  call_max_ms;		/* Not reset; 0: none. */
+	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 };
 
 struct cfg_toolbox {
@@ -376,6 +387,7 @@ struct cfg {
 	int			 init_timeout_ms;
 	int			 call_timeout_ms;
 	int			 call_max_ms;
+	int			 idle_ms;
 	size_t			 max_message;
 };
 
@@ -416,6 +428,13 @@ extern struct workbench wb;
 extern const char wb_version[];
 
 void	 pump_all(void);
+
+/*
+ * probe.c: --probe, a report on starting the servers of some toolboxes.
+ */
+bool	 probe_start(char **, int);
+bool	 probe_waiting(void);
+int	 probe_report(bool);
 
 /*
  * client.c: the client on stdin and stdout: its lines, the method table,
@@ -495,15 +514,21 @@ void	 dyn_notify(void);
  * server.c: one server's life: start, initialize, the paged tools/list and
  * its index, relisting, failure, exit, its descriptors and timers.
  */
-#define RESTARTS_MAX	5	/* Starts of one server ... */
-#define RESTART_WINDOW	60000	/* ... within this many ms. */
+/*
+ * Automatic restarts back off: none after a first failure, then
+ * BACKOFF_FIRST_MS doubling per failure in a row up to BACKOFF_MAX_MS;
+ * a server that ran BACKOFF_RESET_MS counts from the start again.
+ */
+#define BACKOFF_FIRST_MS	250
+#define BACKOFF_MAX_MS		30000
+#define BACKOFF_RESET_MS	60000
 
 enum srv_state {
 	SRV_IDLE,		/* Never started. */
 	SRV_STARTING,		/* initialize or tools/list under way. */
 	SRV_READY,		/* Takes calls. */
 	SRV_RELISTING,		/* Takes calls; fetching its tools again. */
-	SRV_STOPPED,		/* Stopped by us (shutdown). */
+	SRV_STOPPED,		/* Stopped by us: idle, or shutdown. */
 	SRV_FAILED		/* Failed to start, or died. */
 };
 
@@ -562,12 +587,14 @@ struct server {
 	int			 ncursors;
 	bool			 relist_again;	/* Changed while relisting. */
 	char			*error;		/* Why it is SRV_FAILED. */
-	bool			 refused;	/* error: not restarted again */
+	int			 failures;	/* In a row: the backoff. */
+	long long		 retry_at;	/* No automatic start before. */
+	long long		 started_at;	/* This process's start. */
+	long long		 ready_ms;	/* Start to ready, the last time. */
+	long long		 active_at;	/* Its last traffic: idleTimeoutMs. */
 	long long		 deadline;	/* Of starting. */
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
-	long long		 starts[RESTARTS_MAX];
-	int			 nstarts;
 	bool			 logging;	/* It declared logging. */
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
@@ -581,6 +608,8 @@ void	 srv_init(struct server *, struct toolbox *,
 bool	 srv_serving(const struct server *);
 const struct tool *srv_tool(const struct server *, const char *, size_t);
 void	 srv_ensure(struct server *);
+void	 srv_open(struct server *);
+bool	 srv_backing_off(const struct server *, long long, struct buf *);
 void	 srv_stop(struct server *);
 struct buf *srv_send_head(struct server *, struct request *, const char *);
 void	 srv_send(struct server *, struct request *, const char *,
@@ -649,6 +678,7 @@ void	 relay_notification(struct server *, const struct json *, int,
 	    const char *, size_t);
 void	 relay_answer(const struct json *, int, const char *, size_t);
 void	 relay_forget(const struct server *);
+bool	 relay_pending(const struct server *);
 void	 relay_set_level(const char *, size_t);
 void	 relay_send_level(struct server *);
 void	 relay_roots_changed(void);

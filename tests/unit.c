@@ -3,9 +3,11 @@
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../workbench.h"
@@ -588,6 +590,32 @@ test_modes(void)
 	buf_free(&streamed);
 }
 
+/*
+ * guard_signal: a child that has no process group of its own yet (it has
+ * not reached setsid) is signalled by its pid; a reaped one never is.
+ */
+static void
+test_guard_signal(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	/* As if reaped: its pid may be another's, so it is left alone. */
+	guard_signal(pid, true, SIGKILL);
+	usleep(50000);
+	CHECK(waitpid(pid, &status, WNOHANG) == 0);
+	guard_signal(pid, false, SIGKILL);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL);
+}
+
 /* Short texts stay in place, long ones go to the heap; both survive a move. */
 static void
 test_text(void)
@@ -937,6 +965,7 @@ main(void)
 	test_scan();
 	test_utf8();
 	test_text();
+	test_guard_signal();
 	test_framing();
 	test_expand();
 	test_config_ok();

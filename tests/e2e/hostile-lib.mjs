@@ -106,9 +106,18 @@ export function fdCount(pid) {
 	return fs.readdirSync(`/proc/${pid}/fd`).length;
 }
 
-// Children of pid, zombies included (an unreaped child is a leak too).
+// The workbench's guardian process names itself so (guard.c).
+export const GUARDIAN = 'wb-guardian';
+
+// Children of pid, zombies included (an unreaped child is a leak too),
+// but for the workbench's guardian, which lives as long as it does.
 export function children(pid) {
-	return L.processes().filter((p) => p.ppid === pid).map((p) => ({ pid: p.pid, state: p.state }));
+	return L.processes().filter((p) => p.ppid === pid && p.comm !== GUARDIAN).map((p) => ({ pid: p.pid, state: p.state }));
+}
+
+// The workbench's guardian processes (one, once a server has started).
+export function guardians(pid) {
+	return L.processes().filter((p) => p.ppid === pid && p.comm === GUARDIAN).map((p) => p.pid);
 }
 
 // ---------------------------------------------------------------------------

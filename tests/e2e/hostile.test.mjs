@@ -873,16 +873,32 @@ describe('hostile servers', () => {
 		H.forget(s);
 	});
 
-	test('crashing on every call: after 5 starts in 60 s it is not started again, and the refusal quotes the crash once', { timeout: T(20000) }, async () => {
+	test('crashing on every call: automatic restarts back off (0, 250, 500 ms), calls meanwhile fail at once saying so; open_toolbox starts it at once', { timeout: T(20000) }, async () => {
 		const s = await opened();
-		for (let i = 0; i < 5; i++)
-			assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/, `crash ${i}`);
-		const refusals = [];
-		for (let i = 0; i < 3; i++)
-			refusals.push(H.text(await s.useTool('b', 'a', 'echo', { message: 'no' })));
-		assert.match(refusals[0], /: restarted 5 times within 60 s; not restarting it again yet \(last error: exited with status 3/);
-		assert.equal(refusals[0].split('restarted 5 times').length, 2, refusals[0]);
-		assert.deepEqual(refusals.slice(1), [refusals[0], refusals[0]], 'the same refusal each time');
+		const starts = () => s.started.get('b/a').length;
+		assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/, 'crash 1');
+		// The first failure: restarted at once by the next call.
+		assertText(await s.useTool('b', 'a', 'echo', { message: 'one' }), 'one');
+		assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/, 'crash 2');
+		const n = starts();
+		const t0 = Date.now();
+		const l = await s.useTool('b', 'a', 'echo', { message: 'no' });
+		assertToolError(l, /in server 'a' \(toolbox 'b'\): not started again yet after 2 failures in a row; the next try is in (\d+) ms \(open_toolbox tries at once\)\. Last error: exited with status 3/);
+		const wait = Number(H.text(l).match(/next try is in (\d+) ms/)[1]);
+		assert.ok(wait > 0 && wait <= 250, `backoff ${wait} ms`);
+		assert.ok(Date.now() - t0 < T(200), 'answered at once');
+		assert.equal(starts(), n, 'not started while it backs off');
+		// Once the backoff is over, a call starts it again.
+		await L.sleep(wait + 50);
+		assertText(await s.useTool('b', 'a', 'echo', { message: 'two' }), 'two');
+		assert.equal(starts(), n + 1);
+		assertToolError(await s.useTool('b', 'a', 'crash', { code: 3 }), /exited with status 3/, 'crash 3');
+		assert.match(H.text(await s.useTool('b', 'a', 'echo', { message: 'no' })),
+		    /after 3 failures in a row; the next try is in (4\d\d|500) ms/);
+		// An explicit open_toolbox does not wait.
+		const o = await s.open('b');
+		assert.equal(o.json.result?.structuredContent?.servers_connected, 3, o.text.slice(0, 300));
+		assertText(await s.useTool('b', 'a', 'echo', { message: 'three' }), 'three');
 		assertText(await s.useTool('b', 'ok', 'echo', { message: 'n' }), 'n');
 		await finish(s);
 	});

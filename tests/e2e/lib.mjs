@@ -151,7 +151,7 @@ export function groupAlive(pgid) {
 	}
 }
 
-// Every process as { pid, state, ppid, pgrp } (Linux /proc/PID/stat).
+// Every process as { pid, comm, state, ppid, pgrp } (Linux /proc/PID/stat).
 export function processes() {
 	const out = [];
 	for (const ent of fs.readdirSync('/proc')) {
@@ -160,7 +160,8 @@ export function processes() {
 		try {
 			const st = fs.readFileSync(`/proc/${ent}/stat`, 'utf8');
 			const rest = st.slice(st.lastIndexOf(')') + 2).split(' ');
-			out.push({ pid: Number(ent), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) });
+			const comm = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+			out.push({ pid: Number(ent), comm, state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) });
 		} catch {
 			// raced with exit
 		}

@@ -344,7 +344,7 @@ describe('use_tool', () => {
 			await openOk(wb, 'dev');
 			let r = await wb.useTool('closed', 'mock', 'echo', { message: 'x' });
 			assert.equal(r.isError, true);
-			assert.equal(text(r), "Error executing tool: Toolbox 'closed' is not open");
+			assert.equal(text(r), "Error executing tool: Toolbox 'closed' is not open; call open_toolbox first in this session");
 			r = await wb.useTool('nope', 'mock', 'echo', { message: 'x' });
 			assert.equal(r.isError, true);
 			assert.ok(text(r).startsWith("Error executing tool: Toolbox 'nope'"), text(r));

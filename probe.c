@@ -1,0 +1,137 @@
+/*
+ * probe.c: mcp-workbench --probe [TOOLBOX...].  The servers of the named
+ * toolboxes (all when none is named) start at once, as open_toolbox
+ * starts them; once none is starting, each gets a line on stdout: ready
+ * with its tools and the time it took, or why it failed, with its last
+ * words on stderr.  What a user runs when a client says "failed".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+static struct toolbox **chosen;
+static int nchosen;
+
+static void
+choose(struct toolbox *b)
+{
+	int i;
+
+	for (i = 0; i < nchosen; i++)
+		if (chosen[i] == b)
+			return;
+	chosen = xrealloc(chosen, ((size_t)nchosen + 1) * sizeof(*chosen));
+	chosen[nchosen++] = b;
+}
+
+/* Choose the toolboxes; false, said on stderr, when one is not known. */
+static bool
+choose_all(char **names, int n)
+{
+	const struct cfg_toolbox *cb;
+	struct toolbox *b;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((b = box_find(names[i], strlen(names[i]))) == NULL) {
+			fprintf(stderr, WB_NAME ": --probe: no toolbox '%s' in "
+			    "%s; it has:", names[i], wb.cfg.path);
+			for (i = 0; i < wb.cfg.nboxes; i++)
+				fprintf(stderr, " %s", wb.cfg.boxes[i].name);
+			fprintf(stderr, "%s\n", wb.cfg.nboxes == 0 ? " none" : "");
+			return false;
+		}
+		choose(b);
+	}
+	for (i = 0; n == 0 && i < wb.cfg.nboxes; i++) {
+		cb = &wb.cfg.boxes[i];
+		choose(box_find(cb->name, strlen(cb->name)));
+	}
+	return true;
+}
+
+/* Start the chosen toolboxes' servers; false when a name is not known. */
+bool
+probe_start(char **names, int n)
+{
+	int i, k;
+
+	if (!choose_all(names, n))
+		return false;
+	for (i = 0; i < nchosen; i++)
+		for (k = 0; k < chosen[i]->nservers; k++)
+			srv_open(&chosen[i]->servers[k]);
+	return true;
+}
+
+/* Is a chosen server still starting? */
+bool
+probe_waiting(void)
+{
+	int i, k;
+
+	for (i = 0; i < nchosen; i++)
+		for (k = 0; k < chosen[i]->nservers; k++)
+			if (chosen[i]->servers[k].state == SRV_STARTING)
+				return true;
+	return false;
+}
+
+static void
+report_text(const struct server *s)
+{
+	if (srv_serving(s))
+		printf("%s: ready, %d tool%s, %lld ms\n", s->label, s->ntools,
+		    s->ntools == 1 ? "" : "s", s->ready_ms);
+	else
+		printf("%s: failed: %s\n", s->label, s->error != NULL ?
+		    s->error : "not started");
+}
+
+static void
+report_json(const struct server *s, struct buf *b)
+{
+	buf_puts(b, b->len == 0 ? "{\"servers\":[" : ",");
+	buf_puts(b, "{\"toolbox\":");
+	json_put_cstr(b, s->box->cfg->name);
+	buf_puts(b, ",\"server\":");
+	json_put_cstr(b, s->cfg->name);
+	if (srv_serving(s))
+		buf_printf(b, ",\"state\":\"ready\",\"tools\":%d,"
+		    "\"readyMs\":%lld}", s->ntools, s->ready_ms);
+	else {
+		buf_puts(b, ",\"state\":\"failed\",\"error\":");
+		json_put_cstr(b, s->error != NULL ? s->error : "not started");
+		buf_putc(b, '}');
+	}
+}
+
+/* Say how each server went; the exit status: 0 when all are ready. */
+int
+probe_report(bool json)
+{
+	const struct server *s;
+	struct buf b = { 0 };
+	int i, k, failed = 0;
+
+	for (i = 0; i < nchosen; i++)
+		for (k = 0; k < chosen[i]->nservers; k++) {
+			s = &chosen[i]->servers[k];
+			failed += !srv_serving(s);
+			if (json)
+				report_json(s, &b);
+			else
+				report_text(s);
+		}
+	if (json) {
+		buf_puts(&b, b.len == 0 ? "{\"servers\":[" : "");
+		buf_printf(&b, "],\"ok\":%s}\n", failed == 0 ? "true" : "false");
+		fwrite(b.data, 1, b.len, stdout);
+		buf_free(&b);
+	}
+	fflush(stdout);
+	free(chosen);
+	return failed == 0 ? 0 : 1;
+}

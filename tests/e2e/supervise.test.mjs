@@ -1,0 +1,205 @@
+// Issue 19: supervision.  Idle servers are stopped and started again on
+// demand; servers and what they started die with the workbench, even when
+// it is killed with SIGKILL; --probe reports how each server starts; a
+// missing configuration says where its path came from.  (Backoff of
+// automatic restarts: hostile.test.mjs.)
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import * as L from './lib.mjs';
+import * as H from './hostile-lib.mjs';
+
+const T = H.T;
+
+after(H.cleanupAll);
+afterEach(H.cleanupAll);
+
+async function opened(config, name) {
+	const s = H.startSession(config);
+	await s.initialize();
+	const l = await s.open(name);
+	assert.equal(l.json?.result?.isError, undefined, `open_toolbox ${name}: ${l.text.slice(0, 500)}`);
+	return s;
+}
+
+function text(l) {
+	assert.ok(!l.json?.result?.isError, l.text.slice(0, 400));
+	return H.text(l);
+}
+
+// VmRSS of every process in these groups, in kB.
+function groupsRssKb(pgids) {
+	let kb = 0;
+	for (const p of H.survivors(pgids)) {
+		try {
+			kb += H.rssKb(p);
+		} catch {
+			// raced with exit
+		}
+	}
+	return kb;
+}
+
+describe('idle stop', () => {
+	test('a server idle for idleTimeoutMs is stopped (not a crash), stays listed, and the next call starts it again', { timeout: T(30000) }, async (t) => {
+		const config = {
+			toolMode: 'dynamic',
+			toolboxes: {
+				b: {
+					description: 'idle',
+					mcpServers: {
+						i: { ...L.mock('--name', 'i'), idleTimeoutMs: 400 },
+						k: L.mock('--name', 'k'),
+					},
+				},
+			},
+		};
+		const s = await opened(config, 'b');
+		const i0 = s.pidOf('b/i');
+		const k0 = s.pidOf('b/k');
+		// Busy for longer than the idle limit: a call in flight is traffic.
+		assert.equal(text(await s.useTool('b', 'i', 'sleep', { ms: 700 }, T(5000))), 'slept 700');
+		assert.ok(L.pidAlive(i0), 'not stopped while a call was in flight');
+		const before = groupsRssKb([i0, k0]);
+		await L.waitFor(() => H.survivors([i0]).length === 0, T(3000), 'the idle server to be stopped');
+		const afterStop = groupsRssKb([i0, k0]);
+		assert.ok(L.pidAlive(k0), 'the server without idleTimeoutMs runs on');
+		assert.match(s.stderrTail, /b\/i: stopped after 400 ms without traffic \(idleTimeoutMs\)/);
+		assert.doesNotMatch(s.stderrTail, /b\/i: .*exited|killed by signal/, 'an idle stop is not a failure');
+		t.diagnostic(`servers' RSS ${before} kB -> ${afterStop} kB once the idle one stopped`);
+		assert.ok(afterStop < before, `RSS of the servers drops: ${before} -> ${afterStop} kB`);
+		// Its tools are still listed, and a call starts it again.
+		const list = await s.request('tools/list', {});
+		assert.ok(list.json.result.tools.some((x) => x.name === 'b__i__echo'), 'still listed');
+		assert.equal(text(await s.useTool('b', 'i', 'echo', { message: 'again' }, T(5000))), 'again');
+		assert.notEqual(s.pidOf('b/i'), i0, 'a new process');
+		assert.match(s.stderrTail, /b\/i: starting again \(it was stopped while idle\)/);
+		const r = await s.close(5000);
+		assert.equal(r?.code, 0);
+		H.forget(s);
+	});
+
+	test('idleTimeoutMs is checked in the configuration', () => {
+		const dir = L.makeTempDir();
+		const file = path.join(dir, 'c.json');
+		fs.writeFileSync(file, JSON.stringify({ idleTimeoutMs: -1, toolboxes: {} }));
+		const r = L.runCli(['--check', '-c', file]);
+		assert.equal(r.status, 1, r.all);
+		assert.match(r.stderr, /idleTimeoutMs: expected a whole number of milliseconds from 0 to 86400000/);
+	});
+});
+
+describe('no orphans', () => {
+	test('SIGKILL of the workbench: servers that ignore stdin EOF and SIGTERM, and a grandchild, are all gone', { timeout: T(20000) }, async () => {
+		const config = {
+			toolboxes: {
+				b: {
+					description: 'stubborn',
+					mcpServers: {
+						a: L.mock('--linger', '--ignore-sigterm', '--grandchild'),
+						c: L.mock('--linger', '--ignore-sigterm'),
+					},
+				},
+			},
+		};
+		const s = await opened(config, 'b');
+		await L.waitFor(() => s.grandchildren.size === 1, T(3000), 'grandchild pid');
+		const pids = [...s.pids, ...s.grandchildren];
+		const guardians = H.guardians(s.pid);
+		assert.equal(guardians.length, 1, 'one guardian process');
+		process.kill(s.pid, 'SIGKILL');
+		await L.within(s.exited, T(3000));
+		await L.waitFor(() => H.survivors([...s.pids]).length === 0 &&
+		    pids.every((p) => !L.pidAlive(p)), T(4000), 'every server and the grandchild gone');
+		await L.waitFor(() => !L.pidAlive(guardians[0]), T(3000), 'the guardian gone too');
+		H.forget(s);
+	});
+
+	test('the guardian lets the client see the end at once: stdout closes with the workbench', { timeout: T(20000) }, async () => {
+		const config = { toolboxes: { b: { description: 'x', mcpServers: { a: L.mock() } } } };
+		const s = await opened(config, 'b');
+		assert.equal(H.guardians(s.pid).length, 1);
+		const closed = new Promise((resolve) => s.proc.stdout.once('close', resolve));
+		process.kill(s.pid, 'SIGKILL');
+		assert.notEqual(await L.within(closed.then(() => true), T(2000)), null, 'stdout closed');
+		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(4000), 'the server gone');
+		H.forget(s);
+	});
+});
+
+describe('--probe', () => {
+	const config = {
+		toolboxes: {
+			good: {
+				description: 'fine',
+				mcpServers: {
+					a: L.mock('--tools', '3'),
+					b: L.mock('--init-delay', '200'),
+				},
+			},
+			bad: {
+				description: 'broken',
+				mcpServers: {
+					x: L.mock('--exit-on-init', '4', '--stderr-lines', '2'),
+					y: { command: '/nonexistent/server' },
+				},
+			},
+		},
+	};
+
+	test('reports every server: ready with its tools and time, or failed with the reason and its last stderr lines', () => {
+		const file = L.writeConfig(config);
+		const r = L.runCli(['--probe', '-c', file]);
+		assert.equal(r.status, 1, r.all);
+		const lines = r.stdout.trim().split('\n');
+		assert.equal(lines.length, 4, r.stdout);
+		assert.match(lines[0], /^good\/a: ready, \d+ tools, \d+ ms$/);
+		const b = lines[1].match(/^good\/b: ready, \d+ tools, (\d+) ms$/);
+		assert.ok(b, lines[1]);
+		assert.ok(Number(b[1]) >= 200, `time to ready ${b[1]} ms includes the 200 ms init delay`);
+		assert.match(lines[2], /^bad\/x: failed: .*exited with status 4.*mock stderr line 2/);
+		assert.match(lines[3], /^bad\/y: failed: cannot execute '\/nonexistent\/server': No such file or directory$/);
+		for (const pid of L.mockStarts(r.stderr))
+			assert.equal(L.pidAlive(pid), false, `server ${pid} left running`);
+	});
+
+	test('named toolboxes only; exit 0 when all are ready; --json', () => {
+		const file = L.writeConfig(config);
+		let r = L.runCli(['--probe', '-c', file, 'good']);
+		assert.equal(r.status, 0, r.all);
+		assert.equal(r.stdout.trim().split('\n').length, 2);
+		r = L.runCli(['--probe', '--json', '-c', file, 'good', 'bad']);
+		assert.equal(r.status, 1, r.all);
+		const j = JSON.parse(r.stdout);
+		assert.equal(j.ok, false);
+		assert.deepEqual(j.servers.map((x) => [x.toolbox, x.server, x.state]),
+		    [['good', 'a', 'ready'], ['good', 'b', 'ready'], ['bad', 'x', 'failed'], ['bad', 'y', 'failed']]);
+		assert.ok(j.servers[0].tools > 0 && j.servers[1].readyMs >= 200, r.stdout);
+		assert.match(j.servers[2].error, /exited with status 4/);
+	});
+
+	test('an unknown toolbox, and --json without --probe, are usage errors', () => {
+		const file = L.writeConfig(config);
+		let r = L.runCli(['--probe', '-c', file, 'nope']);
+		assert.equal(r.status, 2, r.all);
+		assert.match(r.stderr, /--probe: no toolbox 'nope' in .*; it has: good bad/);
+		r = L.runCli(['--json', '-c', file]);
+		assert.equal(r.status, 2, r.all);
+		assert.match(r.stderr, /--json goes with --probe/);
+	});
+});
+
+describe('a missing configuration', () => {
+	test('says where its path came from, and how to name one', () => {
+		const dir = L.makeTempDir();
+		let r = L.runCli([], { cwd: dir });
+		assert.equal(r.status, 1, r.all);
+		assert.match(r.stderr, /no configuration: workbench-config\.json is the default \(no -c FILE was given and WORKBENCH_CONFIG is not set\); name one with -c FILE/);
+		assert.match(r.stderr, /usage: mcp-workbench \[-c FILE\]/);
+		r = L.runCli([], { cwd: dir, env: { ...process.env, WORKBENCH_CONFIG: path.join(dir, 'gone.json') } });
+		assert.equal(r.status, 1, r.all);
+		assert.match(r.stderr, /gone\.json is from WORKBENCH_CONFIG/);
+	});
+});
