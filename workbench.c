@@ -30,7 +30,7 @@ static int saved_fl[3] = { -1, -1, -1 };
 static long long stop_at;
 static bool probing;			/* --probe: no client, a report. */
 static bool probe_json;
-static int status;			/* The exit status. */
+static int exit_status;			/* The exit status. */
 
 /* A new pipe must never land on fds 0-2: keep them open. */
 static void
@@ -354,7 +354,7 @@ run(void)
 		client_resume();
 		/* A probe ends once none of its servers is starting. */
 		if (probing && !wb.stopping && !probe_waiting()) {
-			status = probe_report(probe_json);
+			exit_status = probe_report(probe_json);
 			begin_shutdown();
 		}
 		now = now_ms();
@@ -575,5 +575,5 @@ main(int argc, char *argv[])
 		probe_json = o.json;
 		run();
 	}
-	return status;
+	return exit_status;
 }

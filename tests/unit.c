@@ -3,6 +3,7 @@
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,7 +610,7 @@ test_guard_signal(void)
 		return;
 	/* As if reaped: its pid may be another's, so it is left alone. */
 	guard_signal(pid, true, SIGKILL);
-	usleep(50000);
+	poll(NULL, 0, 50);
 	CHECK(waitpid(pid, &status, WNOHANG) == 0);
 	guard_signal(pid, false, SIGKILL);
 	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
