@@ -170,6 +170,7 @@ call_error(const struct server *s, const struct request *r,
 	buf_printf(&t, "Error executing tool '%s' in server '%s' "
 	    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
 	    s->box->cfg->name, reason);
+	reply_era(r->modern);
 	reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
 	buf_free(&t);
 }
@@ -214,15 +215,40 @@ call_in_tokens(const struct json *j, int args, int meta, struct call_in *in)
 }
 
 /*
+ * A call's _meta: the client's; to a modern server from a 2025 client,
+ * with the era's members added.
+ */
+static void
+call_put_meta(struct buf *b, const struct server *s,
+    const struct request *r, const struct buf *meta)
+{
+	if (!s->modern || r->modern) {
+		if (meta->len > 0) {
+			buf_puts(b, ",\"_meta\":");
+			buf_put(b, meta->data, meta->len);
+		}
+		return;
+	}
+	buf_puts(b, ",\"_meta\":");
+	if (meta->len > 0)
+		json_add_members(b, meta->data, meta->len);
+	else
+		buf_putc(b, '{');
+	era_put_request_meta(b, client_caps());
+	buf_putc(b, '}');
+}
+
+/*
  * A call's params for the server: the tool's own name, the client's
  * arguments and _meta as they came, except that a progressToken is
  * replaced by our request id, unique on that server, and kept to map
  * progress back.
  */
 static void
-call_params(struct buf *b, struct request *r, const struct call_in *in)
+call_params(struct buf *b, const struct server *s, struct request *r,
+    const struct call_in *in)
 {
-	struct buf id = { 0 };
+	struct buf meta = { 0 }, id = { 0 };
 
 	buf_puts(b, "{\"name\":");
 	json_put_str(b, text_get(&r->tool), r->tool.len);
@@ -231,19 +257,18 @@ call_params(struct buf *b, struct request *r, const struct call_in *in)
 		buf_put(b, in->args, in->alen);
 	else
 		buf_puts(b, "{}");
-	if (in->meta != NULL) {
-		buf_puts(b, ",\"_meta\":");
-		if (in->token == NULL)
-			buf_put(b, in->meta, in->mlen);
-		else {
-			r->token = xstrndup(in->token, in->toklen);
-			r->tokenlen = in->toklen;
-			buf_put_int(&id, r->id);
-			rpc_splice(b, in->meta, in->mlen, in->token, in->toklen,
-			    id.data, id.len);
-			buf_free(&id);
-		}
+	if (in->meta != NULL && in->token == NULL)
+		buf_put(&meta, in->meta, in->mlen);
+	else if (in->meta != NULL) {
+		r->token = xstrndup(in->token, in->toklen);
+		r->tokenlen = in->toklen;
+		buf_put_int(&id, r->id);
+		rpc_splice(&meta, in->meta, in->mlen, in->token, in->toklen,
+		    id.data, id.len);
+		buf_free(&id);
 	}
+	call_put_meta(b, s, r, &meta);
+	buf_free(&meta);
 	buf_putc(b, '}');
 }
 
@@ -266,6 +291,7 @@ call_sendable(struct server *s, struct request *r, bool waited)
 	    NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", text_get(&r->tool), s->cfg->name);
+		reply_era(r->modern);
 		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
 	}
 	if (t.len == 0)
@@ -310,6 +336,7 @@ call_route(struct server *s, const char *tool, size_t toollen,
 	struct buf p = { 0 };
 
 	r = req_add(s, REQ_CALL);
+	r->modern = client_era() != NULL;
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, tool, toollen);
 	if (srv_backing_off(s, loop_ms(), &p)) {
@@ -317,12 +344,12 @@ call_route(struct server *s, const char *tool, size_t toollen,
 		buf_free(&p);
 		req_remove(s, s->nreq - 1);
 	} else if (!srv_serving(s)) {
-		call_params(&p, r, in);
+		call_params(&p, s, r, in);
 		r->params = p.data;
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r, false)) {
-		call_params(srv_send_head(s, r, "tools/call"), r, in);
+		call_params(srv_send_head(s, r, "tools/call"), s, r, in);
 		buf_puts(&s->proc.io.out, "}\n");
 		call_arm(s, r, loop_ms());
 	}
@@ -381,6 +408,43 @@ url_elicitation_required(const struct json *j, int error)
 	    code == URL_ELICITATION_REQUIRED;
 }
 
+/* Does a call's result need its resultType added on the way back? */
+bool
+call_stamps(const struct server *s, const struct request *r)
+{
+	return r->modern && !s->modern;
+}
+
+/*
+ * A call's answer goes back under the client's id.  A legacy server's
+ * result (its '{' at offset at, or 0 for an error) to a modern client
+ * gets the resultType that era requires, first in the object.
+ */
+static void
+call_pass(const struct server *s, const struct request *r,
+    const char *line, size_t n, const char *id, size_t idlen, size_t at)
+{
+	struct buf t = { 0 };
+	const char *stamp;
+	size_t k;
+
+	if (at == 0 || !call_stamps(s, r)) {
+		rpc_splice_line(client_out(), line, n, id, idlen,
+		    text_get(&r->cid), r->cid.len);
+		return;
+	}
+	rpc_splice(&t, line, n, id, idlen, text_get(&r->cid), r->cid.len);
+	if (id < line + at)
+		at = at + r->cid.len - idlen;
+	for (k = at + 1; k < t.len && json_space(t.data[k]); k++)
+		;
+	stamp = k < t.len && t.data[k] == '}' ? "\"resultType\":\"complete\"" :
+	    "\"resultType\":\"complete\",";
+	rpc_splice_line(client_out(), t.data, t.len, t.data + at + 1, 0,
+	    stamp, strlen(stamp));
+	buf_free(&t);
+}
+
 /*
  * A call's answer, taken from the table: its result (or the error the
  * client must see) goes back under the client's id; any other error
@@ -401,8 +465,8 @@ call_answered(struct server *s, const struct request *r,
 		    "a result object or an error)");
 	else if (error < 0 || url_elicitation_required(j, error)) {
 		raw = json_raw(j, id, &len);
-		rpc_splice_line(client_out(), line, n, raw, len,
-		    text_get(&r->cid), r->cid.len);
+		call_pass(s, r, line, n, raw, len, error < 0 ?
+		    (size_t)j->tok[json_get(j, 0, "result")].start : 0);
 	} else {
 		msg = json_strdup(j, json_get(j, error, "message"));
 		call_error(s, r, msg != NULL ? msg :
@@ -429,8 +493,7 @@ call_pass_result(struct server *s, const char *line, size_t n)
 		return false;
 	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
 		return false;
-	rpc_splice_line(client_out(), line, n, top.id, top.idlen,
-	    text_get(&s->req[i].cid), s->req[i].cid.len);
+	call_pass(s, &s->req[i], line, n, top.id, top.idlen, top.at);
 	req_remove(s, i);
 	return true;
 }

@@ -10,9 +10,16 @@
 
 #include "workbench.h"
 
-static const char *const protocols[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
-};
+/* What the workbench offers, in either era. */
+#define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"logging\":{}}"
+
+/*
+ * How long a client may keep what it was told (modern results): the
+ * instructions and the meta-tools change only with a restart; the tools
+ * of dynamic mode change as toolboxes open, said by list_changed.
+ */
+#define DISCOVER_TTL_MS	3600000
+#define LIST_TTL_MS	(wb.mode == MODE_DYNAMIC ? 0 : DISCOVER_TTL_MS)
 
 static struct peer client = { .rfd = -1, .wfd = -1 };
 static struct json j;			/* The line being handled. */
@@ -22,6 +29,8 @@ static bool initialized;
 static char *protocol;
 static struct buf caps;			/* What servers are told we have. */
 static unsigned can;			/* enum client_cap */
+static struct era era;			/* The modern request being handled. */
+static bool modern_reply;		/* The next reply answers a modern one. */
 
 /*
  * Where a message for the client goes: its queue, or while a server's
@@ -71,10 +80,35 @@ reply_begin(const char *id, size_t idlen)
 	return reply_head(id, idlen, "result");
 }
 
+/*
+ * Which era the next reply answers, when it is not the request being
+ * handled: a reply made later, to a request kept (a call, a waiter).
+ */
+void
+reply_era(bool modern)
+{
+	modern_reply = modern;
+}
+
+/*
+ * The end of a result.  A modern one gets its resultType and serverInfo
+ * first, inside the result object just written.
+ */
 void
 reply_end(void)
 {
-	buf_puts(client_out(), "}\n");
+	struct buf *b = client_out();
+
+	if (modern_reply) {
+		b->len--;
+		if (b->data[b->len - 1] != '{')
+			buf_putc(b, ',');
+		buf_puts(b, "\"resultType\":\"complete\",");
+		era_put_server_info(b);
+		buf_putc(b, '}');
+	}
+	modern_reply = era.modern;
+	buf_puts(b, "}\n");
 }
 
 static void
@@ -84,14 +118,27 @@ reply_raw(const char *id, size_t idlen, const char *result)
 	reply_end();
 }
 
-void
-reply_error(const char *id, size_t idlen, int code, const char *msg)
+/* An error; data, when not NULL, is a JSON value as written. */
+static void
+reply_error_data(const char *id, size_t idlen, int code, const char *msg,
+    const char *data, size_t dlen)
 {
 	struct buf *b = reply_head(id, idlen, "error");
 
 	buf_printf(b, "{\"code\":%d,\"message\":", code);
 	json_put_cstr(b, msg);
+	if (data != NULL) {
+		buf_puts(b, ",\"data\":");
+		buf_put(b, data, dlen);
+	}
 	buf_puts(b, "}}\n");
+	modern_reply = era.modern;
+}
+
+void
+reply_error(const char *id, size_t idlen, int code, const char *msg)
+{
+	reply_error_data(id, idlen, code, msg, NULL, 0);
 }
 
 /* A tool result holding one text. */
@@ -115,54 +162,28 @@ client_protocol(void)
 	return protocol != NULL ? protocol : WB_PROTOCOL_LATEST;
 }
 
+/*
+ * What servers are told the client can answer: while a modern request is
+ * handled (a server it starts is told at its initialize), what that
+ * request declared; otherwise what initialize declared.
+ */
 const struct buf *
 client_caps(void)
 {
-	return &caps;
+	return era.modern ? &era.caps : &caps;
 }
 
 bool
 client_has(enum client_cap c)
 {
-	return (can & c) != 0;
+	return ((era.modern ? era.can : can) & c) != 0;
 }
 
-static bool
-protocol_supported(const char *v)
+/* The modern request being handled, or NULL (a 2025 one, or none). */
+const struct era *
+client_era(void)
 {
-	int i;
-
-	for (i = 0; protocols[i] != NULL; i++)
-		if (strcmp(protocols[i], v) == 0)
-			return true;
-	return false;
-}
-
-/* Servers are told of the client capabilities that can reach them. */
-static void
-keep_client_caps(int obj)
-{
-	static const char *const relayed[] = { "roots", "sampling",
-	    "elicitation", NULL };
-	static const enum client_cap bits[] = { CAN_ROOTS, CAN_SAMPLE,
-	    CAN_ELICIT };
-	const char *raw;
-	size_t len;
-	int i, v;
-
-	caps.len = 0;
-	can = 0;
-	for (i = 0; relayed[i] != NULL; i++) {
-		if (!json_is(&j, v = json_get(&j, obj, relayed[i]),
-		    JSMN_OBJECT))
-			continue;
-		can |= bits[i];
-		if (caps.len > 0)
-			buf_putc(&caps, ',');
-		json_put_key(&caps, relayed[i]);
-		raw = json_raw(&j, v, &len);
-		buf_put(&caps, raw, len);
-	}
+	return era.modern ? &era : NULL;
 }
 
 static bool
@@ -200,15 +221,15 @@ m_initialize(int params, const char *id, size_t idlen)
 		free(v);
 		return;
 	}
-	protocol = xstrdup(protocol_supported(v) ? v : WB_PROTOCOL_LATEST);
+	protocol = xstrdup(era_legacy_supported(v) ? v : WB_PROTOCOL_LATEST);
 	free(v);
-	keep_client_caps(json_get(&j, params, "capabilities"));
+	can = era_caps(&j, json_get(&j, params, "capabilities"), &caps);
 	initialized = true;
 	b = reply_begin(id, idlen);
 	buf_puts(b, "{\"protocolVersion\":");
 	json_put_cstr(b, protocol);
-	buf_printf(b, ",\"capabilities\":{\"tools\":{\"listChanged\":true},"
-	    "\"logging\":{}},\"serverInfo\":{\"name\":\"" WB_NAME "\","
+	buf_printf(b, ",\"capabilities\":" WB_CAPS ",\"serverInfo\":{"
+	    "\"name\":\"" WB_NAME "\","
 	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"},"
 	    "\"instructions\":", wb_version);
 	buf_put(b, instructions.data, instructions.len);
@@ -233,7 +254,27 @@ m_tools_list(int params, const char *id, size_t idlen)
 	buf_puts(b, "{\"tools\":[");
 	box_put_tools(b);
 	dyn_put_tools(b);
-	buf_puts(b, "]}");
+	buf_putc(b, ']');
+	if (era.modern)
+		buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"",
+		    LIST_TTL_MS);
+	buf_putc(b, '}');
+	reply_end();
+}
+
+/* server/discover (modern): what initialize says, without a session. */
+static void
+m_discover(int params, const char *id, size_t idlen)
+{
+	struct buf *b = reply_begin(id, idlen);
+
+	(void)params;
+	buf_puts(b, "{\"supportedVersions\":");
+	era_put_versions(b);
+	buf_puts(b, ",\"capabilities\":" WB_CAPS ",\"instructions\":");
+	buf_put(b, instructions.data, instructions.len);
+	buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"}",
+	    DISCOVER_TTL_MS);
 	reply_end();
 }
 
@@ -270,15 +311,11 @@ m_tools_call(int params, const char *id, size_t idlen)
 static void
 m_set_level(int params, const char *id, size_t idlen)
 {
-	static const char *const levels[] = { "debug", "info", "notice",
-	    "warning", "error", "critical", "alert", "emergency", NULL };
-	int level = json_get(&j, params, "level"), i;
+	int level = json_get(&j, params, "level");
 	const char *raw;
 	size_t len;
 
-	for (i = 0; levels[i] != NULL && !json_eq(&j, level, levels[i]); i++)
-		;
-	if (levels[i] == NULL) {
+	if (era_level(&j, level) < 0) {
 		reply_error(id, idlen, -32602, "Invalid params: level must be "
 		    "one of debug, info, notice, warning, error, critical, "
 		    "alert, emergency");
@@ -289,18 +326,55 @@ m_set_level(int params, const char *id, size_t idlen)
 	reply_raw(id, idlen, "{}");
 }
 
+#define IN_LEGACY	1	/* A method of the 2025 era, */
+#define IN_MODERN	2	/* of the 2026-07-28 era. */
+
 static const struct method {
 	const char	*name;
 	void		(*fn)(int, const char *, size_t);
+	unsigned	 eras;
 	bool		 before_init;
 } methods[] = {
-	{ "initialize", m_initialize, true },
-	{ "ping", m_ping, true },
-	{ "tools/list", m_tools_list, false },
-	{ "tools/call", m_tools_call, false },
-	{ "logging/setLevel", m_set_level, false },
-	{ NULL, NULL, false }
+	{ "initialize", m_initialize, IN_LEGACY, true },
+	{ "ping", m_ping, IN_LEGACY, true },
+	{ "tools/list", m_tools_list, IN_LEGACY | IN_MODERN, false },
+	{ "tools/call", m_tools_call, IN_LEGACY | IN_MODERN, false },
+	{ "logging/setLevel", m_set_level, IN_LEGACY, false },
+	{ "server/discover", m_discover, IN_MODERN, false },
+	{ NULL, NULL, 0, false }
 };
+
+/*
+ * A modern request is served on its own: no session needed, its _meta in
+ * era while it is handled, its replies stamped as modern.
+ */
+static void
+modern_request(const struct method *m, int params, const char *id,
+    size_t idlen)
+{
+	if ((m->eras & IN_MODERN) == 0)
+		reply_error(id, idlen, -32601, "Method not found");
+	else {
+		modern_reply = true;
+		m->fn(params, id, idlen);
+	}
+	era.modern = modern_reply = false;
+}
+
+/* Which era; false when the request was answered with an error. */
+static bool
+request_era(int params, const char *id, size_t idlen)
+{
+	struct era_error err = { 0 };
+	int r = era_check(&j, params, &era, &err);
+
+	if (r == ERA_BAD)
+		reply_error_data(id, idlen, err.code, buf_cstr(&err.msg),
+		    err.data.len > 0 ? err.data.data : NULL, err.data.len);
+	buf_free(&err.msg);
+	buf_free(&err.data);
+	return r != ERA_BAD;
+}
 
 static void
 client_request(int id, int method)
@@ -322,6 +396,16 @@ client_request(int id, int method)
 	if (params >= 0 && !json_is(&j, params, JSMN_OBJECT)) {
 		reply_error(raw, len, -32602, "Invalid params: params must be "
 		    "an object");
+		return;
+	}
+	if (!request_era(params, raw, len))
+		return;
+	if (era.modern) {
+		modern_request(m, params, raw, len);
+		return;
+	}
+	if ((m->eras & IN_LEGACY) == 0) {
+		reply_error(raw, len, -32601, "Method not found");
 		return;
 	}
 	if (!initialized && !m->before_init) {

@@ -352,6 +352,25 @@ server_filters(struct loader *l, struct cfg_server *s, int t)
 	}
 }
 
+/* Which era a server speaks, and how long probing it may take. */
+static bool
+server_era(struct loader *l, struct cfg_server *s, const char *key, int t)
+{
+	if (strcmp(key, "probeTimeoutMs") == 0)
+		s->probe_ms = positive_ms(l, t, false);
+	else if (strcmp(key, "protocol") != 0)
+		return false;
+	else if (json_eq(&l->j, t, "auto"))
+		s->protocol = PROTO_AUTO;
+	else if (json_eq(&l->j, t, "legacy"))
+		s->protocol = PROTO_LEGACY;
+	else if (json_eq(&l->j, t, "modern"))
+		s->protocol = PROTO_MODERN;
+	else
+		problem(l, true, "expected \"auto\", \"legacy\" or \"modern\"");
+	return true;
+}
+
 static void
 server_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -402,7 +421,7 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 		s->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "idleTimeoutMs") == 0)
 		s->idle_ms = positive_ms(l, t, true);
-	else
+	else if (!server_era(l, s, key, t))
 		problem(l, false, "unknown key ignored");
 }
 
@@ -431,6 +450,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->call_timeout_ms = -1;
 	s->call_max_ms = -1;
 	s->idle_ms = -1;
+	s->probe_ms = WB_PROBE_TIMEOUT_MS;
 	each_member(l, t, server_member, s);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))

@@ -217,6 +217,7 @@ dyn_call(const struct json *j, const char *name, int args, int meta,
 	struct call_in in;
 	struct toolbox *b;
 	struct server *s = NULL;
+	bool later = false;	/* Its tool is looked for once it is up. */
 
 	if (tool_split(name, &box, &srv, &tool) < 0) {
 		reply_unknown_tool(id, idlen, name, true, true);
@@ -224,10 +225,13 @@ dyn_call(const struct json *j, const char *name, int args, int meta,
 	}
 	if ((b = box_find(box, strlen(box))) != NULL)
 		s = box_server(b, srv, strlen(srv));
-	if (s != NULL && b->open)
+	if (s != NULL && !b->open && client_era() != NULL) {
+		box_stateless_open(b);
+		later = true;
+	} else if (s != NULL && b->open)
 		t = srv_tool(s, tool, strlen(tool));
 	/* What tools/list does not show cannot be called by that name. */
-	if (t == NULL || t->native == NULL)
+	if (!later && (t == NULL || t->native == NULL))
 		reply_unknown_tool(id, idlen, name, false, s == NULL);
 	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
 		reply_error(id, idlen, -32602, "Invalid params: arguments "

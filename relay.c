@@ -244,7 +244,7 @@ relay_send_level(struct server *s)
 {
 	struct buf p = { 0 };
 
-	if (!s->logging || log_level == NULL)
+	if (!s->logging || log_level == NULL || s->modern)
 		return;
 	buf_printf(&p, "{\"level\":%s}", log_level);
 	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);
@@ -271,6 +271,6 @@ relay_roots_changed(void)
 	struct server *s;
 
 	SRV_EACH(s)
-		if (srv_serving(s))
+		if (srv_serving(s) && !s->modern)
 			srv_notify(s, "notifications/roots/list_changed");
 }

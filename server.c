@@ -113,13 +113,63 @@ srv_send_initialize(struct server *s)
 	buf_free(&p);
 }
 
+/* A modern server's request carries the era's _meta, first. */
+static void
+srv_put_meta(struct server *s, struct buf *p)
+{
+	if (!s->modern)
+		return;
+	buf_puts(p, "\"_meta\":{");
+	era_put_request_meta(p, client_caps());
+	buf_putc(p, '}');
+}
+
+/*
+ * The era probe (auto and modern): server/discover.  Auto waits for it
+ * at most probeTimeoutMs; then, or on an error no modern server gives,
+ * the server is legacy.
+ */
+static void
+srv_send_discover(struct server *s)
+{
+	struct buf p = { 0 };
+
+	s->modern = true;		/* For the _meta of the probe. */
+	buf_putc(&p, '{');
+	srv_put_meta(s, &p);
+	buf_putc(&p, '}');
+	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
+	    p.len);
+	buf_free(&p);
+	s->modern = false;
+	s->probed = s->cfg->protocol == PROTO_AUTO;
+	s->probe_at = s->probed && !s->era_known ? now_ms() +
+	    s->cfg->probe_ms : 0;
+}
+
+/* Modern servers tell of list changes only to a listener. */
+static void
+srv_send_listen(struct server *s)
+{
+	struct buf *b = &s->proc.io.out;
+
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_put_int(b, ++s->next_id);	/* Never answered but at its end. */
+	buf_puts(b, ",\"method\":\"subscriptions/listen\",\"params\":{");
+	srv_put_meta(s, b);
+	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true}}}\n");
+}
+
 static void
 srv_send_list(struct server *s, const char *cursor)
 {
 	struct buf p = { 0 };
 
 	buf_puts(&p, "{");
+	srv_put_meta(s, &p);
 	if (cursor != NULL) {
+		if (s->modern)
+			buf_putc(&p, ',');
 		buf_puts(&p, "\"cursor\":");
 		json_put_cstr(&p, cursor);
 	}
@@ -228,6 +278,21 @@ srv_tool(const struct server *s, const char *name, size_t len)
 /*
  * Start and stop.
  */
+/*
+ * Which request opens it: server/discover for a modern server, and for
+ * auto when a modern request starts it; initialize otherwise, which a
+ * modern-only server refuses with -32022 (on_init_error), so that a 2025
+ * client's servers see what they always saw.
+ */
+static bool
+srv_probes_modern(const struct server *s)
+{
+	if (s->era_known)
+		return s->modern;
+	return s->cfg->protocol == PROTO_MODERN ||
+	    (s->cfg->protocol == PROTO_AUTO && client_era() != NULL);
+}
+
 static void
 srv_start(struct server *s)
 {
@@ -245,9 +310,13 @@ srv_start(struct server *s)
 	}
 	s->state = SRV_STARTING;
 	s->logging = false;	/* Until this process's initialize says. */
+	s->listens = s->probed = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
-	srv_send_initialize(s);
+	if (srv_probes_modern(s))
+		srv_send_discover(s);
+	else
+		srv_send_initialize(s);
 }
 
 /*
@@ -325,6 +394,30 @@ srv_stop(struct server *s)
 }
 
 /*
+ * Some legacy servers exit on a request before initialize: one that ends
+ * while auto probes it is legacy, and starts again so, not failing.
+ */
+static bool
+probe_ended(struct server *s, const char *reason)
+{
+	int i;
+
+	if (!s->probed || s->modern || s->state != SRV_STARTING)
+		return false;
+	wb_log("%s: %s after server/discover; starting it again as a "
+	    "2025-era server", s->label, reason);
+	for (i = s->nreq - 1; i >= 0; i--)
+		if (s->req[i].kind == REQ_DISCOVER)
+			req_remove(s, i);
+	srv_stop_process(s);
+	s->probe_at = 0;
+	s->era_known = true;
+	s->modern = false;
+	srv_start(s);
+	return true;
+}
+
+/*
  * The server failed to start, or died: answer everything waiting on it
  * and end its process.  It may be started again later.
  */
@@ -366,8 +459,11 @@ srv_ready(struct server *s)
 	s->nfresh = 0;
 	srv_index(s);
 	paging_free(s);
-	if (s->state == SRV_STARTING)
+	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;
+		if (s->modern && s->listens)
+			srv_send_listen(s);
+	}
 	s->state = SRV_READY;
 	free(s->error);
 	s->error = NULL;
@@ -401,6 +497,59 @@ relist_failed(struct server *s, const char *msg)
 	paging_free(s);
 	s->relist_again = false;
 	s->state = SRV_READY;
+}
+
+/* The probe's verdict, kept for the server's life. */
+static void
+era_verdict(struct server *s, bool modern)
+{
+	int i;
+
+	s->probe_at = 0;
+	s->era_known = true;
+	s->modern = modern;
+	if (modern)
+		return;
+	for (i = s->nreq - 1; i >= 0; i--)
+		if (s->req[i].kind == REQ_DISCOVER)
+			req_remove(s, i);
+	srv_send_initialize(s);
+}
+
+static void
+on_discover(struct server *s, int result)
+{
+	if (!json_is(&j, result, JSMN_OBJECT)) {
+		srv_fail(s, "protocol error: server/discover returned no "
+		    "result object");
+		return;
+	}
+	era_verdict(s, true);
+	s->logging = json_path(&j, result, "capabilities.logging") >= 0;
+	s->listens = json_path(&j, result, "capabilities.tools.listChanged") >=
+	    0;
+	srv_send_list(s, NULL);
+}
+
+/*
+ * An error that is auto's verdict.  To server/discover, any error but
+ * -32022 (a modern server without our version, which fails as errors of
+ * the modern mode do) means a legacy server; to initialize, -32022 means
+ * a modern-only one.
+ */
+static bool
+on_probe_error(struct server *s, enum req_kind kind, int error)
+{
+	long long code = 0;
+
+	json_get_int(&j, json_get(&j, error, "code"), &code);
+	if (s->cfg->protocol != PROTO_AUTO || s->era_known ||
+	    (code == ERA_UNSUPPORTED) != (kind == REQ_INIT))
+		return false;
+	era_verdict(s, kind == REQ_INIT);
+	if (kind == REQ_INIT)
+		srv_send_discover(s);
+	return true;
 }
 
 static void
@@ -515,17 +664,21 @@ on_setup_answer(struct server *s, enum req_kind kind)
 	if (error < 0 && result >= 0) {
 		if (kind == REQ_INIT)
 			on_initialize(s, result);
+		else if (kind == REQ_DISCOVER)
+			on_discover(s, result);
 		else
 			on_tools_page(s, result);
 		return;
 	}
+	if (kind != REQ_LIST && on_probe_error(s, kind, error))
+		return;
 	msg = json_strdup(&j, json_get(&j, error, "message"));
 	if (s->state == SRV_RELISTING)
 		relist_failed(s, msg);
 	else {
 		buf_printf(&why, "%s failed: %s", kind == REQ_INIT ?
-		    "initialize" : "tools/list", msg != NULL ? msg :
-		    "no result");
+		    "initialize" : kind == REQ_DISCOVER ? "server/discover" :
+		    "tools/list", msg != NULL ? msg : "no result");
 		srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
 	}
@@ -658,7 +811,8 @@ srv_exited(struct server *s, int status)
 		;
 	if (s->proc.pid > 0) {
 		proc_status(status, &why);
-		srv_fail(s, buf_cstr(&why));
+		if (!probe_ended(s, buf_cstr(&why)))
+			srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
 	}
 }
@@ -682,7 +836,7 @@ srv_deadline(const struct server *s)
 	long long t = s->eof_at;
 
 	if (s->state == SRV_STARTING)
-		t = earliest(t, s->deadline);
+		t = earliest(earliest(t, s->deadline), s->probe_at);
 	/* Wake when it turns stuck; once it is, that time stays past. */
 	if (srv_busy(s, loop_ms()))
 		t = earliest(t, s->drained_at + STUCK_MS);
@@ -703,7 +857,8 @@ srv_check_timers(struct server *s, long long now)
 	long long idle = idle_deadline(s);
 
 	if (s->eof_at > 0 && now >= s->eof_at) {
-		srv_fail(s, "closed its standard output");
+		if (!probe_ended(s, "closed its standard output"))
+			srv_fail(s, "closed its standard output");
 		return;
 	}
 	if (idle > 0 && now >= idle) {
@@ -714,6 +869,12 @@ srv_check_timers(struct server *s, long long now)
 	}
 	stream_check(s, now);
 	call_check_timeouts(s, now);
+	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
+		wb_log("%s: no answer to server/discover in %d ms "
+		    "(probeTimeoutMs); speaking the 2025 era to it", s->label,
+		    s->cfg->probe_ms);
+		era_verdict(s, false);
+	}
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;
 	buf_printf(&why, "timed out after %d ms waiting for it to initialize "

@@ -114,7 +114,9 @@ stream_may_answer_call(const struct server *s)
 	    s->ghosts_lost)
 		return false;
 	for (i = 0; i < s->nreq; i++) {
-		if (s->req[i].sent && s->req[i].kind != REQ_CALL)
+		/* A result to be stamped (call_pass) is read whole. */
+		if (s->req[i].sent && (s->req[i].kind != REQ_CALL ||
+		    call_stamps(s, &s->req[i])))
 			return false;
 		calls += s->req[i].sent;
 	}
@@ -143,7 +145,7 @@ stream_start(struct server *s, const char *text, size_t n)
 		return PEER_NOSTREAM;
 	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
 	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
-	    !s->req[k].sent))
+	    !s->req[k].sent || call_stamps(s, &s->req[k])))
 		return PEER_NOSTREAM;
 	if (top.id == NULL && !stream_may_answer_call(s))
 		return PEER_NOSTREAM;

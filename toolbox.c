@@ -169,7 +169,7 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "configured. Available toolboxes: ", (int)boxlen, box);
 		toolbox_names(t);
-	} else if (!b->open)
+	} else if (!b->open && client_era() == NULL)
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "open; call open_toolbox first in this session",
 		    (int)boxlen, box);
@@ -294,6 +294,7 @@ box_settle(struct toolbox *b)
 		box_failure_text(b, &sum);
 	}
 	for (i = 0; i < b->nwaiters; i++) {
+		reply_era(b->waiters[i].modern);
 		if (ready == 0)
 			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
 			    buf_cstr(&sum), true);
@@ -319,6 +320,7 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	w = &b->waiters[b->nwaiters++];
 	w->cid = xstrndup(cid, cidlen);
 	w->cidlen = cidlen;
+	w->modern = client_era() != NULL;
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
@@ -343,6 +345,17 @@ box_cancel(const char *id, size_t idlen)
 				b->waiters[k] = b->waiters[--b->nwaiters];
 			}
 	}
+}
+
+/*
+ * A modern request is stateless: one naming a toolbox that is not open
+ * opens it, and the server it calls starts as the call needs it.
+ */
+void
+box_stateless_open(struct toolbox *b)
+{
+	if (!b->open && client_era() != NULL)
+		b->open = true;
 }
 
 /*
@@ -398,6 +411,7 @@ box_use_tool(const struct json *j, int args, int meta, const char *id,
 		    "not contain \\u0000");
 	else if ((s = box_target(box, strlen(box), srv, strlen(srv), name,
 	    strlen(name), &t)) != NULL) {
+		box_stateless_open(s->box);
 		call_in_tokens(j, top[U_ARGS], meta, &in);
 		call_route(s, name, strlen(name), &in, id, idlen);
 	}

@@ -17,7 +17,9 @@
 #define WB_NAME			"mcp-workbench"
 #define WB_MAX_MESSAGE		(16u * 1024 * 1024)
 #define WB_INIT_TIMEOUT_MS	30000
+#define WB_PROBE_TIMEOUT_MS	1500
 #define WB_PROTOCOL_LATEST	"2025-11-25"
+#define WB_PROTOCOL_MODERN	"2026-07-28"
 #define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
 #define HIGH_WATER		(4u * 1024 * 1024)	/* Stop reading. */
 #define PUMP_BYTES		4096	/* Lines handled between writes. */
@@ -357,6 +359,12 @@ enum tool_mode {
 	MODE_DYNAMIC
 };
 
+enum srv_protocol {		/* The era a server is spoken to in. */
+	PROTO_AUTO,		/* Probed with server/discover. */
+	PROTO_LEGACY,		/* initialize, the 2025 rules. */
+	PROTO_MODERN		/* 2026-07-28: _meta on every request. */
+};
+
 struct cfg_server {
 	char	 *name;
 	char	 *command;	/* As written: messages never show values. */
@@ -370,6 +378,8 @@ struct cfg_server {
 	int	  call_timeout_ms;	/* Reset by progress; 0: none. */
 	int	  call_max_ms;		/* Not reset; 0: none. */
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
+	enum srv_protocol protocol;
+	int	  probe_ms;		/* How long auto waits for discover. */
 };
 
 struct cfg_toolbox {
@@ -437,15 +447,47 @@ bool	 probe_waiting(void);
 int	 probe_report(bool);
 
 /*
- * client.c: the client on stdin and stdout: its lines, the method table,
- * replies, and the session it set up with initialize.
+ * era.c: the protocol eras: the versions spoken, the _meta of a modern
+ * (2026-07-28) request, capabilities and log levels both eras share.
  */
+#define ERA_KEY		"io.modelcontextprotocol/"
+#define ERA_UNSUPPORTED	(-32022)
+
 enum client_cap {		/* What the client can answer. */
 	CAN_ROOTS = 1,
 	CAN_SAMPLE = 2,
 	CAN_ELICIT = 4
 };
 
+enum { ERA_LEGACY, ERA_MODERN, ERA_BAD };
+
+/* What a modern request's _meta says. */
+struct era {
+	bool		 modern;
+	unsigned	 can;		/* enum client_cap */
+	int		 level;		/* logLevel's rank, or -1 */
+	struct buf	 caps;		/* The bridgeable ones, as members. */
+};
+
+struct era_error {
+	int		 code;
+	struct buf	 msg;
+	struct buf	 data;		/* Empty: no data. */
+};
+
+bool	 era_legacy_supported(const char *);
+void	 era_put_versions(struct buf *);
+int	 era_level(const struct json *, int);
+unsigned era_caps(const struct json *, int, struct buf *);
+int	 era_check(const struct json *, int, struct era *,
+	    struct era_error *);
+void	 era_put_server_info(struct buf *);
+void	 era_put_request_meta(struct buf *, const struct buf *);
+
+/*
+ * client.c: the client on stdin and stdout: its lines, the method table,
+ * replies, and the session it set up with initialize.
+ */
 void	 client_init(void);
 struct peer *client_peer(void);
 ssize_t	 client_read(void);
@@ -456,11 +498,13 @@ struct buf *client_out(void);
 void	 client_send_line(const char *, size_t);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
+void	 reply_era(bool);
 void	 reply_error(const char *, size_t, int, const char *);
 void	 reply_text(const char *, size_t, const char *, bool);
 const char *client_protocol(void);
 const struct buf *client_caps(void);
 bool	 client_has(enum client_cap);
+const struct era *client_era(void);
 
 /*
  * toolbox.c: toolboxes and their servers: open_toolbox and the clients
@@ -470,6 +514,7 @@ bool	 client_has(enum client_cap);
 struct waiter {
 	char	*cid;
 	size_t	 cidlen;
+	bool	 modern;	/* A modern request: a modern reply. */
 };
 
 struct toolbox {
@@ -490,6 +535,7 @@ struct server *box_target(const char *, size_t, const char *, size_t,
 	    const char *, size_t, struct buf *);
 void	 box_settle(struct toolbox *);
 void	 box_cancel(const char *, size_t);
+void	 box_stateless_open(struct toolbox *);
 void	 box_open_tool(const struct json *, int, const char *, size_t);
 void	 box_use_tool(const struct json *, int, int, const char *, size_t);
 struct server *srv_first(void);
@@ -536,7 +582,8 @@ enum req_kind {
 	REQ_INIT,
 	REQ_LIST,
 	REQ_CALL,
-	REQ_LEVEL		/* logging/setLevel: the answer is dropped. */
+	REQ_LEVEL,		/* logging/setLevel: the answer is dropped. */
+	REQ_DISCOVER		/* server/discover, the era probe. */
 };
 
 /* A downstream tool as its server listed it. */
@@ -560,6 +607,7 @@ struct request {
 	size_t		 tokenlen;
 	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
 	long long	 hard_at;	/* callMaxTimeoutMs. */
+	bool		 modern;	/* A modern client's call. */
 };
 
 /* A call that ended without its answer, which may still come. */
@@ -596,6 +644,11 @@ struct server {
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
 	bool			 logging;	/* It declared logging. */
+	bool			 modern;	/* It speaks 2026-07-28. */
+	bool			 era_known;	/* The probe's verdict, kept. */
+	long long		 probe_at;	/* Auto probing: legacy after. */
+	bool			 probed;	/* Auto sent this process discover. */
+	bool			 listens;	/* Modern, with list changes. */
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
@@ -658,6 +711,7 @@ void	 call_arm(const struct server *, struct request *, long long);
 void	 call_answered(struct server *, const struct request *,
 	    const struct json *, const char *, size_t);
 bool	 call_pass_result(struct server *, const char *, size_t);
+bool	 call_stamps(const struct server *, const struct request *);
 void	 call_cancel(const char *, size_t, const char *);
 void	 call_tell_cancelled(struct server *, long long, const char *);
 void	 call_check_timeouts(struct server *, long long);

@@ -105,6 +105,7 @@ static struct {
 	long		 stderrlines;
 	int		 hostile;
 	int		 linger;
+	int		 discover;	/* server/discover: 1 silent, 2 exit */
 	const char	*name;
 } opt = { .name = "mock-server" };
 
@@ -1983,6 +1984,13 @@ handle_msg(const struct msg *m)
 		send_errorz(&r, -32600, "Invalid Request: bad method");
 		return;
 	}
+	/* Legacy servers that ignore the era probe, or exit on it. */
+	if (opt.discover > 0 && sname.len == 15 &&
+	    memcmp(sname.p, "server/discover", 15) == 0) {
+		if (opt.discover == 2)
+			exit(1);
+		return;
+	}
 	if (r.params != -1 && m->tok[r.params].type != JSMN_OBJECT) {
 		send_errorz(&r, -32602, "Invalid params: not an object");
 		return;
@@ -2117,7 +2125,7 @@ usage(int status)
 	    "\t[--no-init] [--exit-on-init CODE] [--init-delay MS]"
 	    " [--garbage]\n"
 	    "\t[--ignore-sigterm] [--grandchild] [--stderr-lines N]"
-	    " [--name NAME]\n"
+	    " [--name NAME] [--discover silent|exit]\n"
 	    "\t[--hostile] [--linger]\n");
 	exit(status);
 }
@@ -2180,6 +2188,8 @@ value_flag(const char *f, const char *v)
 		opt.initdelay = num_arg(f, v, (long)DELAY_MAX);
 	else if (strcmp(f, "--stderr-lines") == 0)
 		opt.stderrlines = num_arg(f, v, LONG_MAX);
+	else if (strcmp(f, "--discover") == 0)
+		opt.discover = strcmp(v, "exit") == 0 ? 2 : 1;
 	else if (strcmp(f, "--name") == 0)
 		opt.name = v;
 	else {

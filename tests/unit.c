@@ -13,6 +13,7 @@
 
 #include "../workbench.h"
 
+const char wb_version[] = "test";
 static int passed, failed;
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
@@ -952,6 +953,68 @@ test_tool_names(void)
 	free(n);
 }
 
+/* era_check: which era a request's params._meta says, and its errors. */
+static int
+era_of(const char *params, int *code)
+{
+	struct era_error err = { 0 };
+	struct era e = { 0 };
+	struct json j = { 0 };
+	int r;
+
+	if (json_parse(&j, params, strlen(params)) != JSON_OK)
+		return -100;
+	r = era_check(&j, 0, &e, &err);
+	*code = err.code;
+	if (r == ERA_MODERN && e.level >= 0)
+		*code = e.level;
+	if (r == ERA_MODERN)
+		*code += (int)e.can * 100;
+	buf_free(&err.msg);
+	buf_free(&err.data);
+	buf_free(&e.caps);
+	json_release(&j);
+	free(j.tok);
+	return r;
+}
+
+static void
+test_era(void)
+{
+	int code = 0;
+
+	CHECK(era_of("{}", &code) == ERA_LEGACY);
+	CHECK(era_of("{\"_meta\":{\"progressToken\":1}}", &code) ==
+	    ERA_LEGACY);
+	CHECK(era_of("{\"_meta\":[]}", &code) == ERA_LEGACY);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\"}}", &code) == ERA_BAD && code == -32602);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":[]}}",
+	    &code) == ERA_BAD && code == -32602);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2025-11-25\",\"io.modelcontextprotocol/clientCapabilities\":{}}}",
+	    &code) == ERA_BAD && code == ERA_UNSUPPORTED);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "null,\"io.modelcontextprotocol/clientCapabilities\":{}}}",
+	    &code) == ERA_BAD && code == -32602);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},"
+	    "\"io.modelcontextprotocol/clientInfo\":\"x\"}}", &code) == ERA_BAD &&
+	    code == -32602);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},"
+	    "\"io.modelcontextprotocol/logLevel\":\"loud\"}}", &code) ==
+	    ERA_BAD && code == -32602);
+	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"sampling\":{},\"elicitation\":{},\"x\":{}},"
+	    "\"io.modelcontextprotocol/logLevel\":\"error\"}}", &code) ==
+	    ERA_MODERN && code == (CAN_SAMPLE | CAN_ELICIT) * 100 + 4);
+	CHECK(era_legacy_supported("2024-11-05"));
+	CHECK(!era_legacy_supported("2026-07-28"));
+}
+
 int
 main(void)
 {
@@ -974,6 +1037,7 @@ main(void)
 	test_config_warnings();
 	test_names();
 	test_tool_names();
+	test_era();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

@@ -1,0 +1,175 @@
+/*
+ * era.c: the two protocol eras.  The versions the workbench speaks, the
+ * _meta every 2026-07-28 (modern) request carries instead of a session,
+ * the client capabilities and log levels both eras share, and the _meta
+ * the workbench itself puts on modern requests and results.
+ */
+#include <string.h>
+
+#include "workbench.h"
+
+/* Newest first: initialize answers an unknown version with the first. */
+static const char *const legacy_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+static const char *const levels[] = { "debug", "info", "notice", "warning",
+	"error", "critical", "alert", "emergency", NULL };
+
+bool
+era_legacy_supported(const char *v)
+{
+	int i;
+
+	for (i = 0; legacy_versions[i] != NULL; i++)
+		if (strcmp(legacy_versions[i], v) == 0)
+			return true;
+	return false;
+}
+
+/* ["2026-07-28","2025-11-25",...]: what server/discover offers. */
+void
+era_put_versions(struct buf *b)
+{
+	int i;
+
+	buf_puts(b, "[\"" WB_PROTOCOL_MODERN "\"");
+	for (i = 0; legacy_versions[i] != NULL; i++)
+		buf_printf(b, ",\"%s\"", legacy_versions[i]);
+	buf_putc(b, ']');
+}
+
+/* The rank of a log level (0 is debug), or -1 when it names none. */
+int
+era_level(const struct json *j, int tok)
+{
+	int i;
+
+	for (i = 0; levels[i] != NULL; i++)
+		if (json_eq(j, tok, levels[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * The capabilities a client declared that the workbench can bridge to
+ * its servers (roots, sampling, elicitation): their bits, and the
+ * members as declared, for what servers are told.
+ */
+unsigned
+era_caps(const struct json *j, int obj, struct buf *caps)
+{
+	static const char *const relayed[] = { "roots", "sampling",
+	    "elicitation", NULL };
+	static const enum client_cap bits[] = { CAN_ROOTS, CAN_SAMPLE,
+	    CAN_ELICIT };
+	const char *raw;
+	unsigned can = 0;
+	size_t len;
+	int i, v;
+
+	caps->len = 0;
+	for (i = 0; relayed[i] != NULL; i++) {
+		if (!json_is(j, v = json_get(j, obj, relayed[i]), JSMN_OBJECT))
+			continue;
+		can |= bits[i];
+		if (caps->len > 0)
+			buf_putc(caps, ',');
+		json_put_key(caps, relayed[i]);
+		raw = json_raw(j, v, &len);
+		buf_put(caps, raw, len);
+	}
+	return can;
+}
+
+/* An error of era_check: its code, message, and data (or none). */
+static int
+era_fail(struct era_error *err, int code, const char *msg)
+{
+	err->code = code;
+	buf_puts(&err->msg, msg);
+	return ERA_BAD;
+}
+
+/* -32022, saying what is supported and what was asked for. */
+static int
+era_unsupported(const struct json *j, int v, struct era_error *err)
+{
+	const char *raw;
+	size_t len;
+
+	buf_puts(&err->data, "{\"supported\":[\"" WB_PROTOCOL_MODERN "\"],"
+	    "\"requested\":");
+	raw = json_raw(j, v, &len);
+	buf_put(&err->data, raw, len);
+	buf_putc(&err->data, '}');
+	return era_fail(err, ERA_UNSUPPORTED, "Unsupported protocol version");
+}
+
+/*
+ * Which era a request is of, from its params._meta: legacy without
+ * io.modelcontextprotocol/protocolVersion; modern with it, when it is
+ * the supported version and the required fields are there and well
+ * typed (e then holds them); ERA_BAD with the error to answer.
+ */
+int
+era_check(const struct json *j, int params, struct era *e,
+    struct era_error *err)
+{
+	int meta = json_get(j, params, "_meta"), v, caps, info, level;
+
+	e->modern = false;
+	e->can = 0;
+	e->level = -1;
+	e->caps.len = 0;
+	if ((v = json_get(j, meta, ERA_KEY "protocolVersion")) < 0)
+		return ERA_LEGACY;
+	caps = json_get(j, meta, ERA_KEY "clientCapabilities");
+	info = json_get(j, meta, ERA_KEY "clientInfo");
+	level = json_get(j, meta, ERA_KEY "logLevel");
+	if (!json_is(j, v, JSMN_STRING))
+		return era_fail(err, -32602, "Invalid params: _meta "
+		    ERA_KEY "protocolVersion must be a string");
+	if (!json_eq(j, v, WB_PROTOCOL_MODERN))
+		return era_unsupported(j, v, err);
+	if (!json_is(j, caps, JSMN_OBJECT))
+		return era_fail(err, -32602, "Invalid params: _meta "
+		    ERA_KEY "clientCapabilities is required and must be an "
+		    "object");
+	if (info >= 0 && !json_is(j, info, JSMN_OBJECT))
+		return era_fail(err, -32602, "Invalid params: _meta "
+		    ERA_KEY "clientInfo must be an object");
+	if (level >= 0 && era_level(j, level) < 0)
+		return era_fail(err, -32602, "Invalid params: _meta "
+		    ERA_KEY "logLevel must be one of debug, info, notice, "
+		    "warning, error, critical, alert, emergency");
+	e->modern = true;
+	e->can = era_caps(j, caps, &e->caps);
+	e->level = level >= 0 ? era_level(j, level) : -1;
+	return ERA_MODERN;
+}
+
+/* "_meta":{"io.modelcontextprotocol/serverInfo":{...}}, for a result. */
+void
+era_put_server_info(struct buf *b)
+{
+	buf_printf(b, "\"_meta\":{\"" ERA_KEY "serverInfo\":{\"name\":\""
+	    WB_NAME "\",\"title\":\"MCP Workbench\",\"version\":\"%s\"}}",
+	    wb_version);
+}
+
+/*
+ * The members a modern request's _meta must carry: the version, the
+ * workbench as the client, and the client capabilities it can bridge
+ * (caps: members without braces).
+ */
+void
+era_put_request_meta(struct buf *b, const struct buf *caps)
+{
+	buf_printf(b, "\"" ERA_KEY "protocolVersion\":\"" WB_PROTOCOL_MODERN
+	    "\",\"" ERA_KEY "clientInfo\":{\"name\":\"" WB_NAME "\","
+	    "\"version\":\"%s\"},\"" ERA_KEY "clientCapabilities\":{",
+	    wb_version);
+	buf_put(b, caps->data, caps->len);
+	buf_putc(b, '}');
+}

@@ -1,0 +1,216 @@
+// Protocol eras: the workbench as a dual-era server (2026-07-28 requests
+// carry _meta; initialize keeps the 2025 rules) and as a dual-era client
+// (per-server protocol: auto probes with server/discover).  The matrix:
+// {SDK 1.x client, v2 client pinned to 2026-07-28, v2 client auto} x
+// {legacy mock, npm server, v2 server modern only, v2 server dual}.
+
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as L from './lib.mjs';
+import * as E from './eras-lib.mjs';
+
+after(L.cleanup);
+
+const T = { timeout: 30000 };
+
+const SERVERS = {
+	mock: L.mock(),
+	everything: L.everythingServer(),
+	v2reject: E.v2Server('reject'),
+	v2dual: E.v2Server('serve'),
+};
+
+// The echo of each kind of server: its tool, arguments and expected text.
+const ECHO = {
+	mock: ['echo', { message: 'hi mock' }, 'hi mock'],
+	everything: ['echo', { message: 'hi ev' }, /hi ev/],
+	v2reject: ['echo', { message: 'hi v2' }, 'hi v2'],
+	v2dual: ['echo', { message: 'hi dual' }, 'hi dual'],
+};
+
+const STRUCTURED = {
+	mock: ['structured', { answer: 42, items: ['a', 'b'] }],
+	v2reject: ['structured', { answer: 42 }],
+	v2dual: ['structured', { answer: 42 }],
+};
+
+const CLIENTS = {
+	sdk1: (config) => L.startWorkbench(config),
+	pin: (config) => E.startV2(config, 'pin'),
+	auto: (config) => E.startV2(config, 'auto'),
+};
+
+function check(r, want, what) {
+	L.assertOk(r, what);
+	if (want instanceof RegExp)
+		assert.match(L.text(r), want, what);
+	else
+		assert.equal(L.text(r), want, what);
+}
+
+describe('the era matrix: every client with every server', () => {
+	for (const [ckind, start] of Object.entries(CLIENTS)) {
+		for (const [skind, server] of Object.entries(SERVERS)) {
+			test(`${ckind} client, ${skind} server: open, call, structured content, errors`, T, async () => {
+				const config = { toolboxes: { box: { description: 'era', mcpServers: { s: server } } } };
+				const wb = await start(config);
+				try {
+					const opened = L.resultJson(await wb.openToolbox('box'));
+					assert.equal(opened.servers_connected, 1, JSON.stringify(opened));
+					const [tool, args, want] = ECHO[skind];
+					check(await wb.useTool('box', 's', tool, args), want, `${ckind}/${skind} echo`);
+					if (STRUCTURED[skind]) {
+						const [st, sc] = STRUCTURED[skind];
+						const r = await wb.useTool('box', 's', st, {});
+						L.assertOk(r);
+						assert.deepEqual(r.structuredContent, sc);
+					}
+					const missing = await wb.useTool('box', 's', 'no_such_tool', {});
+					assert.equal(missing.isError, true);
+					assert.match(L.text(missing), /not found/);
+					if (skind === 'mock' || skind.startsWith('v2')) {
+						const f = await wb.useTool('box', 's', 'fail', { message: 'bad' });
+						assert.equal(f.isError, true);
+					}
+				} finally {
+					await wb.close();
+				}
+			});
+		}
+	}
+});
+
+describe('the workbench as a modern server', () => {
+	const config = { toolboxes: { box: { description: 'Box of tests', mcpServers: { m: L.mock() } } } };
+
+	test('server/discover: versions, capabilities, instructions, serverInfo, cache hints', T, async () => {
+		await L.withRaw(config, {}, async (raw) => {
+			const { json } = await raw.request(E.modern(1, 'server/discover'));
+			const r = json.result;
+			assert.deepEqual(r.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+			assert.deepEqual(r.capabilities, { tools: { listChanged: true }, logging: {} });
+			assert.match(r.instructions, /Box of tests/);
+			assert.equal(r.resultType, 'complete');
+			assert.equal(typeof r.ttlMs, 'number');
+			assert.equal(r.cacheScope, 'private');
+			assert.equal(r._meta['io.modelcontextprotocol/serverInfo'].name, 'mcp-workbench');
+		});
+	});
+
+	test('the _meta checks: -32602 for a missing field, -32022 for another version', T, async () => {
+		await L.withRaw(config, {}, async (raw) => {
+			let { json } = await raw.request(E.modern(1, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }));
+			assert.equal(json.error.code, -32602);
+			assert.match(json.error.message, /clientCapabilities/);
+			({ json } = await raw.request(E.modern(2, 'tools/list', {}, { ...E.META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' })));
+			assert.equal(json.error.code, -32022);
+			assert.deepEqual(json.error.data, { supported: ['2026-07-28'], requested: '2099-01-01' });
+			({ json } = await raw.request(E.modern(3, 'tools/list', {}, { ...E.META, 'io.modelcontextprotocol/protocolVersion': 7 })));
+			assert.equal(json.error.code, -32602);
+			({ json } = await raw.request(E.modern(4, 'tools/list', {}, { ...E.META, 'io.modelcontextprotocol/logLevel': 'loud' })));
+			assert.equal(json.error.code, -32602);
+			({ json } = await raw.request(E.modern(5, 'ping')));
+			assert.equal(json.error.code, -32601);
+			({ json } = await raw.request(E.modern(6, 'logging/setLevel', { level: 'info' })));
+			assert.equal(json.error.code, -32601);
+			// Without the _meta version, 2025 rules: not initialized.
+			({ json } = await raw.request({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+			assert.equal(json.error.code, -32600);
+			({ json } = await raw.request({ jsonrpc: '2.0', id: 8, method: 'server/discover' }));
+			assert.equal(json.error.code, -32601);
+		});
+	});
+
+	test('modern results: resultType, serverInfo, tools/list cache hints, deterministic order', T, async () => {
+		await L.withRaw(config, {}, async (raw) => {
+			const a = (await raw.request(E.modern(1, 'tools/list'))).json.result;
+			const b = (await raw.request(E.modern(2, 'tools/list'))).json.result;
+			assert.deepEqual(a, b);
+			assert.deepEqual(a.tools.map((t) => t.name), ['open_toolbox', 'use_tool']);
+			assert.equal(a.resultType, 'complete');
+			assert.equal(typeof a.ttlMs, 'number');
+			assert.equal(a.cacheScope, 'private');
+			assert.equal(a._meta['io.modelcontextprotocol/serverInfo'].name, 'mcp-workbench');
+			// Stateless: use_tool of a toolbox never opened starts its server.
+			const { json } = await raw.request(E.modern(3, 'tools/call', { name: 'use_tool',
+			    arguments: { tool: { toolbox: 'box', server: 'm', name: 'echo' }, arguments: { message: 'x' } } }), 10000);
+			assert.equal(json.result.resultType, 'complete');
+			assert.equal(json.result.content[0].text, 'x');
+			// Modern and 2025 requests side by side in one process.
+			await raw.initialize();
+			const legacy = (await raw.request({ jsonrpc: '2.0', id: 4, method: 'tools/list' })).json.result;
+			assert.equal(legacy.resultType, undefined);
+			assert.equal(legacy._meta, undefined);
+		});
+	});
+
+	test('stateless dynamic names: a modern call of a closed toolbox starts it', T, async () => {
+		const dyn = { toolMode: 'dynamic', ...config };
+		await E.withV2(dyn, 'pin', {}, async (wb) => {
+			const r = await wb.callTool('box__m__echo', { message: 'dyn' });
+			check(r, 'dyn', 'dynamic stateless');
+			const names = (await wb.client.listTools()).tools.map((t) => t.name);
+			assert.ok(names.includes('box__m__echo'), names.join(' '));
+		});
+	});
+});
+
+describe('the workbench as a dual-era client', () => {
+	test('auto, 2025 client: initialize first; a modern-only server refuses it (-32022) and is spoken to modern', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v2: E.v2Server('reject'), m: L.mock() } } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');
+			const init = L.resultJson(await wb.useTool('box', 'm', 'init_params', {}));
+			assert.equal(init.protocolVersion, '2025-11-25');
+			check(await wb.useTool('box', 'v2', 'echo', { message: 'legacy client' }), 'legacy client');
+		});
+	});
+
+	test('protocol "legacy" never probes; "modern" against a legacy server fails clearly', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: {
+			dual: { ...E.v2Server('serve'), protocol: 'legacy' },
+			m: { ...L.mock(), protocol: 'modern' },
+		} } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			const r = L.resultJson(await wb.openToolbox('box'));
+			assert.equal(r.servers_connected, 1, JSON.stringify(r));
+			assert.match(JSON.stringify(r.servers_failed), /server\/discover failed/);
+			check(await wb.useTool('box', 'dual', 'echo', { message: 'old' }), 'old');
+		});
+	});
+
+	test('auto: a server silent on server/discover is legacy after probeTimeoutMs', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: {
+			slow: { ...L.mock('--discover', 'silent'), probeTimeoutMs: 200 },
+		} } } };
+		await E.withV2(config, 'pin', {}, async (wb) => {
+			const t0 = Date.now();
+			assert.equal(L.resultJson(await wb.openToolbox('box')).servers_connected, 1);
+			assert.ok(Date.now() - t0 >= 200);
+			check(await wb.useTool('box', 'slow', 'echo', { message: 'late' }), 'late');
+			await wb.waitStderr(/probeTimeoutMs/);
+		});
+	});
+
+	test('auto: a server that exits on server/discover starts again as legacy, not a crash', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: {
+			picky: L.mock('--discover', 'exit'),
+		} } } };
+		await E.withV2(config, 'pin', {}, async (wb) => {
+			assert.equal(L.resultJson(await wb.openToolbox('box')).servers_connected, 1);
+			check(await wb.useTool('box', 'picky', 'echo', { message: 'again' }), 'again');
+			// The verdict is kept: a restart after a crash does not probe.
+			await wb.useTool('box', 'picky', 'crash', {});
+			check(await wb.useTool('box', 'picky', 'echo', { message: 'kept' }), 'kept');
+			assert.equal(L.mockStarts(wb.stderr).length, 3, wb.stderr);
+			assert.match(wb.stderr, /after server\/discover; starting it again as a 2025-era server/);
+		});
+	});
+
+	test('a bad protocol value is a configuration error', T, async () => {
+		const path = L.writeConfig({ toolboxes: { b: { mcpServers: { s: { command: 'x', protocol: 'future' } } } } });
+		const r = L.runCli(['-c', path, '--check']);
+		assert.notEqual(r.status, 0);
+		assert.match(r.stderr, /protocol.*expected "auto", "legacy" or "modern"/s);
+	});
+});

@@ -1,0 +1,47 @@
+// An SDK v2 server for the era tests: `v2-server.mjs reject` serves only
+// 2026-07-28 (serveStdio legacy: 'reject'), `v2-server.mjs serve` both eras.
+// Tools: echo, structured, fail, rpc_error, meta (the _meta it got), and
+// ask_elicit / ask_sample / ask_roots, which need input (MRTR).
+
+import { McpServer, inputRequired, inputResponse, fromJsonSchema, ProtocolError } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+
+const legacy = process.argv[2] === 'serve' ? 'serve' : 'reject';
+const obj = (props = {}) => fromJsonSchema({ type: 'object', properties: props });
+const text = (t) => ({ content: [{ type: 'text', text: t }] });
+
+process.stderr.write(`v2-server: started pid=${process.pid} legacy=${legacy}\n`);
+
+serveStdio(() => {
+	const s = new McpServer({ name: 'v2-server', version: '2.0.0' }, { capabilities: { tools: { listChanged: true } } });
+	s.registerTool('echo', { description: 'Echoes message.', inputSchema: obj({ message: { type: 'string' } }) },
+	    async (a) => text(a.message));
+	s.registerTool('structured', { description: 'Structured.', inputSchema: obj() },
+	    async () => ({ ...text('{"answer":42}'), structuredContent: { answer: 42 } }));
+	s.registerTool('fail', { description: 'Fails.', inputSchema: obj() },
+	    async () => ({ ...text('it failed'), isError: true }));
+	s.registerTool('rpc_error', { description: 'JSON-RPC error.', inputSchema: obj() },
+	    async () => {
+		    throw new ProtocolError(-32000, 'rpc error from v2');
+	    });
+	s.registerTool('meta', { description: 'Its _meta.', inputSchema: obj() },
+	    async (a, ctx) => text(JSON.stringify(ctx.mcpReq?._meta ?? null)));
+	const ask = (key, build, show) => async (a, ctx) => {
+		const r = inputResponse(ctx.mcpReq.inputResponses, key);
+		if (r.kind === 'missing')
+			return inputRequired({ inputRequests: { [key]: build() }, requestState: `v2-state-${key}` });
+		return text(show(r));
+	};
+	s.registerTool('ask_elicit', { description: 'Elicits.', inputSchema: obj() },
+	    ask('confirm', () => inputRequired.elicit({ message: 'Proceed?',
+		requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }),
+	    (r) => `elicit ${r.action} ${JSON.stringify(r.content ?? null)}`));
+	s.registerTool('ask_sample', { description: 'Samples.', inputSchema: obj() },
+	    ask('llm', () => inputRequired.createMessage({ messages: [{ role: 'user',
+		content: { type: 'text', text: 'hello?' } }], maxTokens: 10 }),
+	    (r) => `sample ${r.kind === 'sampling' ? r.result.content.text : r.kind}`));
+	s.registerTool('ask_roots', { description: 'Lists roots.', inputSchema: obj() },
+	    ask('roots', () => inputRequired.listRoots(),
+	    (r) => `roots ${r.kind === 'roots' ? r.roots.map((x) => x.uri).join(',') : r.kind}`));
+	return s;
+}, { legacy });
