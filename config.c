@@ -414,6 +414,31 @@ check_name(struct loader *l, const char *what, const char *name)
 		    what, name, NAME_RULE);
 }
 
+/*
+ * What makes a server's tool list what it is, as written: command, args,
+ * env, cwd and toolFilters before ${VAR} expansion, so that no variable's
+ * value is ever kept (the tool catalogue stores and compares this).
+ */
+static char *
+fingerprint(struct loader *l, int obj)
+{
+	static const char *const keys[] = { "command", "args", "env", "cwd",
+	    "toolFilters", NULL };
+	struct buf b = { 0 };
+	const char *raw;
+	size_t len;
+	int i, v;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		if ((v = json_get(&l->j, obj, keys[i])) < 0)
+			continue;
+		raw = json_raw(&l->j, v, &len);
+		buf_printf(&b, "%s%s:", b.len > 0 ? "," : "", keys[i]);
+		buf_put(&b, raw, len);
+	}
+	return buf_cstr(&b);
+}
+
 static void
 server_entry(struct loader *l, const char *key, int t, void *arg)
 {
@@ -432,6 +457,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->call_max_ms = -1;
 	s->idle_ms = -1;
 	each_member(l, t, server_member, s);
+	s->fingerprint = fingerprint(l, t);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
 		problem(l, true, "missing \"command\" (the program to run)");
@@ -501,6 +527,18 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		c->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "idleTimeoutMs") == 0)
 		c->idle_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "cache") == 0) {
+		if (json_get_bool(&l->j, t, &c->cache) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "cacheDir") == 0) {
+		free(c->cache_dir);
+		if ((c->cache_dir = expanded(l, t)) != NULL &&
+		    c->cache_dir[0] == '\0')
+			problem(l, true, "cacheDir is empty");
+	} else if (strcmp(key, "searchTool") == 0) {
+		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
+			problem(l, true, "expected true or false");
+	}
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -568,6 +606,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->path = xstrdup(path);
 	c->init_timeout_ms = WB_INIT_TIMEOUT_MS;
 	c->max_message = WB_MAX_MESSAGE;
+	c->cache = c->search_tool = true;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
 		syntax_error(&l, text, r);
 	else {
@@ -655,6 +694,7 @@ cfg_free(struct cfg *c)
 			free(s->cwd);
 			free(s->cwd_raw);
 			free(s->command);
+			free(s->fingerprint);
 		}
 		free(c->boxes[i].servers);
 		free(c->boxes[i].name);
@@ -662,6 +702,7 @@ cfg_free(struct cfg *c)
 	}
 	free(c->boxes);
 	free(c->path);
+	free(c->cache_dir);
 	memset(c, 0, sizeof(*c));
 }
 
