@@ -62,7 +62,7 @@ catalog_dir(void)
 		return dir_state == DIR_OK ? dir : NULL;
 	dir_state = DIR_NONE;
 	if (wb.cfg.cache_dir != NULL)
-		buf_puts(&b, wb.cfg.cache_dir);
+		buf_printf(&b, "%s", wb.cfg.cache_dir);
 	else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/')
 		buf_printf(&b, "%s/mcp-workbench", base);
 	else if ((base = getenv("HOME")) != NULL && base[0] == '/')
@@ -104,33 +104,6 @@ tools_hash(const struct server *s)
 	for (i = 0; i < s->ntools; i++)
 		h = hash_bytes(h, s->tools[i].json, s->tools[i].len + 1);
 	return h;
-}
-
-static char *
-read_entry(const char *path, size_t *len)
-{
-	struct buf b = { 0 };
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
-	for (;;) {
-		buf_reserve(&b, 65536);
-		n = read(fd, b.data + b.len, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || (b.len += (size_t)n) > ENTRY_MAX)
-			break;
-	}
-	close(fd);
-	if (n < 0 || b.len > ENTRY_MAX) {
-		buf_free(&b);
-		errno = n < 0 ? errno : EFBIG;
-		return NULL;
-	}
-	*len = b.len;
-	return buf_cstr(&b);
 }
 
 /* Check an entry read; its tools array's token, or -1 with why. */
@@ -188,7 +161,7 @@ catalog_load(struct server *s)
 		return;
 	s->catalog_read = true;
 	entry_path(s, &path);
-	if ((text = read_entry(buf_cstr(&path), &len)) == NULL) {
+	if ((text = file_read(buf_cstr(&path), ENTRY_MAX, &len)) == NULL) {
 		if (errno != ENOENT)
 			wb_log("catalogue: ignoring %s: %s", path.data,
 			    strerror(errno));

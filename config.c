@@ -624,31 +624,12 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 static char *
 read_file(const char *path, size_t *len, FILE *err)
 {
-	struct buf b = { 0 };
-	ssize_t n;
-	int fd;
+	char *text;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		buf_reserve(&b, 65536);
-		n = read(fd, b.data + b.len, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || (b.len += (size_t)n) > CFG_MAX_FILE)
-			break;
-	}
-	close(fd);
-	if (n < 0 || b.len > CFG_MAX_FILE) {
-		fprintf(err, "%s: cannot read: %s\n", path, n < 0 ?
-		    strerror(errno) : "larger than 16 MiB");
-		buf_free(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return buf_cstr(&b);
+	if ((text = file_read(path, CFG_MAX_FILE, len)) == NULL)
+		fprintf(err, "%s: cannot read: %s\n", path, errno == EFBIG ?
+		    "larger than 16 MiB" : strerror(errno));
+	return text;
 }
 
 int

@@ -276,8 +276,7 @@ first_sentence(const char *d)
 		if (d[n] == '.' && (d[n + 1] == ' ' || d[n + 1] == '\0'))
 			return n + 1;
 	/* Cut at the cap: not inside a character. */
-	while (n == SUMMARY_MAX && n > 0 && ((unsigned char)d[n] & 0xc0) ==
-	    0x80)
+	while (n == SUMMARY_MAX && ((unsigned char)d[n] & 0xc0) == 0x80)
 		n--;
 	return n;
 }

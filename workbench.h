@@ -102,6 +102,7 @@ char	*buf_cstr(struct buf *);
 #define HASH_INIT	2166136261u
 unsigned long hash_bytes(unsigned long, const void *, size_t);
 
+char	*file_read(const char *, size_t, size_t *);
 long long earliest(long long, long long);
 long long now_ms(void);
 void	 loop_tick(void);
