@@ -153,6 +153,20 @@ reply_text(const char *id, size_t idlen, const char *text, bool error)
 	reply_end();
 }
 
+/* A tool result whose JSON object is given as text and as itself. */
+void
+reply_structured(const char *id, size_t idlen, const struct buf *obj)
+{
+	struct buf *b = reply_begin(id, idlen);
+
+	buf_puts(b, "{\"content\":[{\"type\":\"text\",\"text\":");
+	json_put_str(b, obj->data, obj->len);
+	buf_puts(b, "}],\"structuredContent\":");
+	buf_put(b, obj->data, obj->len);
+	buf_putc(b, '}');
+	reply_end();
+}
+
 /*
  * The session.
  */
@@ -253,6 +267,7 @@ m_tools_list(int params, const char *id, size_t idlen)
 	b = reply_begin(id, idlen);
 	buf_puts(b, "{\"tools\":[");
 	box_put_tools(b);
+	search_put_tool(b);
 	dyn_put_tools(b);
 	buf_putc(b, ']');
 	if (era.modern)
@@ -299,6 +314,8 @@ m_tools_call(int params, const char *id, size_t idlen)
 		box_open_tool(&j, args, id, idlen);
 	else if (strcmp(tool, "use_tool") == 0)
 		box_use_tool(&j, args, meta, id, idlen);
+	else if (strcmp(tool, "search_tools") == 0 && wb.cfg.search_tool)
+		search_tool(&j, args, id, idlen);
 	else if (wb.mode == MODE_DYNAMIC)
 		dyn_call(&j, tool, args, meta, id, idlen);
 	else {
@@ -715,6 +732,10 @@ list_toolboxes(struct buf *t)
 	if (wb.mode == MODE_DYNAMIC)
 		buf_puts(t, " Opened tools also appear in your tool list as "
 		    "{toolbox}__{server}__{tool} and can be called directly.");
+	if (wb.cfg.search_tool)
+		buf_puts(t, " When you do not know which toolbox has the tool "
+		    "you need, call search_tools with a few words saying what "
+		    "it should do.");
 }
 
 void

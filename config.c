@@ -433,6 +433,31 @@ check_name(struct loader *l, const char *what, const char *name)
 		    what, name, NAME_RULE);
 }
 
+/*
+ * What makes a server's tool list what it is, as written: command, args,
+ * env, cwd and toolFilters before ${VAR} expansion, so that no variable's
+ * value is ever kept (the tool catalogue stores and compares this).
+ */
+static char *
+fingerprint(struct loader *l, int obj)
+{
+	static const char *const keys[] = { "command", "args", "env", "cwd",
+	    "toolFilters", NULL };
+	struct buf b = { 0 };
+	const char *raw;
+	size_t len;
+	int i, v;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		if ((v = json_get(&l->j, obj, keys[i])) < 0)
+			continue;
+		raw = json_raw(&l->j, v, &len);
+		buf_printf(&b, "%s%s:", b.len > 0 ? "," : "", keys[i]);
+		buf_put(&b, raw, len);
+	}
+	return buf_cstr(&b);
+}
+
 static void
 server_entry(struct loader *l, const char *key, int t, void *arg)
 {
@@ -452,6 +477,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->idle_ms = -1;
 	s->probe_ms = WB_PROBE_TIMEOUT_MS;
 	each_member(l, t, server_member, s);
+	s->fingerprint = fingerprint(l, t);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
 		problem(l, true, "missing \"command\" (the program to run)");
@@ -521,6 +547,18 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		c->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "idleTimeoutMs") == 0)
 		c->idle_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "cache") == 0) {
+		if (json_get_bool(&l->j, t, &c->cache) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "cacheDir") == 0) {
+		free(c->cache_dir);
+		if ((c->cache_dir = expanded(l, t)) != NULL &&
+		    c->cache_dir[0] == '\0')
+			problem(l, true, "cacheDir is empty");
+	} else if (strcmp(key, "searchTool") == 0) {
+		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
+			problem(l, true, "expected true or false");
+	}
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -588,6 +626,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->path = xstrdup(path);
 	c->init_timeout_ms = WB_INIT_TIMEOUT_MS;
 	c->max_message = WB_MAX_MESSAGE;
+	c->cache = c->search_tool = true;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
 		syntax_error(&l, text, r);
 	else {
@@ -605,31 +644,12 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 static char *
 read_file(const char *path, size_t *len, FILE *err)
 {
-	struct buf b = { 0 };
-	ssize_t n;
-	int fd;
+	char *text;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		buf_reserve(&b, 65536);
-		n = read(fd, b.data + b.len, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || (b.len += (size_t)n) > CFG_MAX_FILE)
-			break;
-	}
-	close(fd);
-	if (n < 0 || b.len > CFG_MAX_FILE) {
-		fprintf(err, "%s: cannot read: %s\n", path, n < 0 ?
-		    strerror(errno) : "larger than 16 MiB");
-		buf_free(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return buf_cstr(&b);
+	if ((text = file_read(path, CFG_MAX_FILE, len)) == NULL)
+		fprintf(err, "%s: cannot read: %s\n", path, errno == EFBIG ?
+		    "larger than 16 MiB" : strerror(errno));
+	return text;
 }
 
 int
@@ -675,6 +695,7 @@ cfg_free(struct cfg *c)
 			free(s->cwd);
 			free(s->cwd_raw);
 			free(s->command);
+			free(s->fingerprint);
 		}
 		free(c->boxes[i].servers);
 		free(c->boxes[i].name);
@@ -682,6 +703,7 @@ cfg_free(struct cfg *c)
 	}
 	free(c->boxes);
 	free(c->path);
+	free(c->cache_dir);
 	memset(c, 0, sizeof(*c));
 }
 

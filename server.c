@@ -59,6 +59,13 @@ srv_serving(const struct server *s)
 	return s->state == SRV_READY || s->state == SRV_RELISTING;
 }
 
+/* Are its tools known: it serves, or starts with its catalogue entry? */
+bool
+srv_known(const struct server *s)
+{
+	return srv_serving(s) || (s->catalogued && s->state == SRV_STARTING);
+}
+
 /*
  * Messages to a server.
  */
@@ -187,6 +194,7 @@ tool_free(struct tool *t)
 	free(t->name);
 	free(t->json);
 	free(t->native);
+	free(t->words);
 }
 
 static void
@@ -448,9 +456,9 @@ srv_fail(struct server *s, const char *reason)
  */
 static void	srv_relist(struct server *);
 
-/* Its list is complete: it takes calls, and those that waited go. */
-static void
-srv_ready(struct server *s)
+/* The list paged in (or read from the catalogue) becomes its list. */
+void
+srv_take_fresh(struct server *s)
 {
 	tools_free(s->tools, s->ntools);
 	s->tools = s->fresh;
@@ -458,7 +466,16 @@ srv_ready(struct server *s)
 	s->fresh = NULL;
 	s->nfresh = 0;
 	srv_index(s);
+}
+
+/* Its list is complete: it takes calls, and those that waited go. */
+static void
+srv_ready(struct server *s)
+{
+	srv_take_fresh(s);
 	paging_free(s);
+	s->catalogued = false;
+	catalog_store(s);
 	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;
 		if (s->modern && s->listens)
@@ -567,16 +584,16 @@ on_initialize(struct server *s, int result)
 }
 
 /* Keep one listed tool, if it passes the filters. */
-static void
-keep_tool(struct server *s, int t)
+void
+srv_keep_tool(struct server *s, const struct json *tj, int t)
 {
 	const char *raw;
 	struct tool *nt;
 	size_t len;
 	char *name;
 
-	if (!json_is(&j, t, JSMN_OBJECT) ||
-	    (name = json_strdup(&j, json_get(&j, t, "name"))) == NULL) {
+	if (!json_is(tj, t, JSMN_OBJECT) ||
+	    (name = json_strdup(tj, json_get(tj, t, "name"))) == NULL) {
 		wb_log("%s: skipping a tool without a name", s->label);
 		return;
 	}
@@ -584,14 +601,15 @@ keep_tool(struct server *s, int t)
 		free(name);
 		return;
 	}
-	raw = json_raw(&j, t, &len);
+	raw = json_raw(tj, t, &len);
 	s->fresh = xrealloc(s->fresh, ((size_t)s->nfresh + 1) *
 	    sizeof(*s->fresh));
 	nt = &s->fresh[s->nfresh++];
+	memset(nt, 0, sizeof(*nt));
 	nt->name = name;
 	nt->json = xstrndup(raw, len);
 	nt->len = len;
-	nt->native = wb.mode == MODE_DYNAMIC ? dyn_tool(s, &j, t, name) : NULL;
+	nt->native = wb.mode == MODE_DYNAMIC ? dyn_tool(s, tj, t, name) : NULL;
 }
 
 /* Has this cursor come before?  Remembers it when not. */
@@ -645,7 +663,7 @@ on_tools_page(struct server *s, int result)
 		return;
 	}
 	for (t = tools + 1, n = 0; n < j.tok[tools].size; n++) {
-		keep_tool(s, t);
+		srv_keep_tool(s, &j, t);
 		t = json_next(&j, t);
 	}
 	cursor = json_strdup(&j, json_get(&j, result, "nextCursor"));

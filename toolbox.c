@@ -197,6 +197,24 @@ put_tool(struct buf *b, const struct server *s, const struct tool *t)
 	buf_putc(b, '}');
 }
 
+/* The servers whose tools are those of the catalogue, still starting. */
+static void
+put_catalogued(struct buf *out, const struct toolbox *b)
+{
+	const struct server *s;
+	int i, n = 0;
+
+	for (i = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		if (srv_serving(s) || !srv_known(s))
+			continue;
+		buf_puts(out, n++ == 0 ? ",\"from_catalogue\":[" : ",");
+		json_put_cstr(out, s->cfg->name);
+	}
+	if (n > 0)
+		buf_putc(out, ']');
+}
+
 static void
 put_failed(struct buf *out, const struct toolbox *b)
 {
@@ -205,7 +223,7 @@ put_failed(struct buf *out, const struct toolbox *b)
 
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		if (srv_serving(s))
+		if (srv_known(s))
 			continue;
 		buf_puts(out, failed++ == 0 ? ",\"servers_failed\":[" : ",");
 		buf_puts(out, "{\"server\":");
@@ -218,32 +236,38 @@ put_failed(struct buf *out, const struct toolbox *b)
 		buf_putc(out, ']');
 }
 
-/* The open_toolbox result object, for content and structuredContent. */
+/*
+ * The open_toolbox result object, for content and structuredContent.
+ * Returns how many servers' tools it lists.
+ */
 static int
 box_summary(const struct toolbox *b, struct buf *out)
 {
 	const struct server *s;
-	int i, k, ready = 0;
+	int i, k, ready = 0, known = 0;
 
 	buf_puts(out, "{\"toolbox\":");
 	json_put_cstr(out, b->cfg->name);
 	buf_puts(out, ",\"description\":");
 	json_put_cstr(out, b->cfg->description);
-	for (i = 0; i < b->nservers; i++)
+	for (i = 0; i < b->nservers; i++) {
 		ready += srv_serving(&b->servers[i]);
+		known += srv_known(&b->servers[i]);
+	}
 	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		for (k = 0; srv_serving(s) && k < s->ntools; k++) {
+		for (k = 0; srv_known(s) && k < s->ntools; k++) {
 			if (out->data[out->len - 1] != '[')
 				buf_putc(out, ',');
 			put_tool(out, s, &s->tools[k]);
 		}
 	}
 	buf_putc(out, ']');
+	put_catalogued(out, b);
 	put_failed(out, b);
 	buf_putc(out, '}');
-	return ready;
+	return known;
 }
 
 static void
@@ -261,21 +285,10 @@ box_failure_text(const struct toolbox *b, struct buf *out)
 		buf_puts(out, " It has no servers configured.");
 }
 
-/* The summary as open_toolbox's result: text, and structured. */
-static void
-reply_summary(const struct waiter *w, const struct buf *sum)
-{
-	struct buf *o = reply_begin(w->cid, w->cidlen);
-
-	buf_puts(o, "{\"content\":[{\"type\":\"text\",\"text\":");
-	json_put_str(o, sum->data, sum->len);
-	buf_puts(o, "}],\"structuredContent\":");
-	buf_put(o, sum->data, sum->len);
-	buf_puts(o, "}");
-	reply_end();
-}
-
-/* Answer everyone waiting for the toolbox once no server is starting. */
+/*
+ * Answer everyone waiting for the toolbox once no server is starting, or
+ * at once when the tools of those starting are known from the catalogue.
+ */
 void
 box_settle(struct toolbox *b)
 {
@@ -285,7 +298,8 @@ box_settle(struct toolbox *b)
 	if (b->nwaiters == 0 || b->starting)
 		return;
 	for (i = 0; i < b->nservers; i++)
-		if (b->servers[i].state == SRV_STARTING)
+		if (b->servers[i].state == SRV_STARTING &&
+		    !srv_known(&b->servers[i]))
 			return;
 	ready = box_summary(b, &sum);
 	b->open = b->open || ready > 0;
@@ -299,7 +313,8 @@ box_settle(struct toolbox *b)
 			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
 			    buf_cstr(&sum), true);
 		else
-			reply_summary(&b->waiters[i], &sum);
+			reply_structured(b->waiters[i].cid,
+			    b->waiters[i].cidlen, &sum);
 		free(b->waiters[i].cid);
 	}
 	free(b->waiters);
@@ -321,6 +336,8 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	w->cid = xstrndup(cid, cidlen);
 	w->cidlen = cidlen;
 	w->modern = client_era() != NULL;
+	for (i = 0; i < b->nservers; i++)
+		catalog_load(&b->servers[i]);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)

@@ -2,6 +2,7 @@
  * util.c: memory, growable buffers, the clock and the log queue.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,38 @@ hash_bytes(unsigned long h, const void *p, size_t n)
 	for (i = 0; i < n; i++)
 		h = (h ^ c[i]) * 16777619u;
 	return h;
+}
+
+/*
+ * A whole file, NUL-terminated, of at most max bytes; NULL with errno
+ * (EFBIG when it is larger).
+ */
+char *
+file_read(const char *path, size_t max, size_t *len)
+{
+	struct buf b = { 0 };
+	ssize_t n;
+	int fd, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	for (;;) {
+		buf_reserve(&b, 65536);
+		n = read(fd, b.data + b.len, 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (b.len += (size_t)n) > max)
+			break;
+	}
+	saved = n < 0 ? errno : EFBIG;
+	close(fd);
+	if (n < 0 || b.len > max) {
+		buf_free(&b);
+		errno = saved;
+		return NULL;
+	}
+	*len = b.len;
+	return buf_cstr(&b);
 }
 
 /* The earlier of two deadlines, where 0 (or less) is none. */

@@ -104,6 +104,7 @@ char	*buf_cstr(struct buf *);
 #define HASH_INIT	2166136261u
 unsigned long hash_bytes(unsigned long, const void *, size_t);
 
+char	*file_read(const char *, size_t, size_t *);
 long long earliest(long long, long long);
 long long now_ms(void);
 void	 loop_tick(void);
@@ -380,6 +381,7 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
+	char	 *fingerprint;	/* Its list's making, as written. */
 };
 
 struct cfg_toolbox {
@@ -399,6 +401,9 @@ struct cfg {
 	int			 call_max_ms;
 	int			 idle_ms;
 	size_t			 max_message;
+	bool			 cache;		/* The tool catalogue on disk. */
+	char			*cache_dir;	/* NULL: the XDG default. */
+	bool			 search_tool;	/* Offer search_tools. */
 };
 
 int	 cfg_load(struct cfg *, const char *, FILE *);
@@ -501,6 +506,7 @@ void	 reply_end(void);
 void	 reply_era(bool);
 void	 reply_error(const char *, size_t, int, const char *);
 void	 reply_text(const char *, size_t, const char *, bool);
+void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
 const struct buf *client_caps(void);
 bool	 client_has(enum client_cap);
@@ -592,6 +598,7 @@ struct tool {
 	char	*json;		/* The Tool object, raw. */
 	size_t	 len;
 	char	*native;	/* Dynamic mode: as we list it, or NULL. */
+	char	*words;		/* search_tools' terms, once searched. */
 };
 
 /* A request to a server: sent, or waiting for the server to be ready. */
@@ -649,6 +656,9 @@ struct server {
 	long long		 probe_at;	/* Auto probing: legacy after. */
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */
+	bool			 catalogued;	/* tools: from the catalogue. */
+	bool			 catalog_read;	/* Its entry was looked for. */
+	unsigned long		 catalog_hash;	/* Of the tools stored there. */
 	int			*index;		/* tools by name; -1: empty */
 	size_t			 nindex;
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
@@ -659,6 +669,9 @@ struct server {
 void	 srv_init(struct server *, struct toolbox *,
 	    const struct cfg_server *);
 bool	 srv_serving(const struct server *);
+bool	 srv_known(const struct server *);
+void	 srv_keep_tool(struct server *, const struct json *, int);
+void	 srv_take_fresh(struct server *);
 const struct tool *srv_tool(const struct server *, const char *, size_t);
 void	 srv_ensure(struct server *);
 void	 srv_open(struct server *);
@@ -679,6 +692,19 @@ void	 srv_write_in(struct server *, long long);
 void	 srv_write_error(struct server *);
 bool	 srv_stuck(const struct server *, long long);
 bool	 srv_busy(const struct server *, long long);
+
+/*
+ * catalog.c: the tool catalogue on disk: each server's last complete tool
+ * list, for instant open_toolbox and search_tools.
+ */
+void	 catalog_load(struct server *);
+void	 catalog_store(struct server *);
+
+/*
+ * search.c: search_tools, BM25 over every known tool.
+ */
+void	 search_put_tool(struct buf *);
+void	 search_tool(const struct json *, int, const char *, size_t);
 
 /*
  * call.c: requests in flight on a server: their ids and table, calls

@@ -15,7 +15,7 @@ after(L.cleanup);
 
 const T = { timeout: 20000 };
 const TE = { timeout: 30000 };
-const META = ['open_toolbox', 'use_tool'];
+const META = ['open_toolbox', 'use_tool', 'search_tools'];
 const FIXED_TOOLS = ['echo', 'add', 'sleep', 'big', 'crash', 'fail', 'rpc_error', 'structured', 'image',
 	'env', 'cwd', 'init_params', 'notify_list_changed', 'stderr'];
 // Generated names: "dev__server__" is 13 characters.

@@ -24,6 +24,7 @@ export async function startV2(config, mode, opts = {}) {
 	const transport = new StdioClientTransport({
 		command: L.WORKBENCH,
 		args: ['-c', configPath, ...(opts.args ?? [])],
+		env: { XDG_CACHE_HOME: L.makeTempDir('wb-cache-'), ...opts.env },
 		stderr: 'pipe',
 	});
 	let stderr = '';

@@ -119,7 +119,7 @@ describe('initialize through the SDK client', () => {
 			assert.match(ins, /mcpServers|workbench-config\.json/, `should say how to add one:\n${ins}`);
 			assert.doesNotMatch(ins, /\(\d+ servers?\)/);
 			const { tools } = await wb.client.listTools();
-			assert.deepEqual(tools.map((t) => t.name).sort(), ['open_toolbox', 'use_tool']);
+			assert.deepEqual(tools.map((t) => t.name).sort(), ['open_toolbox', 'search_tools', 'use_tool']);
 		});
 	});
 
@@ -127,7 +127,7 @@ describe('initialize through the SDK client', () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const { tools, nextCursor } = await wb.client.listTools();
 			assert.equal(nextCursor, undefined, 'everything in one page');
-			assert.deepEqual(tools.map((t) => t.name).sort(), ['open_toolbox', 'use_tool']);
+			assert.deepEqual(tools.map((t) => t.name).sort(), ['open_toolbox', 'search_tools', 'use_tool']);
 			const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 			for (const t of tools) {
 				assert.equal(typeof t.description, 'string');

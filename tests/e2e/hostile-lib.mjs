@@ -152,7 +152,7 @@ export function startSession(config, opts = {}) {
 	const argv = [...(opts.wrap ?? []), L.WORKBENCH, '-c', configPath, ...(opts.args ?? [])];
 	const proc = spawn(argv[0], argv.slice(1), {
 		stdio: ['pipe', 'pipe', 'pipe'],
-		env: opts.env ?? process.env,
+		env: L.workbenchEnv(opts.env),
 		cwd: opts.cwd,
 	});
 	const s = {

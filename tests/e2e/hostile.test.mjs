@@ -173,7 +173,7 @@ describe('hostile client', () => {
 			assert.deepEqual(got.map((g) => g.text), [], `line ${JSON.stringify(line)} must get no answer`);
 		}
 		const l = await s.request('tools/list');
-		assert.equal(l.json.result.tools.length, 2, 'the session goes on');
+		assert.equal(l.json.result.tools.length, 3, 'the session goes on');
 		await finish(s);
 	});
 
@@ -545,7 +545,7 @@ describe('hostile client', () => {
 			assertError(l, [-32600], l.json.id, `second initialize ${v}`);
 		}
 		assertText(await s.useTool('b', 'ok', 'echo', { message: 'still' }), 'still');
-		assert.equal((await s.request('tools/list')).json.result.tools.length, 2);
+		assert.equal((await s.request('tools/list')).json.result.tools.length, 3);
 		await finish(s);
 	});
 

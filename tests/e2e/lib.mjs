@@ -78,6 +78,14 @@ export function makeTempDir(prefix = 'wb-e2e-') {
 	return d;
 }
 
+// The environment of a workbench: each gets a tool catalogue directory of
+// its own (XDG_CACHE_HOME), so that no test sees another's tool lists;
+// env, when given, is the whole environment otherwise.
+export function workbenchEnv(env) {
+	const cache = { XDG_CACHE_HOME: makeTempDir('wb-cache-') };
+	return env ? { ...cache, ...env } : { ...process.env, ...cache };
+}
+
 // Write a config object (or raw text) to a fresh temporary file; returns its path.
 export function writeConfig(config, name = 'workbench-config.json') {
 	const dir = makeTempDir('wb-cfg-');
@@ -280,7 +288,7 @@ export async function startWorkbench(config, opts = {}) {
 	const transport = new StdioClientTransport({
 		command: WORKBENCH,
 		args: ['-c', configPath, ...(opts.args ?? [])],
-		env: opts.env,
+		env: { XDG_CACHE_HOME: makeTempDir('wb-cache-'), ...opts.env },
 		cwd: opts.cwd,
 		stderr: 'pipe',
 	});
@@ -381,7 +389,7 @@ export function startRaw(config, opts = {}) {
 	const args = configPath === null ? [...(opts.args ?? [])] : ['-c', configPath, ...(opts.args ?? [])];
 	const proc = spawn(WORKBENCH, args, {
 		stdio: ['pipe', 'pipe', 'pipe'],
-		env: opts.env ?? process.env,
+		env: workbenchEnv(opts.env),
 		cwd: opts.cwd,
 	});
 	liveProcs.add(proc);
@@ -531,7 +539,7 @@ export function startRaw(config, opts = {}) {
 // Run the binary to completion (CLI tests).
 
 export function runCli(args, opts = {}) {
-	const env = opts.env ?? { ...process.env };
+	const env = workbenchEnv(opts.env);
 	if (!opts.env && !opts.keepWorkbenchConfig)
 		delete env.WORKBENCH_CONFIG;
 	const r = spawnSync(WORKBENCH, args, {

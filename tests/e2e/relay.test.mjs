@@ -584,6 +584,10 @@ describe('server-to-client requests', () => {
 			wb.client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }));
 			await openOk(wb, 'one');
 			await openOk(wb, 'two');
+			// Running, not only listed (two/c's list may come from the
+			// catalogue, written by one/a, while it still starts).
+			for (const [t, s] of [['one', 'a'], ['one', 'b'], ['two', 'c']])
+				await fixtureReceived(wb, t, s);
 			await wb.client.sendRootsListChanged();
 			for (const [t, s] of [['one', 'a'], ['one', 'b'], ['two', 'c']]) {
 				await L.waitFor(async () => (await fixtureReceived(wb, t, s))

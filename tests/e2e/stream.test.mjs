@@ -283,7 +283,7 @@ describe('nothing is written into a streamed line', () => {
 		assert.deepEqual(got.pings, Array(5).fill({}), `${what}: pings`);
 		assertOk(got.open, `${what}: open_toolbox:`);
 		assert.equal(got.open.structuredContent.servers_connected, 3, `${what}: open_toolbox`);
-		assert.equal(got.list.tools.length, 2, `${what}: tools/list`);
+		assert.equal(got.list.tools.length, 3, `${what}: tools/list`);
 	}
 
 	test('other servers\' answers, notifications and the workbench\'s own answers wait for the end of the line', { timeout: T(30000) }, async () => {

@@ -1,0 +1,245 @@
+/*
+ * catalog.c: the tool catalogue on disk.  Each server's last complete
+ * tool list is kept in a file of its own under cacheDir, else
+ * $XDG_CACHE_HOME/mcp-workbench, else ~/.cache/mcp-workbench, so that
+ * open_toolbox can answer at once (the servers start meanwhile) and
+ * search_tools can search toolboxes not opened in this session.
+ *
+ * An entry holds the server's fingerprint (its command, args, env, cwd and
+ * toolFilters as written, before ${VAR} expansion: no value is stored),
+ * and is used only for the same fingerprint.  Files are written whole
+ * under a temporary name and renamed, 0600 in a 0700 directory.  Nothing
+ * about the catalogue stops the workbench: an entry that cannot be read
+ * is ignored with a warning, and a directory that cannot be written
+ * leaves the catalogue in memory for the session, with one warning.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workbench.h"
+
+#define CATALOG_VERSION	1
+#define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */
+
+static enum { DIR_UNKNOWN, DIR_OK, DIR_NONE } dir_state;
+static char *dir;
+static struct json j;			/* The entry being read. */
+
+/* mkdir -p, the last level 0700. */
+static int
+make_dirs(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* The directory, made on first use; NULL when there is none. */
+static const char *
+catalog_dir(void)
+{
+	const char *base;
+	struct buf b = { 0 };
+
+	if (dir_state != DIR_UNKNOWN)
+		return dir_state == DIR_OK ? dir : NULL;
+	dir_state = DIR_NONE;
+	if (wb.cfg.cache_dir != NULL)
+		buf_printf(&b, "%s", wb.cfg.cache_dir);
+	else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/')
+		buf_printf(&b, "%s/mcp-workbench", base);
+	else if ((base = getenv("HOME")) != NULL && base[0] == '/')
+		buf_printf(&b, "%s/.cache/mcp-workbench", base);
+	else {
+		wb_log("catalogue: no cacheDir, XDG_CACHE_HOME or HOME; tool "
+		    "lists are kept in memory only");
+		return NULL;
+	}
+	dir = buf_cstr(&b);
+	if (make_dirs(dir) < 0 || access(dir, W_OK | X_OK) < 0) {
+		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
+		    dir, strerror(errno));
+		return NULL;
+	}
+	dir_state = DIR_OK;
+	return dir;
+}
+
+/* The file of a server's entry: named by its fingerprint's hashes. */
+static void
+entry_path(const struct server *s, struct buf *out)
+{
+	const char *fp = s->cfg->fingerprint;
+	size_t n = strlen(fp);
+
+	buf_printf(out, "%s/%08lx%08lx.json", dir,
+	    hash_bytes(HASH_INIT, fp, n) & 0xffffffffUL,
+	    hash_bytes(HASH_INIT ^ 0x5bd1e995UL, fp, n) & 0xffffffffUL);
+}
+
+/* The hash of a tool list as stored: tells when it changed. */
+static unsigned long
+tools_hash(const struct server *s)
+{
+	unsigned long h = HASH_INIT;
+	int i;
+
+	for (i = 0; i < s->ntools; i++)
+		h = hash_bytes(h, s->tools[i].json, s->tools[i].len + 1);
+	return h;
+}
+
+/* Check an entry read; its tools array's token, or -1 with why. */
+static int
+entry_tools(const struct server *s, const char **why)
+{
+	long long version;
+	int tools;
+
+	*why = "not a catalogue entry";
+	if (!json_get_int(&j, json_get(&j, 0, "mcpWorkbenchCatalogue"),
+	    &version))
+		return -1;
+	*why = "written by another version";
+	if (version != CATALOG_VERSION)
+		return -1;
+	*why = NULL;		/* Another configuration's: no warning. */
+	if (!json_eq(&j, json_get(&j, 0, "fingerprint"), s->cfg->fingerprint))
+		return -1;
+	*why = "no tools array";
+	tools = json_get(&j, 0, "tools");
+	return json_is(&j, tools, JSMN_ARRAY) ? tools : -1;
+}
+
+/* Take the tools of an entry read into j as the server's list. */
+static void
+adopt_entry(struct server *s, int tools)
+{
+	int t, n;
+
+	for (t = tools + 1, n = 0; n < j.tok[tools].size; n++) {
+		srv_keep_tool(s, &j, t);
+		t = json_next(&j, t);
+	}
+	srv_take_fresh(s);
+	s->catalogued = true;
+	s->catalog_hash = tools_hash(s);
+}
+
+/*
+ * Read a server's entry, once, if it has no list of its own yet: its
+ * tools become the server's list until the server lists them itself.
+ */
+void
+catalog_load(struct server *s)
+{
+	struct buf path = { 0 };
+	const char *why;
+	size_t len;
+	char *text;
+	int tools;
+
+	if (s->catalog_read || s->state != SRV_IDLE || !wb.cfg.cache ||
+	    catalog_dir() == NULL)
+		return;
+	s->catalog_read = true;
+	entry_path(s, &path);
+	if ((text = file_read(buf_cstr(&path), ENTRY_MAX, &len)) == NULL) {
+		if (errno != ENOENT)
+			wb_log("catalogue: ignoring %s: %s", path.data,
+			    strerror(errno));
+	} else if (json_parse(&j, text, len) != JSON_OK)
+		wb_log("catalogue: ignoring %s: not valid JSON", path.data);
+	else if ((tools = entry_tools(s, &why)) < 0) {
+		if (why != NULL)
+			wb_log("catalogue: ignoring %s: %s", path.data, why);
+	} else
+		adopt_entry(s, tools);
+	json_release(&j);
+	free(text);
+	buf_free(&path);
+}
+
+static void
+entry_text(const struct server *s, struct buf *b)
+{
+	int i;
+
+	buf_printf(b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
+	    CATALOG_VERSION);
+	json_put_cstr(b, s->cfg->fingerprint);
+	buf_puts(b, ",\"server\":");
+	json_put_cstr(b, s->label);
+	buf_puts(b, ",\"tools\":[");
+	for (i = 0; i < s->ntools; i++) {
+		if (i > 0)
+			buf_putc(b, ',');
+		buf_put(b, s->tools[i].json, s->tools[i].len);
+	}
+	buf_puts(b, "]}\n");
+}
+
+/* Write text whole to path, through a temporary file and a rename. */
+static int
+write_atomically(const char *path, const struct buf *text)
+{
+	struct buf tmp = { 0 };
+	size_t off = 0;
+	ssize_t n = 0;
+	int fd;
+
+	buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid());
+	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600);
+	while (fd >= 0 && off < text->len && ((n = write(fd, text->data + off,
+	    text->len - off)) > 0 || (n < 0 && errno == EINTR)))
+		off += n > 0 ? (size_t)n : 0;
+	if (fd < 0 || off < text->len || close(fd) < 0 ||
+	    rename(tmp.data, path) < 0) {
+		if (fd >= 0)
+			unlink(tmp.data);
+		buf_free(&tmp);
+		return -1;
+	}
+	buf_free(&tmp);
+	return 0;
+}
+
+/* A server listed its tools: its entry follows, if they changed. */
+void
+catalog_store(struct server *s)
+{
+	struct buf path = { 0 }, text = { 0 };
+	unsigned long h = tools_hash(s);
+
+	s->catalog_read = true;		/* Its own list is newer. */
+	if (!wb.cfg.cache || h == s->catalog_hash || catalog_dir() == NULL)
+		return;
+	entry_path(s, &path);
+	entry_text(s, &text);
+	if (write_atomically(buf_cstr(&path), &text) < 0) {
+		wb_log("catalogue: cannot write %s: %s; tool lists are kept "
+		    "in memory only", path.data, strerror(errno));
+		dir_state = DIR_NONE;
+	} else
+		s->catalog_hash = h;
+	buf_free(&path);
+	buf_free(&text);
+}
