@@ -280,7 +280,7 @@ prompt_target(const struct json *j, int tok, char **own, const char *id,
 
 	if ((full = json_str(j, tok, &text)) == NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: name must be "
-		    "a string");
+		    "a string without \\u0000");
 		return NULL;
 	}
 	if (tool_split(full, &box, &srv, &name) == 0 &&
@@ -338,7 +338,7 @@ resource_target(const struct json *j, int params, const char *id,
 
 	if ((uri = json_str(j, v, &text)) == NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: uri must be a "
-		    "string");
+		    "string without \\u0000");
 		return NULL;
 	}
 	if ((s = uri_server(uri, text.len, false)) == NULL)
