@@ -135,44 +135,34 @@ cat_notify(void)
 	listed[1] = r;
 }
 
-static void
-reply_list(const char *id, size_t idlen, const char *member,
-    enum list_kind k)
+/*
+ * prompts/list, resources/list, resources/templates/list: everything in
+ * one page (a client's cursor, which we never gave, is moot).
+ */
+void
+cat_list(const struct json *j, int params, const char *id, size_t idlen)
 {
-	struct buf *b = reply_begin(id, idlen);
+	static const struct {
+		const char	*method;
+		const char	*member;
+		enum list_kind	 k;
+	} lists[] = {
+		{ "prompts/list", "prompts", LIST_PROMPTS },
+		{ "resources/list", "resources", LIST_RESOURCES },
+		{ "resources/templates/list", "resourceTemplates",
+		    LIST_TEMPLATES }
+	};
+	int method = json_get(j, 0, "method"), i;
+	struct buf *b;
 
-	buf_printf(b, "{\"%s\":[", member);
-	cat_put(k, b);
+	(void)params;
+	for (i = 0; i < 2 && !json_eq(j, method, lists[i].method); i++)
+		;
+	b = reply_begin(id, idlen);
+	buf_printf(b, "{\"%s\":[", lists[i].member);
+	cat_put(lists[i].k, b);
 	buf_puts(b, "]}");
 	reply_end();
-}
-
-/* Everything in one page: a client's cursor, which we never gave, is moot. */
-void
-cat_prompts_list(const struct json *j, int params, const char *id,
-    size_t idlen)
-{
-	(void)j;
-	(void)params;
-	reply_list(id, idlen, "prompts", LIST_PROMPTS);
-}
-
-void
-cat_resources_list(const struct json *j, int params, const char *id,
-    size_t idlen)
-{
-	(void)j;
-	(void)params;
-	reply_list(id, idlen, "resources", LIST_RESOURCES);
-}
-
-void
-cat_templates_list(const struct json *j, int params, const char *id,
-    size_t idlen)
-{
-	(void)j;
-	(void)params;
-	reply_list(id, idlen, "resourceTemplates", LIST_TEMPLATES);
 }
 
 /*
@@ -195,15 +185,14 @@ match_from(const char *t, const char *u, int *steps)
 		if (*t != *u || --*steps < 0)
 			return false;
 	}
-	op = strchr("+#./;?&", t[1]) != NULL && t[1] != '\0';
-	for (n = op ? 0 : 1; --*steps >= 0; n++) {
-		if (n > strlen(u) ||
-		    (!op && strchr("/?#", u[n - 1]) != NULL))
-			return false;
-		if (match_from(end + 1, u + n, steps))
+	op = t[1] != '\0' && strchr("+#./;?&", t[1]) != NULL;
+	for (n = 0;; n++) {
+		if ((op || n > 0) && match_from(end + 1, u + n, steps))
 			return true;
+		if (u[n] == '\0' || (!op && strchr("/?#", u[n]) != NULL) ||
+		    --*steps < 0)
+			return false;
 	}
-	return false;
 }
 
 static bool
@@ -252,7 +241,8 @@ pass(struct server *s, const char *method, const struct json *j,
 	int meta = json_get(j, params, "_meta"), t;
 
 	in.method = method;
-	in.params = json_raw(j, params, &in.plen);
+	if (params >= 0)
+		in.params = json_raw(j, params, &in.plen);
 	if (name >= 0) {
 		in.name.p = json_raw(j, name, &in.name.n);
 		in.original = original;

@@ -547,10 +547,8 @@ const struct item *list_find(const struct server *, enum list_kind,
 void	 cat_put(enum list_kind, struct buf *);
 unsigned long cat_hash(enum list_kind);
 void	 cat_notify(void);
-void	 cat_prompts_list(const struct json *, int, const char *, size_t);
+void	 cat_list(const struct json *, int, const char *, size_t);
 void	 cat_prompts_get(const struct json *, int, const char *, size_t);
-void	 cat_resources_list(const struct json *, int, const char *, size_t);
-void	 cat_templates_list(const struct json *, int, const char *, size_t);
 void	 cat_resources_read(const struct json *, int, const char *, size_t);
 void	 cat_subscribe(const struct json *, int, const char *, size_t);
 void	 cat_unsubscribe(const struct json *, int, const char *, size_t);

@@ -335,6 +335,10 @@ describe('with the C mock', () => {
 				[{ method: 'resources/read' }, -32602],
 				[{ method: 'resources/read', params: { uri: 'mock://blob\u0000' } }, -32602],
 				[{ method: 'resources/read', params: { uri: 'mock://item/' + 'a/'.repeat(50000) } }, NOT_FOUND],
+				// {id} is one or more characters, none of them / ? #.
+				[{ method: 'resources/read', params: { uri: 'mock://item/a/b' } }, NOT_FOUND],
+				[{ method: 'resources/read', params: { uri: 'mock://item/' } }, NOT_FOUND],
+				[{ method: 'resources/read', params: { uri: 'mock://item/' + 'a'.repeat(8000) + '/' } }, NOT_FOUND],
 				[{ method: 'resources/read', params: { uri: 'x'.repeat(200000) } }, NOT_FOUND],
 				[{ method: 'resources/subscribe', params: { uri: 'nope://' } }, NOT_FOUND],
 				[{ method: 'completion/complete', params: { ref: { type: 'ref/other' } } }, -32602],
