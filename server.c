@@ -226,16 +226,16 @@ srv_fail(struct server *s, const char *reason)
  */
 /*
  * A list is complete, or failed without failing the server: once none
- * is being fetched, a starting server takes calls, and the client hears
- * of what it now lists.
+ * is being fetched, a starting server takes calls, a relisting one is
+ * ready again, and the client hears of what it now lists.
  */
 void
 srv_listed(struct server *s)
 {
-	if (list_paging(s)) {
-		if (s->state == SRV_STARTING)
-			return;
-	} else if (s->state == SRV_STARTING) {
+	/* Lists fetched together (resources and templates) tell once. */
+	if (list_paging(s))
+		return;
+	if (s->state == SRV_STARTING) {
 		s->state = SRV_READY;
 		free(s->error);
 		s->error = NULL;
@@ -257,35 +257,56 @@ srv_relist(struct server *s, enum list_kind k)
 	list_fetch(s, k);
 }
 
-static void
-on_list_changed(struct server *s, const struct json *jj, int method)
+/*
+ * A list_changed of a list it declared: that list is fetched again.
+ * False when the method is no list_changed.
+ */
+static bool
+on_list_changed(struct server *s, int method)
 {
-	if (json_eq(jj, method, "notifications/tools/list_changed"))
+	if (json_eq(&j, method, "notifications/tools/list_changed"))
 		srv_relist(s, LIST_TOOLS);
-	else if (json_eq(jj, method, "notifications/prompts/list_changed")) {
+	else if (json_eq(&j, method, "notifications/prompts/list_changed")) {
 		if (s->caps & CAP_PROMPTS)
 			srv_relist(s, LIST_PROMPTS);
-	} else if (s->caps & CAP_RESOURCES) {
-		srv_relist(s, LIST_RESOURCES);
-		srv_relist(s, LIST_TEMPLATES);
-	}
+	} else if (json_eq(&j, method,
+	    "notifications/resources/list_changed")) {
+		if (s->caps & CAP_RESOURCES) {
+			srv_relist(s, LIST_RESOURCES);
+			srv_relist(s, LIST_TEMPLATES);
+		}
+	} else
+		return false;
+	return true;
 }
 
-/* What initialize says it offers: those lists are fetched. */
+/*
+ * What initialize says it offers: a capability is an object (a flag
+ * within one, true).  Only those are asked for.
+ */
 static unsigned
 declared(int caps)
 {
-	static const char *const paths[] = { "logging", "prompts",
-	    "resources", "resources.subscribe", "completions", NULL };
+	static const struct {
+		const char	*path;
+		enum srv_cap	 cap;
+	} offers[] = {
+		{ "logging", CAP_LOGGING },
+		{ "prompts", CAP_PROMPTS },
+		{ "resources", CAP_RESOURCES },
+		{ "resources.subscribe", CAP_SUBSCRIBE },
+		{ "completions", CAP_COMPLETIONS }
+	};
 	unsigned c = 0;
+	size_t i;
 	bool v;
-	int i, t;
+	int t;
 
-	for (i = 0; paths[i] != NULL; i++) {
-		t = json_path(&j, caps, paths[i]);
+	for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++) {
+		t = json_path(&j, caps, offers[i].path);
 		if (json_is(&j, t, JSMN_OBJECT) ||
 		    (json_get_bool(&j, t, &v) == 0 && v))
-			c |= 1u << i;
+			c |= offers[i].cap;
 	}
 	return c;
 }
@@ -415,13 +436,10 @@ srv_line(void *ctx, char *line, size_t n)
 	method = json_get(&j, 0, "method");
 	if (json_is(&j, method, JSMN_STRING) && rpc_valid_id(&j, id))
 		relay_request(s, &j, id, method, line, n);
-	else if (json_eq(&j, method, "notifications/tools/list_changed") ||
-	    json_eq(&j, method, "notifications/prompts/list_changed") ||
-	    json_eq(&j, method, "notifications/resources/list_changed"))
-		on_list_changed(s, &j, method);
-	else if (json_is(&j, method, JSMN_STRING))
-		relay_notification(s, &j, method, line, n);
-	else if (id >= 0)
+	else if (json_is(&j, method, JSMN_STRING)) {
+		if (!on_list_changed(s, method))
+			relay_notification(s, &j, method, line, n);
+	} else if (id >= 0)
 		on_response(s, id, line, n);
 	json_release(&j);
 }
