@@ -13,7 +13,7 @@ WARN = -std=c11 -Wall -Wextra -Werror
 DEFS = -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
-OBJ = workbench.o client.o toolbox.o catalog.o dynamic.o listing.o server.o \
+OBJ = workbench.o client.o toolbox.o resources.o dynamic.o listing.o server.o \
 	call.o relay.o stream.o peer.o jsonrpc.o procmgr.o toolname.o config.o \
 	util.o
 LIBOBJ = peer.o jsonrpc.o procmgr.o toolname.o config.o util.o

@@ -302,7 +302,7 @@ m_set_level(int params, const char *id, size_t idlen)
 	reply_raw(id, idlen, "{}");
 }
 
-/* Methods of this file (fn) and of catalog.c (cat), given the line. */
+/* Methods of this file (fn) and of resources.c (cat), given the line. */
 static const struct method {
 	const char	*name;
 	void		(*fn)(int, const char *, size_t);
@@ -314,14 +314,14 @@ static const struct method {
 	{ "tools/list", m_tools_list, NULL, false },
 	{ "tools/call", m_tools_call, NULL, false },
 	{ "logging/setLevel", m_set_level, NULL, false },
-	{ "prompts/list", NULL, cat_list, false },
-	{ "prompts/get", NULL, cat_prompts_get, false },
-	{ "resources/list", NULL, cat_list, false },
-	{ "resources/templates/list", NULL, cat_list, false },
-	{ "resources/read", NULL, cat_resources_read, false },
-	{ "resources/subscribe", NULL, cat_subscribe, false },
-	{ "resources/unsubscribe", NULL, cat_unsubscribe, false },
-	{ "completion/complete", NULL, cat_complete, false },
+	{ "prompts/list", NULL, res_list, false },
+	{ "prompts/get", NULL, res_prompts_get, false },
+	{ "resources/list", NULL, res_list, false },
+	{ "resources/templates/list", NULL, res_list, false },
+	{ "resources/read", NULL, res_resources_read, false },
+	{ "resources/subscribe", NULL, res_subscribe, false },
+	{ "resources/unsubscribe", NULL, res_unsubscribe, false },
+	{ "completion/complete", NULL, res_complete, false },
 	{ NULL, NULL, NULL, false }
 };
 

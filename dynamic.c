@@ -145,7 +145,7 @@ dyn_native(const struct server *s, enum list_kind k, const struct json *j,
 static unsigned long
 dyn_hash(void)
 {
-	return wb.mode == MODE_DYNAMIC ? cat_hash(LIST_TOOLS) : HASH_INIT;
+	return wb.mode == MODE_DYNAMIC ? res_hash(LIST_TOOLS) : HASH_INIT;
 }
 
 void
@@ -159,7 +159,7 @@ void
 dyn_put_tools(struct buf *b)
 {
 	if (wb.mode == MODE_DYNAMIC)
-		cat_put(LIST_TOOLS, b);
+		res_put(LIST_TOOLS, b);
 }
 
 /* One tools/list_changed for each change of the list, none otherwise. */

@@ -222,7 +222,7 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
 	else if (json_eq(j, method, "notifications/resources/updated"))
-		cat_updated(j, line, n);
+		res_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
 	    client_has(CAN_ELICIT))
 		client_send_line(line, n);

@@ -244,7 +244,7 @@ srv_listed(struct server *s)
 	} else if (s->state == SRV_RELISTING)
 		s->state = SRV_READY;
 	dyn_notify();
-	cat_notify();
+	res_notify();
 }
 
 /* A list changed: fetch it again, serving the old one meanwhile. */

@@ -332,7 +332,7 @@ box_settle(struct toolbox *b)
 	b->nwaiters = 0;
 	buf_free(&sum);
 	dyn_notify();
-	cat_notify();
+	res_notify();
 }
 
 static void

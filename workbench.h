@@ -540,20 +540,20 @@ const struct item *list_find(const struct server *, enum list_kind,
 	    const char *, size_t);
 
 /*
- * catalog.c: the prompts, resources and templates the client is shown,
+ * resources.c: the prompts, resources and templates the client is shown,
  * the requests for them routed to their servers, subscriptions, and
  * their list_changed.
  */
-void	 cat_put(enum list_kind, struct buf *);
-unsigned long cat_hash(enum list_kind);
-void	 cat_notify(void);
-void	 cat_list(const struct json *, int, const char *, size_t);
-void	 cat_prompts_get(const struct json *, int, const char *, size_t);
-void	 cat_resources_read(const struct json *, int, const char *, size_t);
-void	 cat_subscribe(const struct json *, int, const char *, size_t);
-void	 cat_unsubscribe(const struct json *, int, const char *, size_t);
-void	 cat_complete(const struct json *, int, const char *, size_t);
-void	 cat_updated(const struct json *, const char *, size_t);
+void	 res_put(enum list_kind, struct buf *);
+unsigned long res_hash(enum list_kind);
+void	 res_notify(void);
+void	 res_list(const struct json *, int, const char *, size_t);
+void	 res_prompts_get(const struct json *, int, const char *, size_t);
+void	 res_resources_read(const struct json *, int, const char *, size_t);
+void	 res_subscribe(const struct json *, int, const char *, size_t);
+void	 res_unsubscribe(const struct json *, int, const char *, size_t);
+void	 res_complete(const struct json *, int, const char *, size_t);
+void	 res_updated(const struct json *, const char *, size_t);
 
 /*
  * dynamic.c: dynamic mode: tools listed as {toolbox}__{server}__{tool},

@@ -1,5 +1,5 @@
 /*
- * catalog.c: what the client is shown besides tools.  The prompts,
+ * resources.c: what the client is shown besides tools.  The prompts,
  * resources and resource templates of the open toolboxes' servers are
  * listed in configuration order, in one page; prompts/get, resources/read,
  * subscriptions and completion/complete go to the server that owns the
@@ -69,7 +69,7 @@ shown(const struct server *s, enum list_kind k, struct item *it)
 
 /* Every entry of kind k that the client is shown, in order. */
 static void
-cat_each(enum list_kind k, void (*fn)(struct item *, void *), void *arg)
+res_each(enum list_kind k, void (*fn)(struct item *, void *), void *arg)
 {
 	struct server *s;
 	struct item *it;
@@ -95,9 +95,9 @@ put_item(struct item *it, void *arg)
 
 /* The entries of kind k shown, after an '[' or with a comma each. */
 void
-cat_put(enum list_kind k, struct buf *b)
+res_put(enum list_kind k, struct buf *b)
 {
-	cat_each(k, put_item, b);
+	res_each(k, put_item, b);
 }
 
 static void
@@ -109,21 +109,21 @@ hash_item(struct item *it, void *arg)
 }
 
 unsigned long
-cat_hash(enum list_kind k)
+res_hash(enum list_kind k)
 {
 	unsigned long h = HASH_INIT;
 
-	cat_each(k, hash_item, &h);
+	res_each(k, hash_item, &h);
 	return h;
 }
 
 /* One list_changed of each kind for each change of it, none otherwise. */
 void
-cat_notify(void)
+res_notify(void)
 {
-	unsigned long p = cat_hash(LIST_PROMPTS);
-	unsigned long r = BOTH(cat_hash(LIST_RESOURCES),
-	    cat_hash(LIST_TEMPLATES));
+	unsigned long p = res_hash(LIST_PROMPTS);
+	unsigned long r = BOTH(res_hash(LIST_RESOURCES),
+	    res_hash(LIST_TEMPLATES));
 
 	if (p != listed[0])
 		buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
@@ -140,7 +140,7 @@ cat_notify(void)
  * one page (a client's cursor, which we never gave, is moot).
  */
 void
-cat_list(const struct json *j, int params, const char *id, size_t idlen)
+res_list(const struct json *j, int params, const char *id, size_t idlen)
 {
 	static const struct {
 		const char	*method;
@@ -160,7 +160,7 @@ cat_list(const struct json *j, int params, const char *id, size_t idlen)
 		;
 	b = reply_begin(id, idlen);
 	buf_printf(b, "{\"%s\":[", lists[i].member);
-	cat_put(lists[i].k, b);
+	res_put(lists[i].k, b);
 	buf_puts(b, "]}");
 	reply_end();
 }
@@ -291,7 +291,7 @@ prompt_target(const struct json *j, int tok, char **own, const char *id,
 }
 
 void
-cat_prompts_get(const struct json *j, int params, const char *id,
+res_prompts_get(const struct json *j, int params, const char *id,
     size_t idlen)
 {
 	int name = json_get(j, params, "name");
@@ -337,7 +337,7 @@ resource_target(const struct json *j, int params, const char *id,
 }
 
 void
-cat_resources_read(const struct json *j, int params, const char *id,
+res_resources_read(const struct json *j, int params, const char *id,
     size_t idlen)
 {
 	struct server *s;
@@ -393,14 +393,14 @@ subscribe(const struct json *j, int params, const char *id, size_t idlen,
 }
 
 void
-cat_subscribe(const struct json *j, int params, const char *id,
+res_subscribe(const struct json *j, int params, const char *id,
     size_t idlen)
 {
 	subscribe(j, params, id, idlen, true);
 }
 
 void
-cat_unsubscribe(const struct json *j, int params, const char *id,
+res_unsubscribe(const struct json *j, int params, const char *id,
     size_t idlen)
 {
 	subscribe(j, params, id, idlen, false);
@@ -408,7 +408,7 @@ cat_unsubscribe(const struct json *j, int params, const char *id,
 
 /* A server's resources/updated: for a URI subscribed to, it goes on. */
 void
-cat_updated(const struct json *j, const char *line, size_t n)
+res_updated(const struct json *j, const char *line, size_t n)
 {
 	if (json_str(j, json_path(j, 0, "params.uri"), &text) != NULL &&
 	    sub_find(text.data) >= 0)
@@ -421,7 +421,7 @@ cat_updated(const struct json *j, const char *line, size_t n)
  * that offers no completions has none: an empty list.
  */
 void
-cat_complete(const struct json *j, int params, const char *id,
+res_complete(const struct json *j, int params, const char *id,
     size_t idlen)
 {
 	int ref = json_get(j, params, "ref"), v;
