@@ -101,8 +101,10 @@ tools_hash(const struct server *s)
 	unsigned long h = HASH_INIT;
 	int i;
 
-	for (i = 0; i < s->ntools; i++)
-		h = hash_bytes(h, s->tools[i].json, s->tools[i].len + 1);
+	const struct listing *l = &s->lists[LIST_TOOLS];
+
+	for (i = 0; i < l->n; i++)
+		h = hash_bytes(h, l->items[i].json, l->items[i].len + 1);
 	return h;
 }
 
@@ -135,10 +137,10 @@ adopt_entry(struct server *s, int tools)
 	int t, n;
 
 	for (t = tools + 1, n = 0; n < j.tok[tools].size; n++) {
-		srv_keep_tool(s, &j, t);
+		list_keep(s, LIST_TOOLS, &j, t);
 		t = json_next(&j, t);
 	}
-	srv_take_fresh(s);
+	list_install(s, LIST_TOOLS);
 	s->catalogued = true;
 	s->catalog_hash = tools_hash(s);
 }
@@ -180,6 +182,7 @@ catalog_load(struct server *s)
 static void
 entry_text(const struct server *s, struct buf *b)
 {
+	const struct listing *l = &s->lists[LIST_TOOLS];
 	int i;
 
 	buf_printf(b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
@@ -188,10 +191,10 @@ entry_text(const struct server *s, struct buf *b)
 	buf_puts(b, ",\"server\":");
 	json_put_cstr(b, s->label);
 	buf_puts(b, ",\"tools\":[");
-	for (i = 0; i < s->ntools; i++) {
+	for (i = 0; i < l->n; i++) {
 		if (i > 0)
 			buf_putc(b, ',');
-		buf_put(b, s->tools[i].json, s->tools[i].len);
+		buf_put(b, l->items[i].json, l->items[i].len);
 	}
 	buf_puts(b, "]}\n");
 }

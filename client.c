@@ -84,14 +84,26 @@ reply_raw(const char *id, size_t idlen, const char *result)
 	reply_end();
 }
 
+/* An error, with data (JSON text) when it is not NULL. */
 void
-reply_error(const char *id, size_t idlen, int code, const char *msg)
+reply_error_data(const char *id, size_t idlen, int code, const char *msg,
+    const char *data, size_t dlen)
 {
 	struct buf *b = reply_head(id, idlen, "error");
 
 	buf_printf(b, "{\"code\":%d,\"message\":", code);
 	json_put_cstr(b, msg);
+	if (data != NULL) {
+		buf_puts(b, ",\"data\":");
+		buf_put(b, data, dlen);
+	}
 	buf_puts(b, "}}\n");
+}
+
+void
+reply_error(const char *id, size_t idlen, int code, const char *msg)
+{
+	reply_error_data(id, idlen, code, msg, NULL, 0);
 }
 
 /* A tool result holding one text. */
@@ -222,7 +234,8 @@ m_initialize(int params, const char *id, size_t idlen)
 	buf_puts(b, "{\"protocolVersion\":");
 	json_put_cstr(b, protocol);
 	buf_printf(b, ",\"capabilities\":{\"tools\":{\"listChanged\":true},"
-	    "\"logging\":{}},\"serverInfo\":{\"name\":\"" WB_NAME "\","
+	    "\"prompts\":{\"listChanged\":true},\"resources\":{\"subscribe\":"
+	    "true,\"listChanged\":true},\"completions\":{},\"logging\":{}},\"serverInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"},"
 	    "\"instructions\":", wb_version);
 	buf_put(b, instructions.data, instructions.len);
@@ -306,17 +319,27 @@ m_set_level(int params, const char *id, size_t idlen)
 	reply_raw(id, idlen, "{}");
 }
 
+/* Methods of this file (fn) and of resources.c (cat), given the line. */
 static const struct method {
 	const char	*name;
 	void		(*fn)(int, const char *, size_t);
+	void		(*cat)(const struct json *, int, const char *, size_t);
 	bool		 before_init;
 } methods[] = {
-	{ "initialize", m_initialize, true },
-	{ "ping", m_ping, true },
-	{ "tools/list", m_tools_list, false },
-	{ "tools/call", m_tools_call, false },
-	{ "logging/setLevel", m_set_level, false },
-	{ NULL, NULL, false }
+	{ "initialize", m_initialize, NULL, true },
+	{ "ping", m_ping, NULL, true },
+	{ "tools/list", m_tools_list, NULL, false },
+	{ "tools/call", m_tools_call, NULL, false },
+	{ "logging/setLevel", m_set_level, NULL, false },
+	{ "prompts/list", NULL, res_list, false },
+	{ "prompts/get", NULL, res_prompts_get, false },
+	{ "resources/list", NULL, res_list, false },
+	{ "resources/templates/list", NULL, res_list, false },
+	{ "resources/read", NULL, res_resources_read, false },
+	{ "resources/subscribe", NULL, res_subscribe, false },
+	{ "resources/unsubscribe", NULL, res_unsubscribe, false },
+	{ "completion/complete", NULL, res_complete, false },
+	{ NULL, NULL, NULL, false }
 };
 
 static void
@@ -346,7 +369,10 @@ client_request(int id, int method)
 		    "is not initialized; send initialize first");
 		return;
 	}
-	m->fn(params, raw, len);
+	if (m->fn != NULL)
+		m->fn(params, raw, len);
+	else
+		m->cat(&j, params, raw, len);
 }
 
 static void

@@ -83,8 +83,9 @@ static void
 report_text(const struct server *s)
 {
 	if (srv_serving(s))
-		printf("%s: ready, %d tool%s, %lld ms\n", s->label, s->ntools,
-		    s->ntools == 1 ? "" : "s", s->ready_ms);
+		printf("%s: ready, %d tool%s, %lld ms\n", s->label,
+		    s->lists[LIST_TOOLS].n, s->lists[LIST_TOOLS].n == 1 ? "" :
+		    "s", s->ready_ms);
 	else
 		printf("%s: failed: %s\n", s->label, s->error != NULL ?
 		    s->error : "not started");
@@ -100,7 +101,7 @@ report_json(const struct server *s, struct buf *b)
 	json_put_cstr(b, s->cfg->name);
 	if (srv_serving(s))
 		buf_printf(b, ",\"state\":\"ready\",\"tools\":%d,"
-		    "\"readyMs\":%lld}", s->ntools, s->ready_ms);
+		    "\"readyMs\":%lld}", s->lists[LIST_TOOLS].n, s->ready_ms);
 	else {
 		buf_puts(b, ",\"state\":\"failed\",\"error\":");
 		json_put_cstr(b, s->error != NULL ? s->error : "not started");
