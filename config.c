@@ -426,14 +426,15 @@ check_name(struct loader *l, const char *what, const char *name)
 
 /*
  * What makes a server's tool list what it is, as written: command, args,
- * env, cwd, inheritEnv and toolFilters before ${VAR} expansion, so that no variable's
+ * env, cwd, inheritEnv and the filters before ${VAR} expansion, so that no variable's
  * value is ever kept (the tool catalogue stores and compares this).
  */
 static char *
 fingerprint(struct loader *l, int obj)
 {
 	static const char *const keys[] = { "command", "args", "env", "cwd",
-	    "inheritEnv", "toolFilters", NULL };
+	    "inheritEnv", "toolFilters", "promptFilters", "resourceFilters",
+	    NULL };
 	struct buf b = { 0 };
 	const char *raw;
 	size_t len;

@@ -250,7 +250,7 @@ put_offers(struct buf *out, const struct toolbox *b)
 	buf_puts(out, ",\"servers\":[");
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		if (!srv_serving(s))
+		if (!srv_known(s))
 			continue;
 		buf_puts(out, n++ == 0 ? "{\"server\":" : ",{\"server\":");
 		json_put_cstr(out, s->cfg->name);

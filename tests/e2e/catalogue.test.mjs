@@ -44,7 +44,7 @@ const SLOW = {
 	toolboxes: {
 		b: {
 			description: 'slow',
-			mcpServers: { slow: L.mock('--init-delay', '2000', '--tools', '3') },
+			mcpServers: { slow: L.mock('--init-delay', '2000', '--tools', '3', '--prompts') },
 		},
 	},
 };
@@ -71,6 +71,10 @@ describe('the catalogue', () => {
 		assert.deepEqual(second.from_catalogue, ['slow']);
 		assert.deepEqual(second.tools.map((x) => x.name), first.tools.map((x) => x.name));
 		assert.equal(second.servers_connected, 0, 'still starting');
+		// Its prompts and resources came from the catalogue too.
+		const prompts = await s.request('prompts/list', {});
+		assert.ok(prompts.json.result.prompts.length > 0, prompts.text.slice(0, 300));
+		assert.ok(second.servers[0].prompts > 0, JSON.stringify(second.servers));
 		// A call waits for the server, then works.
 		const l = await s.useTool('b', 'slow', 'echo', { message: 'waited' }, T(10000));
 		assert.equal(H.text(l), 'waited');
