@@ -379,7 +379,8 @@ search_tool(const struct json *j, int args, const char *id, size_t idlen)
 		nt = query_terms(query, &words, term, len);
 		h = collect(only, &n, &missing);
 		rank(h, n, term, len, nt);
-		qsort(h, (size_t)n, sizeof(*h), by_score);
+		if (n > 1)
+			qsort(h, (size_t)n, sizeof(*h), by_score);
 		put_results(&out, query, h, n, (int)limit, &missing);
 		reply_structured(id, idlen, &out);
 		free(h);

@@ -346,6 +346,7 @@ void	 proc_close_from(int);
  * when the workbench ends, SIGKILL included.
  */
 void	 guard_add(pid_t);
+void	 guard_end(void);
 void	 guard_reaped(pid_t);
 void	 guard_gone(pid_t);
 void	 guard_signal(pid_t, bool, int);

@@ -1866,7 +1866,7 @@ resource_uri(struct buf *b, size_t i)
 		return;
 	} else
 		(void)snprintf(s, sizeof(s), "mock://added/%zu",
-		    i - opt.nres - nxuris);
+		    (size_t)(i - opt.nres - nxuris));
 	json_strz(b, s);
 }
 
