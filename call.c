@@ -3,7 +3,9 @@
  * ours; a call keeps the client's id, spliced back into the answer
  * byte for byte.  Calls are routed here, timed, cancelled, and failed
  * with use_tool's words; ghosts are calls that ended before their
- * answer came, which may still come.
+ * answer came, which may still come.  The client's other requests for a
+ * server (prompts/get, resources/read and the like) go the same way,
+ * their answers passed back verbatim, errors included.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -160,18 +162,28 @@ call_drop(struct server *s, const struct request *r, const char *reason)
 /*
  * Calls.
  */
-/* The text of a failed call, as use_tool promises it. */
+/*
+ * The text of a failed call, as use_tool promises it; another request
+ * that failed gets a JSON-RPC error naming the server.
+ */
 void
 call_error(const struct server *s, const struct request *r,
     const char *reason)
 {
 	struct buf t = { 0 };
 
-	buf_printf(&t, "Error executing tool '%s' in server '%s' "
-	    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
-	    s->box->cfg->name, reason);
 	reply_era(r->modern);
-	reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+	if (r->kind == REQ_PASS) {
+		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
+		    s->cfg->name, s->box->cfg->name, reason);
+		reply_error(text_get(&r->cid), r->cid.len, -32603,
+		    buf_cstr(&t));
+	} else {
+		buf_printf(&t, "Error executing tool '%s' in server '%s' "
+		    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
+		    s->box->cfg->name, reason);
+		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+	}
 	buf_free(&t);
 }
 
@@ -182,7 +194,7 @@ call_fail_all(struct server *s, const char *reason)
 	int i;
 
 	for (i = s->nreq - 1; i >= 0; i--) {
-		if (s->req[i].kind == REQ_CALL)
+		if (req_for_client(&s->req[i]))
 			call_error(s, &s->req[i], reason);
 		req_remove(s, i);
 	}
@@ -246,8 +258,9 @@ call_put_meta(struct buf *b, const struct server *s,
  */
 static void
 call_params(struct buf *b, const struct server *s, struct request *r,
-    const struct call_in *in)
+    const void *arg)
 {
+	const struct call_in *in = arg;
 	struct buf meta = { 0 }, id = { 0 };
 
 	buf_puts(b, "{\"name\":");
@@ -287,8 +300,8 @@ call_sendable(struct server *s, struct request *r, bool waited)
 		    "waiting, none taken for %d ms)", peer_queued(&s->proc.io),
 		    STUCK_MS);
 		call_error(s, r, buf_cstr(&t));
-	} else if (waited && srv_tool(s, text_get(&r->tool), r->tool.len) ==
-	    NULL) {
+	} else if (waited && r->kind == REQ_CALL && list_find(s, LIST_TOOLS,
+	    text_get(&r->tool), r->tool.len) == NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", text_get(&r->tool), s->cfg->name);
 		reply_era(r->modern);
@@ -315,9 +328,10 @@ call_send_waiting(struct server *s)
 	qsort(s->req, (size_t)s->nreq, sizeof(*s->req), req_newer_first);
 	for (i = s->nreq - 1; i >= 0; i--) {
 		r = &s->req[i];
-		if (r->kind != REQ_CALL || r->sent || !call_sendable(s, r, true))
+		if (!req_for_client(r) || r->sent ||
+		    !call_sendable(s, r, true))
 			continue;
-		srv_send(s, r, "tools/call", r->params, r->plen);
+		srv_send(s, r, r->method, r->params, r->plen);
 		free(r->params);
 		r->params = NULL;
 		call_arm(s, r, loop_ms());
@@ -325,34 +339,100 @@ call_send_waiting(struct server *s)
 }
 
 /*
- * Route a call to a server.  To a ready one it is written straight into
- * the server's queue; otherwise its params wait in the request.
+ * Route a request to a server, its params written by put.  To a ready
+ * server it is written straight into the queue; otherwise its params
+ * wait in the request.
  */
+static void
+route(struct server *s, struct request *r,
+    void (*put)(struct buf *, const struct server *, struct request *,
+    const void *),
+    const void *in)
+{
+	struct buf p = { 0 };
+
+	if (srv_backing_off(s, loop_ms(), &p)) {
+		call_error(s, r, buf_cstr(&p));
+		buf_free(&p);
+		req_remove(s, (int)(r - s->req));
+	} else if (!srv_serving(s)) {
+		put(&p, s, r, in);
+		r->params = p.data;
+		r->plen = p.len;
+		srv_ensure(s);
+	} else if (call_sendable(s, r, false)) {
+		put(srv_send_head(s, r, r->method), s, r, in);
+		buf_puts(&s->proc.io.out, "}\n");
+		call_arm(s, r, loop_ms());
+	}
+}
+
 void
 call_route(struct server *s, const char *tool, size_t toollen,
     const struct call_in *in, const char *id, size_t idlen)
 {
 	struct request *r;
-	struct buf p = { 0 };
 
 	r = req_add(s, REQ_CALL);
+	r->method = "tools/call";
 	r->modern = client_era() != NULL;
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, tool, toollen);
-	if (srv_backing_off(s, loop_ms(), &p)) {
-		call_error(s, r, buf_cstr(&p));
-		buf_free(&p);
-		req_remove(s, s->nreq - 1);
-	} else if (!srv_serving(s)) {
-		call_params(&p, s, r, in);
-		r->params = p.data;
-		r->plen = p.len;
-		srv_ensure(s);
-	} else if (call_sendable(s, r, false)) {
-		call_params(srv_send_head(s, r, "tools/call"), s, r, in);
-		buf_puts(&s->proc.io.out, "}\n");
-		call_arm(s, r, loop_ms());
+	route(s, r, call_params, in);
+}
+
+/*
+ * The params of a passed request: the client's, with the name it was
+ * shown (a prompt's) replaced by the server's own, and a progressToken
+ * by our request id, kept to map progress back.
+ */
+static void
+pass_params(struct buf *b, const struct server *s, struct request *r,
+    const void *arg)
+{
+	const struct pass_in *in = arg;
+	struct span cut[2] = { in->name, in->token }, t;
+	const char *p = in->params;
+	int i;
+
+	(void)s;	/* The era's _meta is not added here yet (CAVEATS). */
+	if (p == NULL) {
+		buf_puts(b, "{}");
+		return;
 	}
+	if (cut[0].p == NULL || (cut[1].p != NULL && cut[1].p < cut[0].p)) {
+		t = cut[0];
+		cut[0] = cut[1];
+		cut[1] = t;
+	}
+	for (i = 0; i < 2; i++) {
+		if (cut[i].p == NULL)
+			continue;
+		buf_put(b, p, (size_t)(cut[i].p - p));
+		if (cut[i].p == in->name.p)
+			json_put_cstr(b, in->original);
+		else {
+			r->token = xstrndup(cut[i].p, cut[i].n);
+			r->tokenlen = cut[i].n;
+			buf_put_int(b, r->id);
+		}
+		p = cut[i].p + cut[i].n;
+	}
+	buf_put(b, p, (size_t)(in->params + in->plen - p));
+}
+
+/* A request of the client's for one server: its answer comes back as is. */
+void
+call_pass(struct server *s, const struct pass_in *in, const char *id,
+    size_t idlen)
+{
+	struct request *r;
+
+	r = req_add(s, REQ_PASS);
+	r->method = in->method;
+	r->modern = client_era() != NULL;
+	text_set(&r->cid, id, idlen);
+	route(s, r, pass_params, in);
 }
 
 /* The client cancels a call: the server is told, and its answer dropped. */
@@ -364,7 +444,7 @@ call_cancel(const char *id, size_t idlen, const char *reason)
 
 	SRV_EACH(s)
 		for (r = s->nreq - 1; r >= 0; r--) {
-			if (s->req[r].kind != REQ_CALL ||
+			if (!req_for_client(&s->req[r]) ||
 			    s->req[r].cid.len != idlen ||
 			    memcmp(text_get(&s->req[r].cid), id, idlen) != 0)
 				continue;
@@ -408,7 +488,7 @@ url_elicitation_required(const struct json *j, int error)
 	    code == URL_ELICITATION_REQUIRED;
 }
 
-/* Does a call's result need its resultType added on the way back? */
+/* Does a result need its resultType added on the way back? */
 bool
 call_stamps(const struct server *s, const struct request *r)
 {
@@ -416,12 +496,12 @@ call_stamps(const struct server *s, const struct request *r)
 }
 
 /*
- * A call's answer goes back under the client's id.  A legacy server's
- * result (its '{' at offset at, or 0 for an error) to a modern client
- * gets the resultType that era requires, first in the object.
+ * An answer goes back under the client's id.  A legacy server's result
+ * (its '{' at offset at, or 0 for an error) to a modern client gets the
+ * resultType that era requires, first in the object.
  */
 static void
-call_pass(const struct server *s, const struct request *r,
+call_reply(const struct server *s, const struct request *r,
     const char *line, size_t n, const char *id, size_t idlen, size_t at)
 {
 	struct buf t = { 0 };
@@ -463,9 +543,10 @@ call_answered(struct server *s, const struct request *r,
 		call_error(s, r, "protocol error: its answer is not a "
 		    "JSON-RPC 2.0 response (\"jsonrpc\":\"2.0\", one id, and "
 		    "a result object or an error)");
-	else if (error < 0 || url_elicitation_required(j, error)) {
+	else if (error < 0 || r->kind == REQ_PASS ||
+	    url_elicitation_required(j, error)) {
 		raw = json_raw(j, id, &len);
-		call_pass(s, r, line, n, raw, len, error < 0 ?
+		call_reply(s, r, line, n, raw, len, error < 0 ?
 		    (size_t)j->tok[json_get(j, 0, "result")].start : 0);
 	} else {
 		msg = json_strdup(j, json_get(j, error, "message"));
@@ -491,9 +572,9 @@ call_pass_result(struct server *s, const char *line, size_t n)
 	    top.id == NULL || !top.result || top.error || !top.v2 ||
 	    line[top.at] != '{' || !rpc_int_id(top.id, top.idlen, &v))
 		return false;
-	if ((i = req_find(s, v)) < 0 || s->req[i].kind != REQ_CALL)
+	if ((i = req_find(s, v)) < 0 || !req_for_client(&s->req[i]))
 		return false;
-	call_pass(s, &s->req[i], line, n, top.id, top.idlen, top.at);
+	call_reply(s, &s->req[i], line, n, top.id, top.idlen, top.at);
 	req_remove(s, i);
 	return true;
 }

@@ -1,12 +1,14 @@
 /*
  * catalog.c: the tool catalogue on disk.  Each server's last complete
- * tool list is kept in a file of its own under cacheDir, else
+ * lists (tools, and the prompts, resources and templates it offers) are
+ * kept in a file of its own under cacheDir, else
  * $XDG_CACHE_HOME/mcp-workbench, else ~/.cache/mcp-workbench, so that
  * open_toolbox can answer at once (the servers start meanwhile) and
  * search_tools can search toolboxes not opened in this session.
  *
- * An entry holds the server's fingerprint (its command, args, env, cwd and
- * toolFilters as written, before ${VAR} expansion: no value is stored),
+ * An entry holds the server's fingerprint (its command, args, env, cwd,
+ * inheritEnv and filters as written, before ${VAR} expansion: no value is
+ * stored),
  * and is used only for the same fingerprint.  Files are written whole
  * under a temporary name and renamed, 0600 in a 0700 directory.  Nothing
  * about the catalogue stops the workbench: an entry that cannot be read
@@ -94,24 +96,32 @@ entry_path(const struct server *s, struct buf *out)
 	    hash_bytes(HASH_INIT ^ 0x5bd1e995UL, fp, n) & 0xffffffffUL);
 }
 
-/* The hash of a tool list as stored: tells when it changed. */
+/* Each list's member in an entry, by enum list_kind. */
+static const char *const members[LIST_KINDS] = { "tools", "prompts",
+    "resources", "resourceTemplates" };
+
+/* The hash of the lists as stored: tells when they changed. */
 static unsigned long
-tools_hash(const struct server *s)
+lists_hash(const struct server *s)
 {
 	unsigned long h = HASH_INIT;
-	int i;
+	const struct listing *l;
+	int i, k;
 
-	for (i = 0; i < s->ntools; i++)
-		h = hash_bytes(h, s->tools[i].json, s->tools[i].len + 1);
+	for (k = 0; k < LIST_KINDS; k++) {
+		l = &s->lists[k];
+		for (i = 0; i < l->n; i++)
+			h = hash_bytes(h, l->items[i].json, l->items[i].len + 1);
+		h = hash_bytes(h, members[k], strlen(members[k]));
+	}
 	return h;
 }
 
-/* Check an entry read; its tools array's token, or -1 with why. */
+/* Check an entry read: 0, or -1 with why. */
 static int
 entry_tools(const struct server *s, const char **why)
 {
 	long long version;
-	int tools;
 
 	*why = "not a catalogue entry";
 	if (!json_get_int(&j, json_get(&j, 0, "mcpWorkbenchCatalogue"),
@@ -124,23 +134,26 @@ entry_tools(const struct server *s, const char **why)
 	if (!json_eq(&j, json_get(&j, 0, "fingerprint"), s->cfg->fingerprint))
 		return -1;
 	*why = "no tools array";
-	tools = json_get(&j, 0, "tools");
-	return json_is(&j, tools, JSMN_ARRAY) ? tools : -1;
+	return json_is(&j, json_get(&j, 0, "tools"), JSMN_ARRAY) ? 0 : -1;
 }
 
-/* Take the tools of an entry read into j as the server's list. */
+/* Take the lists of an entry read into j as the server's lists. */
 static void
-adopt_entry(struct server *s, int tools)
+adopt_entry(struct server *s)
 {
-	int t, n;
+	int a, t, n, k;
 
-	for (t = tools + 1, n = 0; n < j.tok[tools].size; n++) {
-		srv_keep_tool(s, &j, t);
-		t = json_next(&j, t);
+	for (k = 0; k < LIST_KINDS; k++) {
+		if (!json_is(&j, a = json_get(&j, 0, members[k]), JSMN_ARRAY))
+			continue;
+		for (t = a + 1, n = 0; n < j.tok[a].size; n++) {
+			list_keep(s, k, &j, t);
+			t = json_next(&j, t);
+		}
+		list_install(s, k);
 	}
-	srv_take_fresh(s);
 	s->catalogued = true;
-	s->catalog_hash = tools_hash(s);
+	s->catalog_hash = lists_hash(s);
 }
 
 /*
@@ -154,7 +167,6 @@ catalog_load(struct server *s)
 	const char *why;
 	size_t len;
 	char *text;
-	int tools;
 
 	if (s->catalog_read || s->state != SRV_IDLE || !wb.cfg.cache ||
 	    catalog_dir() == NULL)
@@ -167,11 +179,11 @@ catalog_load(struct server *s)
 			    strerror(errno));
 	} else if (json_parse(&j, text, len) != JSON_OK)
 		wb_log("catalogue: ignoring %s: not valid JSON", path.data);
-	else if ((tools = entry_tools(s, &why)) < 0) {
+	else if (entry_tools(s, &why) < 0) {
 		if (why != NULL)
 			wb_log("catalogue: ignoring %s: %s", path.data, why);
 	} else
-		adopt_entry(s, tools);
+		adopt_entry(s);
 	json_release(&j);
 	free(text);
 	buf_free(&path);
@@ -180,20 +192,25 @@ catalog_load(struct server *s)
 static void
 entry_text(const struct server *s, struct buf *b)
 {
-	int i;
+	const struct listing *l;
+	int i, k;
 
 	buf_printf(b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
 	    CATALOG_VERSION);
 	json_put_cstr(b, s->cfg->fingerprint);
 	buf_puts(b, ",\"server\":");
 	json_put_cstr(b, s->label);
-	buf_puts(b, ",\"tools\":[");
-	for (i = 0; i < s->ntools; i++) {
-		if (i > 0)
-			buf_putc(b, ',');
-		buf_put(b, s->tools[i].json, s->tools[i].len);
+	for (k = 0; k < LIST_KINDS; k++) {
+		l = &s->lists[k];
+		buf_printf(b, ",\"%s\":[", members[k]);
+		for (i = 0; i < l->n; i++) {
+			if (i > 0)
+				buf_putc(b, ',');
+			buf_put(b, l->items[i].json, l->items[i].len);
+		}
+		buf_putc(b, ']');
 	}
-	buf_puts(b, "]}\n");
+	buf_puts(b, "}\n");
 }
 
 /* Write text whole to path, through a temporary file and a rename. */
@@ -227,7 +244,7 @@ void
 catalog_store(struct server *s)
 {
 	struct buf path = { 0 }, text = { 0 };
-	unsigned long h = tools_hash(s);
+	unsigned long h = lists_hash(s);
 
 	s->catalog_read = true;		/* Its own list is newer. */
 	if (!wb.cfg.cache || h == s->catalog_hash || catalog_dir() == NULL)

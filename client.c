@@ -11,7 +11,9 @@
 #include "workbench.h"
 
 /* What the workbench offers, in either era. */
-#define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"logging\":{}}"
+#define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"prompts\":" \
+	"{\"listChanged\":true},\"resources\":{\"subscribe\":true," \
+	"\"listChanged\":true},\"completions\":{},\"logging\":{}}"
 
 /*
  * How long a client may keep what it was told (modern results): the
@@ -119,7 +121,7 @@ reply_raw(const char *id, size_t idlen, const char *result)
 }
 
 /* An error; data, when not NULL, is a JSON value as written. */
-static void
+void
 reply_error_data(const char *id, size_t idlen, int code, const char *msg,
     const char *data, size_t dlen)
 {
@@ -345,21 +347,42 @@ m_set_level(int params, const char *id, size_t idlen)
 
 #define IN_LEGACY	1	/* A method of the 2025 era, */
 #define IN_MODERN	2	/* of the 2026-07-28 era. */
+#define IN_BOTH		(IN_LEGACY | IN_MODERN)
 
+/* Methods of this file (fn) and of resources.c (res), given the line. */
 static const struct method {
 	const char	*name;
 	void		(*fn)(int, const char *, size_t);
+	void		(*res)(const struct json *, int, const char *, size_t);
 	unsigned	 eras;
 	bool		 before_init;
 } methods[] = {
-	{ "initialize", m_initialize, IN_LEGACY, true },
-	{ "ping", m_ping, IN_LEGACY, true },
-	{ "tools/list", m_tools_list, IN_LEGACY | IN_MODERN, false },
-	{ "tools/call", m_tools_call, IN_LEGACY | IN_MODERN, false },
-	{ "logging/setLevel", m_set_level, IN_LEGACY, false },
-	{ "server/discover", m_discover, IN_MODERN, false },
-	{ NULL, NULL, 0, false }
+	{ "initialize", m_initialize, NULL, IN_LEGACY, true },
+	{ "ping", m_ping, NULL, IN_LEGACY, true },
+	{ "tools/list", m_tools_list, NULL, IN_BOTH, false },
+	{ "tools/call", m_tools_call, NULL, IN_BOTH, false },
+	{ "logging/setLevel", m_set_level, NULL, IN_LEGACY, false },
+	{ "server/discover", m_discover, NULL, IN_MODERN, false },
+	{ "prompts/list", NULL, res_list, IN_BOTH, false },
+	{ "prompts/get", NULL, res_prompts_get, IN_BOTH, false },
+	{ "resources/list", NULL, res_list, IN_BOTH, false },
+	{ "resources/templates/list", NULL, res_list, IN_BOTH, false },
+	{ "resources/read", NULL, res_resources_read, IN_BOTH, false },
+	{ "resources/subscribe", NULL, res_subscribe, IN_LEGACY, false },
+	{ "resources/unsubscribe", NULL, res_unsubscribe, IN_LEGACY, false },
+	{ "completion/complete", NULL, res_complete, IN_BOTH, false },
+	{ NULL, NULL, NULL, 0, false }
 };
+
+static void
+method_call(const struct method *m, int params, const char *id,
+    size_t idlen)
+{
+	if (m->fn != NULL)
+		m->fn(params, id, idlen);
+	else
+		m->res(&j, params, id, idlen);
+}
 
 /*
  * A modern request is served on its own: no session needed, its _meta in
@@ -373,7 +396,7 @@ modern_request(const struct method *m, int params, const char *id,
 		reply_error(id, idlen, -32601, "Method not found");
 	else {
 		modern_reply = true;
-		m->fn(params, id, idlen);
+		method_call(m, params, id, idlen);
 	}
 	era.modern = modern_reply = false;
 }
@@ -430,7 +453,7 @@ client_request(int id, int method)
 		    "is not initialized; send initialize first");
 		return;
 	}
-	m->fn(params, raw, len);
+	method_call(m, params, raw, len);
 }
 
 static void

@@ -34,6 +34,8 @@ struct loader {
 	int		 errors;
 };
 
+static void	free_strings(char **);
+
 static void
 problem(struct loader *l, bool fatal, const char *fmt, ...)
 {
@@ -335,20 +337,24 @@ env_member(struct loader *l, const char *key, int t, void *arg)
 	free(val);
 }
 
+/* toolFilters, promptFilters or resourceFilters: what keeps what. */
 static void
-server_filters(struct loader *l, struct cfg_server *s, int t)
+server_filters(struct loader *l, char ***filters, int t, const char *key,
+    const char *what)
 {
+	free_strings(*filters);
+	*filters = NULL;
 	if (json_eq(&l->j, t, "*"))
 		return;
 	if (json_is(&l->j, t, JSMN_STRING)) {
-		s->filters = xcalloc(2, sizeof(*s->filters));
-		s->filters[0] = literal(l, t);
+		*filters = xcalloc(2, sizeof(**filters));
+		(*filters)[0] = literal(l, t);
 		return;
 	}
-	s->filters = string_array(l, t, false);
-	if (s->filters != NULL && s->filters[0] == NULL) {
-		problem(l, false, "empty toolFilters keeps no tool; "
-		    "leave it out or use \"*\" for all tools");
+	*filters = string_array(l, t, false);
+	if (*filters != NULL && (*filters)[0] == NULL) {
+		problem(l, false, "empty %s keeps no %s; leave it out or use "
+		    "\"*\" for all %ss", key, what, what);
 	}
 }
 
@@ -398,7 +404,11 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 	} else if (strcmp(key, "env") == 0)
 		each_member(l, t, env_member, &e);
 	else if (strcmp(key, "toolFilters") == 0)
-		server_filters(l, s, t);
+		server_filters(l, &s->filters, t, key, "tool");
+	else if (strcmp(key, "promptFilters") == 0)
+		server_filters(l, &s->prompt_filters, t, key, "prompt");
+	else if (strcmp(key, "resourceFilters") == 0)
+		server_filters(l, &s->resource_filters, t, key, "resource");
 	else if (strcmp(key, "transport") == 0) {
 		if (!json_eq(&l->j, t, "stdio"))
 			problem(l, true, "unsupported transport (only \"stdio\" "
@@ -435,14 +445,15 @@ check_name(struct loader *l, const char *what, const char *name)
 
 /*
  * What makes a server's tool list what it is, as written: command, args,
- * env, cwd and toolFilters before ${VAR} expansion, so that no variable's
+ * env, cwd, inheritEnv and the filters before ${VAR} expansion, so that no variable's
  * value is ever kept (the tool catalogue stores and compares this).
  */
 static char *
 fingerprint(struct loader *l, int obj)
 {
 	static const char *const keys[] = { "command", "args", "env", "cwd",
-	    "toolFilters", NULL };
+	    "inheritEnv", "toolFilters", "promptFilters", "resourceFilters",
+	    NULL };
 	struct buf b = { 0 };
 	const char *raw;
 	size_t len;
@@ -692,6 +703,8 @@ cfg_free(struct cfg *c)
 			free_strings(s->argv);
 			free_strings(s->env);
 			free_strings(s->filters);
+			free_strings(s->prompt_filters);
+			free_strings(s->resource_filters);
 			free(s->cwd);
 			free(s->cwd_raw);
 			free(s->command);

@@ -3,7 +3,9 @@
  * listed natively as {toolbox}__{server}__{tool} and called by that name;
  * the client gets one tools/list_changed for each change of that list.
  * The listed tools are those of each server's last complete list, so a
- * server that died keeps its tools listed (a call restarts it).
+ * server that died keeps its tools listed (a call restarts it).  Prompts
+ * (named the same way) and resources are shown to the client in both
+ * modes, as objects built here the same way as native tools.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,14 @@ static unsigned long listed;		/* Hash of the names last listed. */
 
 /* Warn once of a name clients may refuse: not again on a restart. */
 static int
-check_listable(const struct server *s, const char *native, const char *name)
+check_listable(const struct server *s, enum list_kind kind,
+    const char *native, const char *name)
 {
 	int k = tool_listable(native);
 
-	if (k != 0 && srv_tool(s, name, strlen(name)) == NULL)
-		wb_log("%s: tool name '%s' %s", s->label, native, k < 0 ?
+	if (k != 0 && list_find(s, kind, name, strlen(name)) == NULL)
+		wb_log("%s: %s name '%s' %s", s->label, kind == LIST_TOOLS ?
+		    "tool" : "prompt", native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
 		    "is longer than 64 characters; some clients reject it");
@@ -42,7 +46,7 @@ put_description(struct buf *b, const struct server *s, const struct json *j,
 	free(d);
 }
 
-/* The members of tool t but name, description and _meta, as they came. */
+/* The members of entry t but name, description and _meta, as they came. */
 static void
 put_other_members(struct buf *b, const struct json *j, int t)
 {
@@ -64,7 +68,7 @@ put_other_members(struct buf *b, const struct json *j, int t)
 	}
 }
 
-/* _meta, extended with where the tool came from. */
+/* _meta, extended with where the entry came from. */
 static void
 put_meta(struct buf *b, const struct server *s, const struct json *j, int t,
     const char *name)
@@ -89,71 +93,59 @@ put_meta(struct buf *b, const struct server *s, const struct json *j, int t,
 }
 
 /*
- * Tool t of a server's tools/list as dynamic mode lists it: named
- * {toolbox}__{server}__{tool}, its description prefixed, every other
- * member as the server sent it, and _meta extended.  NULL when the name
- * cannot be listed (it stays callable through use_tool).
+ * Entry t of a server's list as the client is shown it: named native
+ * (or, when NULL, by its own name), its description prefixed, every
+ * other member as the server sent it, and _meta extended.
  */
-char *
-dyn_tool(const struct server *s, const struct json *j, int t,
-    const char *name)
+static char *
+dyn_object(const struct server *s, const struct json *j, int t,
+    const char *native, const char *original)
 {
-	char *native = tool_join(s->box->cfg->name, s->cfg->name, name);
 	struct buf b = { 0 };
 
-	if (check_listable(s, native, name) < 0) {
-		free(native);
-		return NULL;
-	}
 	buf_puts(&b, "{\"name\":");
-	json_put_cstr(&b, native);
-	free(native);
+	json_put_cstr(&b, native != NULL ? native : original);
 	put_description(&b, s, j, t);
 	put_other_members(&b, j, t);
-	put_meta(&b, s, j, t, name);
+	put_meta(&b, s, j, t, original);
 	buf_putc(&b, '}');
 	return buf_cstr(&b);
 }
 
-static void
-dyn_each(void (*fn)(const struct tool *, void *), void *arg)
+/*
+ * Entry t, of key key, of a server's list as the client is shown it, or
+ * NULL.  Tools (in dynamic mode) and prompts are named
+ * {toolbox}__{server}__{name}, and not shown when that name cannot be
+ * (a tool stays callable through use_tool); resources and templates keep
+ * their names and URIs, which clients hand back as they are.
+ */
+char *
+dyn_native(const struct server *s, enum list_kind k, const struct json *j,
+    int t, const char *key)
 {
-	const struct server *s;
-	int t;
+	char *native = NULL, *name = NULL, *o;
 
-	if (wb.mode != MODE_DYNAMIC)
-		return;
-	SRV_EACH(s)
-		for (t = 0; s->box->open && t < s->ntools; t++)
-			if (s->tools[t].native != NULL)
-				fn(&s->tools[t], arg);
-}
-
-static void
-put_native(const struct tool *t, void *arg)
-{
-	struct buf *b = arg;
-
-	buf_putc(b, ',');
-	buf_puts(b, t->native);
+	if (k == LIST_TOOLS && wb.mode != MODE_DYNAMIC)
+		return NULL;
+	if (k == LIST_TOOLS || k == LIST_PROMPTS) {
+		native = tool_join(s->box->cfg->name, s->cfg->name, key);
+		if (check_listable(s, k, native, key) < 0) {
+			free(native);
+			return NULL;
+		}
+	} else
+		name = json_strdup(j, json_get(j, t, "name"));
+	o = dyn_object(s, j, t, native, name != NULL ? name : key);
+	free(native);
+	free(name);
+	return o;
 }
 
 /* What tools/list shows, hashed to tell when it changed. */
-static void
-hash_native(const struct tool *t, void *arg)
-{
-	unsigned long *h = arg;
-
-	*h = hash_bytes(*h, t->native, strlen(t->native) + 1);
-}
-
 static unsigned long
 dyn_hash(void)
 {
-	unsigned long h = HASH_INIT;
-
-	dyn_each(hash_native, &h);
-	return h;
+	return wb.mode == MODE_DYNAMIC ? res_hash(LIST_TOOLS) : HASH_INIT;
 }
 
 void
@@ -166,7 +158,8 @@ dyn_init(void)
 void
 dyn_put_tools(struct buf *b)
 {
-	dyn_each(put_native, b);
+	if (wb.mode == MODE_DYNAMIC)
+		res_put(LIST_TOOLS, b);
 }
 
 /* One tools/list_changed for each change of the list, none otherwise. */
@@ -213,7 +206,7 @@ dyn_call(const struct json *j, const char *name, int args, int meta,
     const char *id, size_t idlen)
 {
 	char *box, *srv, *tool;
-	const struct tool *t = NULL;
+	const struct item *t = NULL;
 	struct call_in in;
 	struct toolbox *b;
 	struct server *s = NULL;
@@ -229,7 +222,7 @@ dyn_call(const struct json *j, const char *name, int args, int meta,
 		box_stateless_open(b);
 		later = true;
 	} else if (s != NULL && b->open)
-		t = srv_tool(s, tool, strlen(tool));
+		t = list_find(s, LIST_TOOLS, tool, strlen(tool));
 	/* What tools/list does not show cannot be called by that name. */
 	if (!later && (t == NULL || t->native == NULL))
 		reply_unknown_tool(id, idlen, name, false, s == NULL);

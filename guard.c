@@ -237,6 +237,18 @@ guard_lost(void)
 	guard_pid = 0;
 }
 
+/*
+ * We are about to exit, our servers' groups ended or handed to the
+ * escalation: the guardian sees end of file now instead of at exit.
+ */
+void
+guard_end(void)
+{
+	if (guard_fd >= 0)
+		close(guard_fd);
+	guard_fd = -1;
+}
+
 void
 guard_add(pid_t pid)
 {

@@ -82,12 +82,23 @@ probe_waiting(void)
 static void
 report_text(const struct server *s)
 {
-	if (srv_serving(s))
-		printf("%s: ready, %d tool%s, %lld ms\n", s->label, s->ntools,
-		    s->ntools == 1 ? "" : "s", s->ready_ms);
-	else
+	const struct listing *l = s->lists;
+
+	if (!srv_serving(s)) {
 		printf("%s: failed: %s\n", s->label, s->error != NULL ?
 		    s->error : "not started");
+		return;
+	}
+	printf("%s: ready, %d tool%s", s->label, l[LIST_TOOLS].n,
+	    l[LIST_TOOLS].n == 1 ? "" : "s");
+	if (s->caps & CAP_PROMPTS)
+		printf(", %d prompt%s", l[LIST_PROMPTS].n,
+		    l[LIST_PROMPTS].n == 1 ? "" : "s");
+	if (s->caps & CAP_RESOURCES)
+		printf(", %d resource%s, %d template%s", l[LIST_RESOURCES].n,
+		    l[LIST_RESOURCES].n == 1 ? "" : "s", l[LIST_TEMPLATES].n,
+		    l[LIST_TEMPLATES].n == 1 ? "" : "s");
+	printf(", %lld ms\n", s->ready_ms);
 }
 
 static void
@@ -100,7 +111,10 @@ report_json(const struct server *s, struct buf *b)
 	json_put_cstr(b, s->cfg->name);
 	if (srv_serving(s))
 		buf_printf(b, ",\"state\":\"ready\",\"tools\":%d,"
-		    "\"readyMs\":%lld}", s->ntools, s->ready_ms);
+		    "\"prompts\":%d,\"resources\":%d,\"resourceTemplates\":%d,"
+		    "\"readyMs\":%lld}", s->lists[LIST_TOOLS].n,
+		    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
+		    s->lists[LIST_TEMPLATES].n, s->ready_ms);
 	else {
 		buf_puts(b, ",\"state\":\"failed\",\"error\":");
 		json_put_cstr(b, s->error != NULL ? s->error : "not started");

@@ -233,6 +233,8 @@ relay_notification(struct server *s, const struct json *j, int method,
 		on_log_message(s, j, line, n);
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
+	else if (json_eq(j, method, "notifications/resources/updated"))
+		res_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
 	    client_has(CAN_ELICIT))
 		client_send_line(line, n);
@@ -244,7 +246,7 @@ relay_send_level(struct server *s)
 {
 	struct buf p = { 0 };
 
-	if (!s->logging || log_level == NULL || s->modern)
+	if ((s->caps & CAP_LOGGING) == 0 || log_level == NULL || s->modern)
 		return;
 	buf_printf(&p, "{\"level\":%s}", log_level);
 	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);

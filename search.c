@@ -41,7 +41,7 @@ static const char search_def[] =
 /* One tool being ranked. */
 struct hit {
 	const struct server	*srv;
-	const struct tool	*tool;
+	struct item		*tool;
 	double			 score;
 	int			 order;		/* Configuration order. */
 };
@@ -117,15 +117,15 @@ put_terms(struct buf *out, const char *s, size_t n)
 
 /* A tool's terms: its name twice, its title and its description. */
 static void
-tool_terms(const struct tool *t, struct buf *out)
+tool_terms(const struct item *t, struct buf *out)
 {
 	struct json tj = { 0 };
 	struct buf text = { 0 };
 	const char *v;
 	int i;
 
-	put_terms(out, t->name, strlen(t->name));
-	put_terms(out, t->name, strlen(t->name));
+	put_terms(out, t->key, strlen(t->key));
+	put_terms(out, t->key, strlen(t->key));
 	if (json_parse(&tj, t->json, t->len) == JSON_OK) {
 		for (i = 0; i < 2; i++) {
 			v = json_str(&tj, json_get(&tj, 0, i == 0 ? "title" :
@@ -194,7 +194,7 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 		if (only != NULL && s->box != only)
 			continue;
 		catalog_load(s);
-		if (!s->catalogued && s->nindex == 0) {
+		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
 			if (s->box != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
 				json_put_cstr(missing, s->box->cfg->name);
@@ -202,13 +202,13 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 			}
 			continue;
 		}
-		for (t = 0; t < s->ntools; t++) {
+		for (t = 0; t < s->lists[LIST_TOOLS].n; t++) {
 			if (n == cap) {
 				cap = cap > 0 ? cap * 2 : 64;
 				h = xrealloc(h, (size_t)cap * sizeof(*h));
 			}
 			h[n].srv = s;
-			h[n].tool = &s->tools[t];
+			h[n].tool = &s->lists[LIST_TOOLS].items[t];
 			h[n].score = 0;
 			h[n++].order = order++;
 		}
@@ -231,7 +231,7 @@ rank(struct hit *h, int n, const char **term, const size_t *len, int nt)
 		if (h[i].tool->words == NULL) {
 			words.len = 0;
 			tool_terms(h[i].tool, &words);
-			((struct tool *)h[i].tool)->words = xstrdup(
+			h[i].tool->words = xstrdup(
 			    buf_cstr(&words));
 		}
 		for (k = 0; k < nt; k++) {
@@ -282,7 +282,7 @@ first_sentence(const char *d)
 }
 
 static void
-put_summary(struct buf *b, const struct tool *t)
+put_summary(struct buf *b, const struct item *t)
 {
 	struct json tj = { 0 };
 	struct buf text = { 0 };
@@ -304,7 +304,7 @@ put_hit(struct buf *b, const struct hit *h)
 	buf_puts(b, ",\"server\":");
 	json_put_cstr(b, h->srv->cfg->name);
 	buf_puts(b, ",\"name\":");
-	json_put_cstr(b, h->tool->name);
+	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
 	buf_printf(b, ",\"toolbox_open\":%s}", h->srv->box->open ? "true" :
@@ -379,7 +379,8 @@ search_tool(const struct json *j, int args, const char *id, size_t idlen)
 		nt = query_terms(query, &words, term, len);
 		h = collect(only, &n, &missing);
 		rank(h, n, term, len, nt);
-		qsort(h, (size_t)n, sizeof(*h), by_score);
+		if (n > 1)
+			qsort(h, (size_t)n, sizeof(*h), by_score);
 		put_results(&out, query, h, n, (int)limit, &missing);
 		reply_structured(id, idlen, &out);
 		free(h);

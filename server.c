@@ -2,12 +2,15 @@
  * server.c: one downstream server's life, as a state machine:
  *
  *	IDLE or FAILED or STOPPED --start--> STARTING (initialize, then
- *	    every page of tools/list) --list complete--> READY
- *	READY --tools/list_changed--> RELISTING (calls go on against the
- *	    old list) --list complete, or failed--> READY
+ *	    its lists: tools, and the prompts, resources and templates it
+ *	    declared) --lists complete--> READY
+ *	READY --a list_changed--> RELISTING (calls go on against the old
+ *	    lists) --lists complete, or failed--> READY
  *	any --exit, timeout, protocol error--> FAILED (an automatic start
  *	    waits a backoff; open_toolbox starts it at once)
  *	READY --idleTimeoutMs without traffic, or shutdown--> STOPPED
+ *
+ * While it starts, its tools may be known from the catalogue (catalog.c).
  *
  * Its lines are read here and handed to call.c (answers to calls),
  * relay.c (its requests and notifications) and stream.c (a large result
@@ -20,7 +23,6 @@
 
 #include "workbench.h"
 
-#define LIST_PAGES_MAX	1000
 #define EOF_GRACE_MS	250
 
 /*
@@ -121,8 +123,8 @@ srv_send_initialize(struct server *s)
 }
 
 /* A modern server's request carries the era's _meta, first. */
-static void
-srv_put_meta(struct server *s, struct buf *p)
+void
+srv_put_meta(const struct server *s, struct buf *p)
 {
 	if (!s->modern)
 		return;
@@ -167,122 +169,6 @@ srv_send_listen(struct server *s)
 	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true}}}\n");
 }
 
-static void
-srv_send_list(struct server *s, const char *cursor)
-{
-	struct buf p = { 0 };
-
-	buf_puts(&p, "{");
-	srv_put_meta(s, &p);
-	if (cursor != NULL) {
-		if (s->modern)
-			buf_putc(&p, ',');
-		buf_puts(&p, "\"cursor\":");
-		json_put_cstr(&p, cursor);
-	}
-	buf_puts(&p, "}");
-	srv_send(s, req_add(s, REQ_LIST), "tools/list", p.data, p.len);
-	buf_free(&p);
-}
-
-/*
- * Its tools.
- */
-static void
-tool_free(struct tool *t)
-{
-	free(t->name);
-	free(t->json);
-	free(t->native);
-	free(t->words);
-}
-
-static void
-tools_free(struct tool *t, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		tool_free(&t[i]);
-	free(t);
-}
-
-/* Forget a list being paged in. */
-static void
-paging_free(struct server *s)
-{
-	int i;
-
-	tools_free(s->fresh, s->nfresh);
-	s->fresh = NULL;
-	s->nfresh = 0;
-	for (i = 0; i < s->ncursors; i++)
-		free(s->cursors[i]);
-	free(s->cursors);
-	s->cursors = NULL;
-	s->ncursors = 0;
-}
-
-static size_t
-name_slot(const char *name, size_t len, size_t size)
-{
-	return hash_bytes(HASH_INIT, name, len) & (size - 1);
-}
-
-/*
- * Index the tool list by name (open addressing, at most half full), so
- * that a call finds its tool at once in a server of 10,000 tools.  A name
- * listed again keeps its first tool and the later ones are dropped:
- * clients refuse a list that names a tool twice.
- */
-static void
-srv_index(struct server *s)
-{
-	size_t size = 16, i;
-	int t, kept = 0;
-
-	free(s->index);
-	while (size < (size_t)s->ntools * 2)
-		size *= 2;
-	s->index = xmalloc(size * sizeof(*s->index));
-	s->nindex = size;
-	for (i = 0; i < size; i++)
-		s->index[i] = -1;
-	for (t = 0; t < s->ntools; t++) {
-		i = name_slot(s->tools[t].name, strlen(s->tools[t].name), size);
-		while (s->index[i] >= 0 &&
-		    strcmp(s->tools[s->index[i]].name, s->tools[t].name) != 0)
-			i = (i + 1) & (size - 1);
-		if (s->index[i] >= 0) {
-			wb_log("%s: tools/list names '%s' more than once; keeping "
-			    "the first", s->label, s->tools[t].name);
-			tool_free(&s->tools[t]);
-			continue;
-		}
-		s->tools[kept] = s->tools[t];
-		s->index[i] = kept++;
-	}
-	s->ntools = kept;
-}
-
-/* The tool of this name, s[0, len) without NULs, or NULL. */
-const struct tool *
-srv_tool(const struct server *s, const char *name, size_t len)
-{
-	const char *n;
-	size_t i;
-
-	if (s->nindex == 0)
-		return NULL;
-	i = name_slot(name, len, s->nindex);
-	for (; s->index[i] >= 0; i = (i + 1) & (s->nindex - 1)) {
-		n = s->tools[s->index[i]].name;
-		if (strncmp(n, name, len) == 0 && n[len] == '\0')
-			return &s->tools[s->index[i]];
-	}
-	return NULL;
-}
-
 /*
  * Start and stop.
  */
@@ -317,7 +203,7 @@ srv_start(struct server *s)
 		return;
 	}
 	s->state = SRV_STARTING;
-	s->logging = false;	/* Until this process's initialize says. */
+	s->caps = 0;		/* Until this process's initialize says. */
 	s->listens = s->probed = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
@@ -445,75 +331,163 @@ srv_fail(struct server *s, const char *reason)
 	s->state = SRV_FAILED;
 	note_failure(s, now_ms());
 	call_fail_all(s, s->error);
-	paging_free(s);
-	s->relist_again = false;
+	list_stop(s);
 	relay_forget(s);
 	box_settle(s->box);
 }
 
 /*
- * Listing its tools.
+ * Its lists.
  */
-static void	srv_relist(struct server *);
-
-/* The list paged in (or read from the catalogue) becomes its list. */
+/*
+ * A list is complete, or failed without failing the server: once none
+ * is being fetched, a starting server takes calls, a relisting one is
+ * ready again, and the client hears of what it now lists.
+ */
 void
-srv_take_fresh(struct server *s)
+srv_listed(struct server *s)
 {
-	tools_free(s->tools, s->ntools);
-	s->tools = s->fresh;
-	s->ntools = s->nfresh;
-	s->fresh = NULL;
-	s->nfresh = 0;
-	srv_index(s);
-}
-
-/* Its list is complete: it takes calls, and those that waited go. */
-static void
-srv_ready(struct server *s)
-{
-	srv_take_fresh(s);
-	paging_free(s);
+	/* Lists fetched together (resources and templates) tell once. */
+	if (list_paging(s))
+		return;
 	s->catalogued = false;
 	catalog_store(s);
 	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;
 		if (s->modern && s->listens)
 			srv_send_listen(s);
-	}
-	s->state = SRV_READY;
-	free(s->error);
-	s->error = NULL;
-	call_send_waiting(s);
-	box_settle(s->box);
+		s->state = SRV_READY;
+		free(s->error);
+		s->error = NULL;
+		call_send_waiting(s);
+		box_settle(s->box);
+	} else if (s->state == SRV_RELISTING)
+		s->state = SRV_READY;
 	dyn_notify();
-	if (s->relist_again) {
-		s->relist_again = false;
-		srv_relist(s);
+	res_notify();
+}
+
+/* A list changed: fetch it again, serving the old one meanwhile. */
+static void
+srv_relist(struct server *s, enum list_kind k)
+{
+	if (!srv_serving(s))
+		return;
+	s->state = SRV_RELISTING;
+	list_fetch(s, k);
+}
+
+/*
+ * A list_changed of a list it declared: that list is fetched again.
+ * False when the method is no list_changed.
+ */
+static bool
+on_list_changed(struct server *s, int method)
+{
+	if (json_eq(&j, method, "notifications/tools/list_changed"))
+		srv_relist(s, LIST_TOOLS);
+	else if (json_eq(&j, method, "notifications/prompts/list_changed")) {
+		if (s->caps & CAP_PROMPTS)
+			srv_relist(s, LIST_PROMPTS);
+	} else if (json_eq(&j, method,
+	    "notifications/resources/list_changed")) {
+		if (s->caps & CAP_RESOURCES) {
+			srv_relist(s, LIST_RESOURCES);
+			srv_relist(s, LIST_TEMPLATES);
+		}
+	} else
+		return false;
+	return true;
+}
+
+/*
+ * What initialize says it offers: a capability is an object (a flag
+ * within one, true).  Only those are asked for.
+ */
+static unsigned
+declared(int caps)
+{
+	static const struct {
+		const char	*path;
+		enum srv_cap	 cap;
+	} offers[] = {
+		{ "logging", CAP_LOGGING },
+		{ "prompts", CAP_PROMPTS },
+		{ "resources", CAP_RESOURCES },
+		{ "resources.subscribe", CAP_SUBSCRIBE },
+		{ "completions", CAP_COMPLETIONS }
+	};
+	unsigned c = 0;
+	size_t i;
+	bool v;
+	int t;
+
+	for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++) {
+		t = json_path(&j, caps, offers[i].path);
+		if (json_is(&j, t, JSMN_OBJECT) ||
+		    (json_get_bool(&j, t, &v) == 0 && v))
+			c |= offers[i].cap;
+	}
+	return c;
+}
+
+/* Its tools, and the lists of what else it declared. */
+static void
+fetch_lists(struct server *s)
+{
+	int k;
+
+	for (k = 0; k < LIST_KINDS; k++) {
+		if (k == LIST_TOOLS || (k == LIST_PROMPTS &&
+		    (s->caps & CAP_PROMPTS)) || (k >= LIST_RESOURCES &&
+		    (s->caps & CAP_RESOURCES)))
+			list_fetch(s, k);
+		else
+			list_clear(s, k);
 	}
 }
 
-/* Its tools changed: fetch them again, serving the old list meanwhile. */
 static void
-srv_relist(struct server *s)
+on_initialize(struct server *s, int result)
 {
-	if (s->state == SRV_RELISTING)
-		s->relist_again = true;
-	else if (s->state == SRV_READY) {
-		s->state = SRV_RELISTING;
-		srv_send_list(s, NULL);
+	if (!json_is(&j, result, JSMN_OBJECT)) {
+		srv_fail(s, "protocol error: initialize returned no result "
+		    "object");
+		return;
 	}
+	s->caps = declared(json_get(&j, result, "capabilities"));
+	srv_notify(s, "notifications/initialized");
+	relay_send_level(s);
+	fetch_lists(s);
 }
 
-/* A refetch that fails keeps the tools the server had. */
-static void
-relist_failed(struct server *s, const char *msg)
+/*
+ * Tools the server cannot list fail its start; any other failed list
+ * leaves it what it had.
+ */
+static bool
+list_fatal(const struct server *s, enum list_kind k)
 {
-	wb_log("%s: tools/list after tools/list_changed failed (%s); keeping "
-	    "its previous tools", s->label, msg != NULL ? msg : "no result");
-	paging_free(s);
-	s->relist_again = false;
-	s->state = SRV_READY;
+	return k == LIST_TOOLS && s->state == SRV_STARTING;
+}
+
+static void
+on_list_answer(struct server *s, enum list_kind k)
+{
+	struct buf why = { 0 }, fail = { 0 };
+	int st = list_answer(s, k, &j, &why);
+
+	if (st == LIST_FAILED && list_fatal(s, k)) {
+		buf_printf(&fail, "tools/list failed: %s", buf_cstr(&why));
+		srv_fail(s, buf_cstr(&fail));
+		buf_free(&fail);
+	} else if (st != LIST_MORE) {
+		if (st == LIST_FAILED)
+			list_warn(s, k, buf_cstr(&why),
+			    s->state == SRV_STARTING);
+		srv_listed(s);
+	}
+	buf_free(&why);
 }
 
 /* The probe's verdict, kept for the server's life. */
@@ -542,10 +516,10 @@ on_discover(struct server *s, int result)
 		return;
 	}
 	era_verdict(s, true);
-	s->logging = json_path(&j, result, "capabilities.logging") >= 0;
+	s->caps = declared(json_get(&j, result, "capabilities"));
 	s->listens = json_path(&j, result, "capabilities.tools.listChanged") >=
 	    0;
-	srv_send_list(s, NULL);
+	fetch_lists(s);
 }
 
 /*
@@ -569,111 +543,9 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 	return true;
 }
 
+/* The answer to initialize or server/discover. */
 static void
-on_initialize(struct server *s, int result)
-{
-	if (!json_is(&j, result, JSMN_OBJECT)) {
-		srv_fail(s, "protocol error: initialize returned no result "
-		    "object");
-		return;
-	}
-	s->logging = json_path(&j, result, "capabilities.logging") >= 0;
-	srv_notify(s, "notifications/initialized");
-	relay_send_level(s);
-	srv_send_list(s, NULL);
-}
-
-/* Keep one listed tool, if it passes the filters. */
-void
-srv_keep_tool(struct server *s, const struct json *tj, int t)
-{
-	const char *raw;
-	struct tool *nt;
-	size_t len;
-	char *name;
-
-	if (!json_is(tj, t, JSMN_OBJECT) ||
-	    (name = json_strdup(tj, json_get(tj, t, "name"))) == NULL) {
-		wb_log("%s: skipping a tool without a name", s->label);
-		return;
-	}
-	if (!tool_filter_match(s->cfg->filters, name)) {
-		free(name);
-		return;
-	}
-	raw = json_raw(tj, t, &len);
-	s->fresh = xrealloc(s->fresh, ((size_t)s->nfresh + 1) *
-	    sizeof(*s->fresh));
-	nt = &s->fresh[s->nfresh++];
-	memset(nt, 0, sizeof(*nt));
-	nt->name = name;
-	nt->json = xstrndup(raw, len);
-	nt->len = len;
-	nt->native = wb.mode == MODE_DYNAMIC ? dyn_tool(s, tj, t, name) : NULL;
-}
-
-/* Has this cursor come before?  Remembers it when not. */
-static bool
-cursor_seen(struct server *s, const char *cursor)
-{
-	int i;
-
-	for (i = 0; i < s->ncursors; i++)
-		if (strcmp(s->cursors[i], cursor) == 0)
-			return true;
-	s->cursors = xrealloc(s->cursors, ((size_t)s->ncursors + 1) *
-	    sizeof(*s->cursors));
-	s->cursors[s->ncursors++] = xstrdup(cursor);
-	return false;
-}
-
-/* After a page: the next, or the list is complete. */
-static void
-next_page(struct server *s, const char *cursor, int before)
-{
-	if (cursor == NULL || cursor[0] == '\0')
-		srv_ready(s);
-	else if (cursor_seen(s, cursor)) {
-		/* A server that loops repeats its pages: drop this one. */
-		wb_log("%s: tools/list repeated a cursor; keeping the first %d "
-		    "pages", s->label, s->ncursors);
-		while (s->nfresh > before)
-			tool_free(&s->fresh[--s->nfresh]);
-		srv_ready(s);
-	} else if (s->ncursors >= LIST_PAGES_MAX) {
-		wb_log("%s: tools/list has more than %d pages; keeping the "
-		    "first %d", s->label, LIST_PAGES_MAX, LIST_PAGES_MAX);
-		srv_ready(s);
-	} else
-		srv_send_list(s, cursor);
-}
-
-static void
-on_tools_page(struct server *s, int result)
-{
-	int tools = json_get(&j, result, "tools"), t, n, before = s->nfresh;
-	char *cursor;
-
-	if (!json_is(&j, tools, JSMN_ARRAY)) {
-		if (s->state == SRV_RELISTING)
-			relist_failed(s, "no tools array");
-		else
-			srv_fail(s, "protocol error: tools/list returned no "
-			    "tools array");
-		return;
-	}
-	for (t = tools + 1, n = 0; n < j.tok[tools].size; n++) {
-		srv_keep_tool(s, &j, t);
-		t = json_next(&j, t);
-	}
-	cursor = json_strdup(&j, json_get(&j, result, "nextCursor"));
-	next_page(s, cursor, before);
-	free(cursor);
-}
-
-/* The answer to initialize or a tools/list page. */
-static void
-on_setup_answer(struct server *s, enum req_kind kind)
+on_init_answer(struct server *s, enum req_kind kind)
 {
 	int result = json_get(&j, 0, "result"), error = json_get(&j, 0, "error");
 	struct buf why = { 0 };
@@ -682,24 +554,17 @@ on_setup_answer(struct server *s, enum req_kind kind)
 	if (error < 0 && result >= 0) {
 		if (kind == REQ_INIT)
 			on_initialize(s, result);
-		else if (kind == REQ_DISCOVER)
-			on_discover(s, result);
 		else
-			on_tools_page(s, result);
+			on_discover(s, result);
 		return;
 	}
-	if (kind != REQ_LIST && on_probe_error(s, kind, error))
+	if (on_probe_error(s, kind, error))
 		return;
 	msg = json_strdup(&j, json_get(&j, error, "message"));
-	if (s->state == SRV_RELISTING)
-		relist_failed(s, msg);
-	else {
-		buf_printf(&why, "%s failed: %s", kind == REQ_INIT ?
-		    "initialize" : kind == REQ_DISCOVER ? "server/discover" :
-		    "tools/list", msg != NULL ? msg : "no result");
-		srv_fail(s, buf_cstr(&why));
-		buf_free(&why);
-	}
+	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? "initialize" :
+	    "server/discover", msg != NULL ? msg : "no result");
+	srv_fail(s, buf_cstr(&why));
+	buf_free(&why);
 	free(msg);
 }
 
@@ -723,10 +588,12 @@ on_response(struct server *s, int id, const char *line, size_t n)
 		return;
 	}
 	req_take(s, i, &r);
-	if (r.kind == REQ_CALL)
+	if (req_for_client(&r))
 		call_answered(s, &r, &j, line, n);
-	else if (r.kind != REQ_LEVEL)
-		on_setup_answer(s, r.kind);
+	else if (r.kind == REQ_INIT || r.kind == REQ_DISCOVER)
+		on_init_answer(s, r.kind);
+	else if (r.kind == REQ_LIST)
+		on_list_answer(s, r.list);
 	req_free(&r);
 }
 
@@ -756,11 +623,10 @@ srv_line(void *ctx, char *line, size_t n)
 	method = json_get(&j, 0, "method");
 	if (json_is(&j, method, JSMN_STRING) && rpc_valid_id(&j, id))
 		relay_request(s, &j, id, method, line, n);
-	else if (json_eq(&j, method, "notifications/tools/list_changed"))
-		srv_relist(s);
-	else if (json_is(&j, method, JSMN_STRING))
-		relay_notification(s, &j, method, line, n);
-	else if (id >= 0)
+	else if (json_is(&j, method, JSMN_STRING)) {
+		if (!on_list_changed(s, method))
+			relay_notification(s, &j, method, line, n);
+	} else if (id >= 0)
 		on_response(s, id, line, n);
 	json_release(&j);
 }
@@ -783,9 +649,16 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	}
 	buf_printf(&why, "the result is %zu bytes, more than the %zu-byte "
 	    "limit (maxMessageBytes)", size, wb.cfg.max_message);
-	if (s->req[i].kind == REQ_CALL)
+	if (req_for_client(&s->req[i]))
 		call_error(s, &s->req[i], buf_cstr(&why));
-	else
+	else if (s->req[i].kind == REQ_LIST && !list_fatal(s,
+	    s->req[i].list)) {
+		list_abandon(s, s->req[i].list);
+		list_warn(s, s->req[i].list, buf_cstr(&why),
+		    s->state == SRV_STARTING);
+		req_remove(s, i);
+		srv_listed(s);
+	} else
 		srv_fail(s, buf_cstr(&why));
 	if ((i = req_find(s, v)) >= 0)
 		req_remove(s, i);

@@ -114,8 +114,8 @@ stream_may_answer_call(const struct server *s)
 	    s->ghosts_lost)
 		return false;
 	for (i = 0; i < s->nreq; i++) {
-		/* A result to be stamped (call_pass) is read whole. */
-		if (s->req[i].sent && (s->req[i].kind != REQ_CALL ||
+		/* A result to be stamped (call_reply) is read whole. */
+		if (s->req[i].sent && (!req_for_client(&s->req[i]) ||
 		    call_stamps(s, &s->req[i])))
 			return false;
 		calls += s->req[i].sent;
@@ -144,7 +144,7 @@ stream_start(struct server *s, const char *text, size_t n)
 	    top.jsonrpc != top.v2)
 		return PEER_NOSTREAM;
 	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
-	    (k = req_find(s, v)) < 0 || s->req[k].kind != REQ_CALL ||
+	    (k = req_find(s, v)) < 0 || !req_for_client(&s->req[k]) ||
 	    !s->req[k].sent || call_stamps(s, &s->req[k])))
 		return PEER_NOSTREAM;
 	if (top.id == NULL && !stream_may_answer_call(s))
@@ -210,7 +210,7 @@ end_with_id(struct server *s, const struct rpc_top *top, const char *text,
 
 	if (!rpc_int_id(top->id, top->idlen, &v))
 		v = 0;
-	if ((i = req_find(s, v)) >= 0 && s->req[i].kind == REQ_CALL)
+	if ((i = req_find(s, v)) >= 0 && req_for_client(&s->req[i]))
 		cid = &s->req[i].cid;
 	else if ((g = ghost_find(s, v)) >= 0)
 		cid = &s->ghosts[g].cid;

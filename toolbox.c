@@ -176,7 +176,8 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 	else if ((s = box_server(b, srv, srvlen)) == NULL)
 		buf_printf(t, "Error executing tool: Server '%.*s' not found "
 		    "in toolbox '%.*s'", (int)srvlen, srv, (int)boxlen, box);
-	else if (srv_serving(s) && srv_tool(s, name, namelen) == NULL) {
+	else if (srv_serving(s) && list_find(s, LIST_TOOLS, name, namelen) ==
+	    NULL) {
 		buf_printf(t, "Error executing tool: Tool '%.*s' not found in "
 		    "server '%.*s'", (int)namelen, name, (int)srvlen, srv);
 		s = NULL;
@@ -187,7 +188,7 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 
 /* A tool object with toolbox_name and source_server added. */
 static void
-put_tool(struct buf *b, const struct server *s, const struct tool *t)
+put_tool(struct buf *b, const struct server *s, const struct item *t)
 {
 	json_add_members(b, t->json, t->len);
 	buf_puts(b, "\"toolbox_name\":");
@@ -237,6 +238,31 @@ put_failed(struct buf *out, const struct toolbox *b)
 }
 
 /*
+ * What each server offers the user besides tools: prompts and resources
+ * are not in the model's tool list, so their counts say they exist.
+ */
+static void
+put_offers(struct buf *out, const struct toolbox *b)
+{
+	const struct server *s;
+	int i, n = 0;
+
+	buf_puts(out, ",\"servers\":[");
+	for (i = 0; i < b->nservers; i++) {
+		s = &b->servers[i];
+		if (!srv_known(s))
+			continue;
+		buf_puts(out, n++ == 0 ? "{\"server\":" : ",{\"server\":");
+		json_put_cstr(out, s->cfg->name);
+		buf_printf(out, ",\"tools\":%d,\"prompts\":%d,\"resources\":%d,"
+		    "\"resource_templates\":%d}", s->lists[LIST_TOOLS].n,
+		    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
+		    s->lists[LIST_TEMPLATES].n);
+	}
+	buf_putc(out, ']');
+}
+
+/*
  * The open_toolbox result object, for content and structuredContent.
  * Returns how many servers' tools it lists.
  */
@@ -257,13 +283,14 @@ box_summary(const struct toolbox *b, struct buf *out)
 	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		for (k = 0; srv_known(s) && k < s->ntools; k++) {
+		for (k = 0; srv_known(s) && k < s->lists[LIST_TOOLS].n; k++) {
 			if (out->data[out->len - 1] != '[')
 				buf_putc(out, ',');
-			put_tool(out, s, &s->tools[k]);
+			put_tool(out, s, &s->lists[LIST_TOOLS].items[k]);
 		}
 	}
 	buf_putc(out, ']');
+	put_offers(out, b);
 	put_catalogued(out, b);
 	put_failed(out, b);
 	buf_putc(out, '}');
@@ -322,6 +349,7 @@ box_settle(struct toolbox *b)
 	b->nwaiters = 0;
 	buf_free(&sum);
 	dyn_notify();
+	res_notify();
 }
 
 static void

@@ -379,6 +379,7 @@ run(void)
 	}
 	proc_kill_all();
 	reap();
+	guard_end();
 }
 
 /*

@@ -348,6 +348,7 @@ void	 proc_close_from(int);
  * when the workbench ends, SIGKILL included.
  */
 void	 guard_add(pid_t);
+void	 guard_end(void);
 void	 guard_reaped(pid_t);
 void	 guard_gone(pid_t);
 void	 guard_signal(pid_t, bool, int);
@@ -372,6 +373,8 @@ struct cfg_server {
 	char	**argv;		/* argv[0] is the command; NULL-terminated. */
 	char	**env;		/* "NAME=value", NULL-terminated. */
 	char	**filters;	/* NULL-terminated; NULL means all tools. */
+	char	**prompt_filters;	/* The same, for prompts, */
+	char	**resource_filters;	/* and for resource URIs. */
 	char	 *cwd;
 	char	 *cwd_raw;	/* As written. */
 	bool	  inherit_env;
@@ -505,6 +508,8 @@ struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
 void	 reply_era(bool);
 void	 reply_error(const char *, size_t, int, const char *);
+void	 reply_error_data(const char *, size_t, int, const char *,
+	    const char *, size_t);
 void	 reply_text(const char *, size_t, const char *, bool);
 void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
@@ -551,20 +556,96 @@ struct server *srv_next(const struct server *);
 #define SRV_EACH(s)	for ((s) = srv_first(); (s) != NULL; (s) = srv_next(s))
 
 /*
+ * listing.c: a server's lists (tools, prompts, resources, resource
+ * templates), each paged in by the one mechanism, filtered, and indexed
+ * by key.
+ */
+enum list_kind {
+	LIST_TOOLS,
+	LIST_PROMPTS,
+	LIST_RESOURCES,
+	LIST_TEMPLATES,
+	LIST_KINDS
+};
+
+/* An entry of a server's list, as the server listed it. */
+struct item {
+	char	*key;		/* Its name, URI or URI template. */
+	char	*json;		/* The object, raw. */
+	size_t	 len;
+	char	*native;	/* As the client is shown it, or NULL. */
+	char	*words;		/* search_tools' terms, once searched. */
+	bool	 shadowed;	/* Said once: another server has its key. */
+};
+
+struct listing {
+	struct item	*items;		/* The last complete list. */
+	int		 n;
+	struct item	*fresh;		/* The list being paged in. */
+	int		 nfresh;
+	char		**cursors;	/* Cursors seen while paging. */
+	int		 ncursors;
+	int		*index;		/* items by key; -1: empty */
+	size_t		 nindex;
+	bool		 paging;	/* A fetch is under way, */
+	bool		 again;		/* and it changed meanwhile. */
+};
+
+enum list_status {
+	LIST_MORE,		/* The next page was asked for. */
+	LIST_DONE,		/* Complete: the new list is in place. */
+	LIST_FAILED		/* The previous list stays; why says why. */
+};
+
+struct server;
+
+const char *list_method(enum list_kind);
+void	 list_fetch(struct server *, enum list_kind);
+int	 list_answer(struct server *, enum list_kind, const struct json *,
+	    struct buf *);
+bool	 list_paging(const struct server *);
+void	 list_stop(struct server *);
+void	 list_clear(struct server *, enum list_kind);
+void	 list_abandon(struct server *, enum list_kind);
+void	 list_warn(const struct server *, enum list_kind, const char *,
+	    bool);
+const struct item *list_find(const struct server *, enum list_kind,
+	    const char *, size_t);
+void	 list_keep(struct server *, enum list_kind, const struct json *, int);
+void	 list_install(struct server *, enum list_kind);
+
+/*
+ * resources.c: the prompts, resources and templates the client is shown,
+ * the requests for them routed to their servers, subscriptions, and
+ * their list_changed.
+ */
+void	 res_put(enum list_kind, struct buf *);
+unsigned long res_hash(enum list_kind);
+void	 res_notify(void);
+void	 res_list(const struct json *, int, const char *, size_t);
+void	 res_prompts_get(const struct json *, int, const char *, size_t);
+void	 res_resources_read(const struct json *, int, const char *, size_t);
+void	 res_subscribe(const struct json *, int, const char *, size_t);
+void	 res_unsubscribe(const struct json *, int, const char *, size_t);
+void	 res_complete(const struct json *, int, const char *, size_t);
+void	 res_updated(const struct json *, const char *, size_t);
+
+/*
  * dynamic.c: dynamic mode: tools listed as {toolbox}__{server}__{tool},
- * their calls, and tools/list_changed.
+ * their calls, and tools/list_changed; and the objects listed to the
+ * client in both modes (prompts, resources), built the same way.
  */
 void	 dyn_init(void);
-char	*dyn_tool(const struct server *, const struct json *, int,
-	    const char *);
+char	*dyn_native(const struct server *, enum list_kind,
+	    const struct json *, int, const char *);
 void	 dyn_put_tools(struct buf *);
 void	 dyn_call(const struct json *, const char *, int, int, const char *,
 	    size_t);
 void	 dyn_notify(void);
 
 /*
- * server.c: one server's life: start, initialize, the paged tools/list and
- * its index, relisting, failure, exit, its descriptors and timers.
+ * server.c: one server's life: start, initialize, its lists, relisting,
+ * failure, exit, its descriptors and timers.
  */
 /*
  * Automatic restarts back off: none after a first failure, then
@@ -586,25 +667,28 @@ enum srv_state {
 
 enum req_kind {
 	REQ_INIT,
-	REQ_LIST,
-	REQ_CALL,
+	REQ_LIST,		/* A page of one of its lists. */
+	REQ_CALL,		/* tools/call: failures become isError. */
+	REQ_PASS,		/* prompts/get and the like: passed verbatim. */
 	REQ_LEVEL,		/* logging/setLevel: the answer is dropped. */
 	REQ_DISCOVER		/* server/discover, the era probe. */
 };
 
-/* A downstream tool as its server listed it. */
-struct tool {
-	char	*name;
-	char	*json;		/* The Tool object, raw. */
-	size_t	 len;
-	char	*native;	/* Dynamic mode: as we list it, or NULL. */
-	char	*words;		/* search_tools' terms, once searched. */
+/* What a server declared it offers (initialize's capabilities). */
+enum srv_cap {
+	CAP_LOGGING = 1,
+	CAP_PROMPTS = 2,
+	CAP_RESOURCES = 4,
+	CAP_SUBSCRIBE = 8,
+	CAP_COMPLETIONS = 16
 };
 
 /* A request to a server: sent, or waiting for the server to be ready. */
 struct request {
 	long long	 id;		/* Ours, on the server. */
 	enum req_kind	 kind;
+	enum list_kind	 list;		/* REQ_LIST: which list. */
+	const char	*method;	/* REQ_CALL, REQ_PASS: to send. */
 	bool		 sent;
 	struct text	 cid;		/* The client's id, raw. */
 	struct text	 tool;		/* The tool's own name. */
@@ -616,6 +700,13 @@ struct request {
 	long long	 hard_at;	/* callMaxTimeoutMs. */
 	bool		 modern;	/* A modern client's call. */
 };
+
+/* Does its answer go to the client (spliced back under the client's id)? */
+static inline bool
+req_for_client(const struct request *r)
+{
+	return r->kind == REQ_CALL || r->kind == REQ_PASS;
+}
 
 /* A call that ended without its answer, which may still come. */
 struct ghost {
@@ -634,13 +725,7 @@ struct server {
 	struct request		*req;
 	int			 nreq;
 	int			 capreq;
-	struct tool		*tools;		/* The last complete list. */
-	int			 ntools;
-	struct tool		*fresh;		/* The list being paged in. */
-	int			 nfresh;
-	char			**cursors;	/* Cursors seen while paging. */
-	int			 ncursors;
-	bool			 relist_again;	/* Changed while relisting. */
+	struct listing		 lists[LIST_KINDS];
 	char			*error;		/* Why it is SRV_FAILED. */
 	int			 failures;	/* In a row: the backoff. */
 	long long		 retry_at;	/* No automatic start before. */
@@ -650,17 +735,15 @@ struct server {
 	long long		 deadline;	/* Of starting. */
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
-	bool			 logging;	/* It declared logging. */
+	unsigned		 caps;		/* enum srv_cap */
 	bool			 modern;	/* It speaks 2026-07-28. */
 	bool			 era_known;	/* The probe's verdict, kept. */
 	long long		 probe_at;	/* Auto probing: legacy after. */
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */
-	bool			 catalogued;	/* tools: from the catalogue. */
+	bool			 catalogued;	/* Tools from the catalogue. */
 	bool			 catalog_read;	/* Its entry was looked for. */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
-	int			*index;		/* tools by name; -1: empty */
-	size_t			 nindex;
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
@@ -670,9 +753,8 @@ void	 srv_init(struct server *, struct toolbox *,
 	    const struct cfg_server *);
 bool	 srv_serving(const struct server *);
 bool	 srv_known(const struct server *);
-void	 srv_keep_tool(struct server *, const struct json *, int);
-void	 srv_take_fresh(struct server *);
-const struct tool *srv_tool(const struct server *, const char *, size_t);
+void	 srv_listed(struct server *);
+void	 srv_put_meta(const struct server *, struct buf *);
 void	 srv_ensure(struct server *);
 void	 srv_open(struct server *);
 bool	 srv_backing_off(const struct server *, long long, struct buf *);
@@ -721,6 +803,20 @@ struct call_in {
 	size_t		 toklen;
 };
 
+/*
+ * Another request for a server, passed on: the client's params, raw (or
+ * NULL), with the name the client was shown replaced by the server's
+ * own (when name.p is not NULL) and the progressToken by ours.
+ */
+struct pass_in {
+	const char	*method;
+	const char	*params;
+	size_t		 plen;
+	struct span	 name;		/* Within params, quotes included. */
+	const char	*original;	/* What goes there. */
+	struct span	 token;		/* Within params. */
+};
+
 struct request *req_add(struct server *, enum req_kind);
 int	 req_find(const struct server *, long long);
 void	 req_take(struct server *, int, struct request *);
@@ -729,6 +825,8 @@ void	 req_free(struct request *);
 void	 call_in_tokens(const struct json *, int, int, struct call_in *);
 void	 call_route(struct server *, const char *, size_t,
 	    const struct call_in *, const char *, size_t);
+void	 call_pass(struct server *, const struct pass_in *, const char *,
+	    size_t);
 void	 call_send_waiting(struct server *);
 void	 call_error(const struct server *, const struct request *,
 	    const char *);

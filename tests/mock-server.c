@@ -106,8 +106,11 @@ static struct {
 	int		 hostile;
 	int		 linger;
 	int		 discover;	/* server/discover: 1 silent, 2 exit */
+	int		 prompts;	/* --prompts */
+	long		 nres;		/* --resources N; -1: none */
+	int		 faillists;
 	const char	*name;
-} opt = { .name = "mock-server" };
+} opt = { .name = "mock-server", .nres = -1 };
 
 static void	tool_echo(const struct req *, int);
 static void	tool_add(const struct req *, int);
@@ -230,6 +233,24 @@ static const struct tool hostile_tools[] = {
 	    "\"pause_ms\":{\"type\":\"number\"}},"
 	    "\"required\":[\"bytes\",\"then\"]}", NULL, tool_big_cut },
 };
+
+static void	send_page(const struct req *, const char *, size_t,
+		    void (*)(struct buf *, size_t));
+static void	tool_change_lists(const struct req *, int);
+static void	tool_touch(const struct req *, int);
+
+/* With --prompts or --resources: tools that change those lists. */
+static const struct tool catalog_tools[] = {
+	{ "change_lists", "Adds a prompt and a resource, then sends "
+	    "prompts and resources list_changed.", SCHEMA_EMPTY, NULL,
+	    tool_change_lists },
+	{ "touch", "Sends notifications/resources/updated for uri.",
+	    SCHEMA_1("uri", "string", REQ("uri")), NULL, tool_touch },
+};
+
+static const char	**xuris;	/* --resource-uri values */
+static size_t		  nxuris;
+static int		  ncatadded;	/* change_lists calls */
 
 static struct tool	*tools;
 static size_t		 ntools;
@@ -1792,6 +1813,245 @@ tool_big_cut(const struct req *r, int args)
 }
 
 /*
+ * Prompts and resources (--prompts, --resources N).  Prompts: greet
+ * (argument name), plain, and added_K per change_lists.  Resources:
+ * mock://r/0 .. N-1, mock://blob, the --resource-uri ones and
+ * mock://added/K; one template, mock://item/{id}.  With --fail-lists
+ * their lists answer errors.
+ */
+static size_t
+nprompts(void)
+{
+	return 2 + (size_t)ncatadded;
+}
+
+static void
+render_prompt(struct buf *b, size_t i)
+{
+	char s[32];
+
+	if (i == 0) {
+		buf_adds(b, "{\"name\":\"greet\",\"title\":\"Greet\","
+		    "\"description\":\"Greets someone.\",\"arguments\":"
+		    "[{\"name\":\"name\",\"required\":true}],"
+		    "\"_meta\":{\"mock\":1}}");
+		return;
+	}
+	if (i == 1)
+		(void)snprintf(s, sizeof(s), "plain");
+	else
+		(void)snprintf(s, sizeof(s), "added_%zu", i - 1);
+	buf_adds(b, "{\"name\":\"");
+	buf_adds(b, s);
+	buf_adds(b, "\"}");
+}
+
+static size_t
+nresources(void)
+{
+	return (size_t)opt.nres + 1 + nxuris + (size_t)ncatadded;
+}
+
+/* Resource i's URI. */
+static void
+resource_uri(struct buf *b, size_t i)
+{
+	char s[48];
+
+	if (i < (size_t)opt.nres)
+		(void)snprintf(s, sizeof(s), "mock://r/%zu", i);
+	else if (i == (size_t)opt.nres)
+		(void)snprintf(s, sizeof(s), "mock://blob");
+	else if (i - opt.nres - 1 < nxuris) {
+		json_strz(b, xuris[i - opt.nres - 1]);
+		return;
+	} else
+		(void)snprintf(s, sizeof(s), "mock://added/%zu",
+		    (size_t)(i - opt.nres - nxuris));
+	json_strz(b, s);
+}
+
+static void
+render_resource(struct buf *b, size_t i)
+{
+	buf_adds(b, "{\"uri\":");
+	resource_uri(b, i);
+	buf_adds(b, ",\"name\":");
+	resource_uri(b, i);
+	buf_adds(b, ",\"description\":\"A resource of ");
+	buf_adds(b, opt.name);
+	buf_adds(b, ".\",\"mimeType\":\"text/plain\"}");
+}
+
+static void
+render_template(struct buf *b, size_t i)
+{
+	(void)i;
+	buf_adds(b, "{\"uriTemplate\":\"mock://item/{id}\",\"name\":\"item\","
+	    "\"description\":\"An item by id.\"}");
+}
+
+static int
+list_fails(const struct req *r)
+{
+	if (opt.faillists)
+		send_errorz(r, -32603, "list failure");
+	return opt.faillists;
+}
+
+static void
+do_prompts_list(const struct req *r)
+{
+	if (!list_fails(r))
+		send_page(r, "prompts", nprompts(), render_prompt);
+}
+
+static void
+do_resources_list(const struct req *r)
+{
+	if (!list_fails(r))
+		send_page(r, "resources", nresources(), render_resource);
+}
+
+static void
+do_templates_list(const struct req *r)
+{
+	if (!list_fails(r))
+		send_page(r, "resourceTemplates", 1, render_template);
+}
+
+/* prompts/get: the name and arguments it got, back as one message. */
+static void
+do_prompts_get(const struct req *r)
+{
+	const char *p = "{}";
+	size_t n = 2;
+	int name = obj_get(r->m, r->params, "name");
+	int args = obj_get(r->m, r->params, "arguments");
+
+	if (name == -1 || tok_string(r->m, name, &sname) == -1) {
+		send_errorz(r, -32602, "prompts/get: name must be a string");
+		return;
+	}
+	if (strcmp(sname.p, "greet") != 0 && strcmp(sname.p, "plain") != 0 &&
+	    strncmp(sname.p, "added_", 6) != 0) {
+		send_errorz(r, -32602, "Unknown prompt");
+		return;
+	}
+	if (args != -1)
+		tok_raw(r->m, args, &p, &n);
+	ans_begin(&out, r);
+	buf_adds(&out, "{\"description\":\"from ");
+	buf_adds(&out, opt.name);
+	buf_adds(&out, "\",\"messages\":[{\"role\":\"user\",\"content\":"
+	    "{\"type\":\"text\",\"text\":");
+	sarg.len = 0;
+	buf_add(&sarg, sname.p, sname.len);
+	buf_addc(&sarg, ' ');
+	buf_add(&sarg, p, n);
+	json_str(&out, sarg.p, sarg.len);
+	buf_adds(&out, "}}]}");
+	ans_end(&out);
+	send_out();
+}
+
+/* completion/complete: the ref and argument it got, as values. */
+static void
+do_complete(const struct req *r)
+{
+	const char *p = "null", *q = "null";
+	size_t n = 4, m = 4;
+	int ref = obj_get(r->m, r->params, "ref");
+	int arg = obj_get(r->m, r->params, "argument");
+
+	if (ref != -1)
+		tok_raw(r->m, ref, &p, &n);
+	if (arg != -1)
+		tok_raw(r->m, arg, &q, &m);
+	ans_begin(&out, r);
+	buf_adds(&out, "{\"completion\":{\"values\":[");
+	json_str(&out, p, n);
+	buf_addc(&out, ',');
+	json_str(&out, q, m);
+	buf_adds(&out, "],\"total\":2,\"hasMore\":false}}");
+	ans_end(&out);
+	send_out();
+}
+
+/*
+ * resources/read.  mock://blob is bytes 0..255 in base64, with _meta
+ * written with escapes, to see that the answer passes byte for byte.
+ */
+static void
+do_resources_read(const struct req *r)
+{
+	static const char blob[] = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g"
+	    "ISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+P0BBQkNERUZHSElKS0xNTk9Q"
+	    "UVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn+A"
+	    "gYKDhIWGh4iJiouMjY6PkJGSk5SVlpeYmZqbnJ2en6ChoqOkpaanqKmqq6ytrq+w"
+	    "sbKztLW2t7i5uru8vb6/wMHCw8TFxsfIycrLzM3Oz9DR0tPU1dbX2Nna29zd3t/g"
+	    "4eLj5OXm5+jp6uvs7e7v8PHy8/T19vf4+fr7/P3+/w==";
+	int uri = obj_get(r->m, r->params, "uri");
+
+	if (uri == -1 || tok_string(r->m, uri, &sarg) == -1) {
+		send_errorz(r, -32602, "resources/read: uri must be a string");
+		return;
+	}
+	ans_begin(&out, r);
+	buf_adds(&out, "{\"contents\":[{\"uri\":");
+	json_str(&out, sarg.p, sarg.len);
+	if (strcmp(sarg.p, "mock://blob") == 0) {
+		buf_adds(&out, ",\"mimeType\":\"application/octet-stream\","
+		    "\"blob\":\"");
+		buf_adds(&out, blob);
+		buf_adds(&out, "\"}],\"_meta\":{\"x\":\"\\u00e9\\/\\n\"}}");
+	} else {
+		buf_adds(&out, ",\"text\":");
+		buf_addc(&sarg, ' ');
+		buf_adds(&sarg, "from ");
+		buf_adds(&sarg, opt.name);
+		json_str(&out, sarg.p, sarg.len);
+		buf_adds(&out, "}]}");
+	}
+	ans_end(&out);
+	send_out();
+}
+
+static void
+tool_change_lists(const struct req *r, int args)
+{
+	static const char note[] =
+	    "{\"jsonrpc\":\"2.0\","
+	    "\"method\":\"notifications/prompts/list_changed\"}\n"
+	    "{\"jsonrpc\":\"2.0\","
+	    "\"method\":\"notifications/resources/list_changed\"}\n";
+
+	(void)args;
+	ncatadded++;
+	out_write(note, sizeof(note) - 1);
+	send_textz(r, "ok", 0);
+}
+
+/* Says the URI changed, subscribed to or not: the workbench filters. */
+static void
+tool_touch(const struct req *r, int args)
+{
+	struct buf b = { 0 };
+
+	if (arg_string(r, args, "uri", &sarg) != 1) {
+		send_textz(r, "touch: uri must be a string", 1);
+		return;
+	}
+	buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/resources/updated\",\"params\":{\"uri\":");
+	json_str(&b, sarg.p, sarg.len);
+	buf_adds(&b, "}}\n");
+	out_write(b.p, b.len);
+	free(b.p);
+	send_textz(r, "ok", 0);
+}
+
+/*
  * Methods.
  */
 
@@ -1822,8 +2082,14 @@ do_initialize(const struct req *r)
 	ans_begin(&out, r);
 	buf_adds(&out, "{\"protocolVersion\":");
 	json_str(&out, sarg.p, sarg.len);
-	buf_adds(&out, ",\"capabilities\":{\"tools\":{\"listChanged\":true},"
-	    "\"logging\":{}},\"serverInfo\":{\"name\":");
+	buf_adds(&out, ",\"capabilities\":{\"tools\":{\"listChanged\":true},");
+	if (opt.prompts)
+		buf_adds(&out, "\"prompts\":{\"listChanged\":true},"
+		    "\"completions\":{},");
+	if (opt.nres >= 0)
+		buf_adds(&out, "\"resources\":{\"subscribe\":true,"
+		    "\"listChanged\":true},");
+	buf_adds(&out, "\"logging\":{}},\"serverInfo\":{\"name\":");
 	json_strz(&out, opt.name);
 	buf_adds(&out, ",\"version\":\"" MOCK_VERSION "\"}}");
 	ans_end(&out);
@@ -1863,31 +2129,36 @@ parse_cursor(const char *c, size_t *page)
 	return 0;
 }
 
+/* A page of a list of n entries, each written by fn. */
 static void
-do_tools_list(const struct req *r)
+send_page(const struct req *r, const char *member, size_t n,
+    void (*fn)(struct buf *, size_t))
 {
 	size_t size, page = 0, first, last, i;
 	char s[40];
 	int c;
 
-	size = opt.pagesize > 0 ? (size_t)opt.pagesize : ntools;
+	size = opt.pagesize > 0 ? (size_t)opt.pagesize : n > 0 ? n : 1;
 	c = obj_get(r->m, r->params, "cursor");
 	if (c != -1 && (tok_string(r->m, c, &sarg) == -1 ||
-	    parse_cursor(sarg.p, &page) == -1 || page > (ntools - 1) / size)) {
+	    parse_cursor(sarg.p, &page) == -1 ||
+	    (n > 0 && page > (n - 1) / size))) {
 		send_errorz(r, -32602, "Invalid cursor");
 		return;
 	}
 	first = page * size;
-	last = ntools - first < size ? ntools : first + size;
+	last = n - first < size ? n : first + size;
 	ans_begin(&out, r);
-	buf_adds(&out, "{\"tools\":[");
+	buf_adds(&out, "{\"");
+	buf_adds(&out, member);
+	buf_adds(&out, "\":[");
 	for (i = first; i < last; i++) {
 		if (i > first)
 			buf_addc(&out, ',');
-		tool_render(&out, &tools[i]);
+		fn(&out, i);
 	}
 	buf_addc(&out, ']');
-	if (opt.repeat || last < ntools) {
+	if (opt.repeat || last < n) {
 		if (opt.repeat)
 			(void)snprintf(s, sizeof(s), "same");
 		else
@@ -1899,6 +2170,18 @@ do_tools_list(const struct req *r)
 	buf_addc(&out, '}');
 	ans_end(&out);
 	send_out();
+}
+
+static void
+render_tool(struct buf *b, size_t i)
+{
+	tool_render(b, &tools[i]);
+}
+
+static void
+do_tools_list(const struct req *r)
+{
+	send_page(r, "tools", ntools, render_tool);
 }
 
 static int
@@ -1949,6 +2232,14 @@ static const struct method {
 	{ "logging/setLevel", do_empty },
 	{ "tools/list", do_tools_list },
 	{ "tools/call", do_tools_call },
+	{ "prompts/list", do_prompts_list },
+	{ "prompts/get", do_prompts_get },
+	{ "completion/complete", do_complete },
+	{ "resources/list", do_resources_list },
+	{ "resources/templates/list", do_templates_list },
+	{ "resources/read", do_resources_read },
+	{ "resources/subscribe", do_empty },
+	{ "resources/unsubscribe", do_empty },
 };
 
 /* Ids are strings or numbers; null is not an id. */
@@ -2126,7 +2417,9 @@ usage(int status)
 	    " [--garbage]\n"
 	    "\t[--ignore-sigterm] [--grandchild] [--stderr-lines N]"
 	    " [--name NAME] [--discover silent|exit]\n"
-	    "\t[--hostile] [--linger]\n");
+	    "\t[--hostile] [--linger] [--prompts] [--resources N]"
+	    " [--resource-uri URI]...\n"
+	    "\t[--fail-lists]\n");
 	exit(status);
 }
 
@@ -2160,6 +2453,8 @@ bool_flag(const char *f)
 		{ "--grandchild", &opt.grandchild },
 		{ "--hostile", &opt.hostile },
 		{ "--linger", &opt.linger },
+		{ "--prompts", &opt.prompts },
+		{ "--fail-lists", &opt.faillists },
 	};
 	size_t i;
 
@@ -2181,6 +2476,10 @@ value_flag(const char *f, const char *v)
 		opt.pagesize = num_arg(f, v, LONG_MAX);
 	else if (strcmp(f, "--tool-name") == 0)
 		extra[nextra++] = v;
+	else if (strcmp(f, "--resources") == 0)
+		opt.nres = num_arg(f, v, 1000000);
+	else if (strcmp(f, "--resource-uri") == 0)
+		xuris[nxuris++] = v;
 	else if (strcmp(f, "--exit-on-init") == 0) {
 		opt.exitoninit = 1;
 		opt.exitcode = num_arg(f, v, 255);
@@ -2203,7 +2502,8 @@ parse_args(int argc, char **argv)
 {
 	int i;
 
-	if ((extra = calloc(argc, sizeof(*extra))) == NULL)
+	if ((extra = calloc(argc, sizeof(*extra))) == NULL ||
+	    (xuris = calloc(argc, sizeof(*xuris))) == NULL)
 		die("out of memory");
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 ||
@@ -2239,6 +2539,9 @@ tools_init(void)
 	}
 	for (i = 0; i < nextra; i++)
 		tool_push_echo(extra[i], "Extra tool; echoes its arguments.");
+	for (i = 0; (opt.prompts || opt.nres >= 0) &&
+	    i < sizeof(catalog_tools) / sizeof(catalog_tools[0]); i++)
+		tool_push(&catalog_tools[i]);
 }
 
 /*

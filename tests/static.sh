@@ -50,8 +50,10 @@ root=$tmp/root
 mkdir "$root"
 cp "$wb" "$root/mcp-workbench"
 cp "$ex" "$root/example-server"
+# No tool catalogue: the root is to hold only our three files.
 cat > "$root/workbench-config.json" <<'EOF'
 {
+  "cache": false,
   "toolboxes": {
     "example": {
       "description": "The static example server in an empty root",

@@ -883,6 +883,34 @@ test_config_warnings(void)
 	free(err);
 }
 
+/* promptFilters and resourceFilters: as toolFilters, each its own. */
+static void
+test_config_filters(void)
+{
+	struct cfg c;
+	char *err;
+
+	CHECK(load("{\"toolboxes\":{\"a\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"x\",\"promptFilters\":[\"gr*\"],"
+	    "\"resourceFilters\":\"file:///srv/*\",\"toolFilters\":\"*\"},"
+	    "\"t\":{\"command\":\"y\",\"resourceFilters\":[],"
+	    "\"promptFilters\":\"*\"}}}}}", &c, &err) == 0);
+	CHECK(c.boxes[0].servers[0].filters == NULL);
+	CHECK(tool_filter_match(c.boxes[0].servers[0].prompt_filters, "greet"));
+	CHECK(!tool_filter_match(c.boxes[0].servers[0].prompt_filters, "x"));
+	CHECK(tool_filter_match(c.boxes[0].servers[0].resource_filters,
+	    "file:///srv/a/b.txt"));
+	CHECK(!tool_filter_match(c.boxes[0].servers[0].resource_filters,
+	    "file:///etc/passwd"));
+	CHECK(c.boxes[0].servers[1].prompt_filters == NULL);
+	CHECK(!tool_filter_match(c.boxes[0].servers[1].resource_filters,
+	    "file:///srv/a"));
+	CHECK(strstr(err, "warning: toolboxes.a.mcpServers.t.resourceFilters: "
+	    "empty resourceFilters keeps no resource") != NULL);
+	cfg_free(&c);
+	free(err);
+}
+
 static void
 test_names(void)
 {
@@ -1035,6 +1063,7 @@ main(void)
 	test_config_ok();
 	test_config_errors();
 	test_config_warnings();
+	test_config_filters();
 	test_names();
 	test_tool_names();
 	test_era();

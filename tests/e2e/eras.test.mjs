@@ -88,7 +88,7 @@ describe('the workbench as a modern server', () => {
 			const { json } = await raw.request(E.modern(1, 'server/discover'));
 			const r = json.result;
 			assert.deepEqual(r.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-			assert.deepEqual(r.capabilities, { tools: { listChanged: true }, logging: {} });
+			assert.deepEqual(r.capabilities, { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} });
 			assert.match(r.instructions, /Box of tests/);
 			assert.equal(r.resultType, 'complete');
 			assert.equal(typeof r.ttlMs, 'number');

@@ -135,7 +135,7 @@ describe('--probe', () => {
 			good: {
 				description: 'fine',
 				mcpServers: {
-					a: L.mock('--tools', '3'),
+					a: L.mock('--tools', '3', '--prompts', '--resources', '2'),
 					b: L.mock('--init-delay', '200'),
 				},
 			},
@@ -155,7 +155,7 @@ describe('--probe', () => {
 		assert.equal(r.status, 1, r.all);
 		const lines = r.stdout.trim().split('\n');
 		assert.equal(lines.length, 4, r.stdout);
-		assert.match(lines[0], /^good\/a: ready, \d+ tools, \d+ ms$/);
+		assert.match(lines[0], /^good\/a: ready, \d+ tools, \d+ prompts?, \d+ resources, \d+ templates?, \d+ ms$/);
 		const b = lines[1].match(/^good\/b: ready, \d+ tools, (\d+) ms$/);
 		assert.ok(b, lines[1]);
 		assert.ok(Number(b[1]) >= 200, `time to ready ${b[1]} ms includes the 200 ms init delay`);
@@ -177,6 +177,7 @@ describe('--probe', () => {
 		assert.deepEqual(j.servers.map((x) => [x.toolbox, x.server, x.state]),
 		    [['good', 'a', 'ready'], ['good', 'b', 'ready'], ['bad', 'x', 'failed'], ['bad', 'y', 'failed']]);
 		assert.ok(j.servers[0].tools > 0 && j.servers[1].readyMs >= 200, r.stdout);
+		assert.ok(j.servers[0].prompts > 0 && j.servers[0].resources >= 2, r.stdout);
 		assert.match(j.servers[2].error, /exited with status 4/);
 	});
 

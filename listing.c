@@ -1,0 +1,372 @@
+/*
+ * listing.c: a server's lists.  Tools, prompts, resources and resource
+ * templates are fetched by one mechanism: every page (nextCursor) up to
+ * LIST_PAGES_MAX, a repeated cursor ending the walk; each entry kept if
+ * it passes the server's filters, and indexed by its key (a name, a URI
+ * or a URI template).  The previous list serves until the new one is
+ * complete; a fetch asked for while one is under way starts again when
+ * it ends, so that the last change is always seen.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+#define LIST_PAGES_MAX	1000
+
+static const struct kind {
+	const char	*method;
+	const char	*array;		/* The result's member that lists. */
+	const char	*key;		/* Each entry's member that names it. */
+	const char	*noun;		/* What it lists, for messages. */
+	const char	*changed;	/* The notification that refetches. */
+} kinds[LIST_KINDS] = {
+	{ "tools/list", "tools", "name", "tools", "tools/list_changed" },
+	{ "prompts/list", "prompts", "name", "prompts",
+	    "prompts/list_changed" },
+	{ "resources/list", "resources", "uri", "resources",
+	    "resources/list_changed" },
+	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
+	    "resource templates", "resources/list_changed" }
+};
+
+const char *
+list_method(enum list_kind k)
+{
+	return kinds[k].method;
+}
+
+static void
+send_page(struct server *s, enum list_kind k, const char *cursor)
+{
+	struct buf p = { 0 };
+	struct request *r;
+
+	buf_puts(&p, "{");
+	srv_put_meta(s, &p);
+	if (cursor != NULL) {
+		if (p.len > 1)
+			buf_putc(&p, ',');
+		buf_puts(&p, "\"cursor\":");
+		json_put_cstr(&p, cursor);
+	}
+	buf_puts(&p, "}");
+	r = req_add(s, REQ_LIST);
+	r->list = k;
+	srv_send(s, r, kinds[k].method, p.data, p.len);
+	buf_free(&p);
+}
+
+/* Fetch a list (again): at once, or when the fetch under way ends. */
+void
+list_fetch(struct server *s, enum list_kind k)
+{
+	struct listing *l = &s->lists[k];
+
+	if (l->paging)
+		l->again = true;
+	else {
+		l->paging = true;
+		send_page(s, k, NULL);
+	}
+}
+
+bool
+list_paging(const struct server *s)
+{
+	int k;
+
+	for (k = 0; k < LIST_KINDS; k++)
+		if (s->lists[k].paging)
+			return true;
+	return false;
+}
+
+/*
+ * Entries.
+ */
+static void
+item_free(struct item *it)
+{
+	free(it->key);
+	free(it->json);
+	free(it->native);
+	free(it->words);
+}
+
+static void
+items_free(struct item *it, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		item_free(&it[i]);
+	free(it);
+}
+
+/* Forget a list being paged in. */
+static void
+paging_free(struct listing *l)
+{
+	int i;
+
+	items_free(l->fresh, l->nfresh);
+	l->fresh = NULL;
+	l->nfresh = 0;
+	for (i = 0; i < l->ncursors; i++)
+		free(l->cursors[i]);
+	free(l->cursors);
+	l->cursors = NULL;
+	l->ncursors = 0;
+	l->paging = false;
+}
+
+/* The server stopped: no page will come.  The lists it had stay. */
+void
+list_stop(struct server *s)
+{
+	int k;
+
+	for (k = 0; k < LIST_KINDS; k++) {
+		paging_free(&s->lists[k]);
+		s->lists[k].again = false;
+	}
+}
+
+static size_t
+key_slot(const char *key, size_t len, size_t size)
+{
+	return hash_bytes(HASH_INIT, key, len) & (size - 1);
+}
+
+/*
+ * Index a list by key (open addressing, at most half full), so that a
+ * call finds its tool at once in a server of 10,000 tools.  A key listed
+ * again keeps its first entry and the later ones are dropped: clients
+ * refuse a list that names a tool twice.
+ */
+static void
+list_index(struct server *s, enum list_kind k)
+{
+	struct listing *l = &s->lists[k];
+	size_t size = 16, i;
+	int t, kept = 0;
+
+	free(l->index);
+	while (size < (size_t)l->n * 2)
+		size *= 2;
+	l->index = xmalloc(size * sizeof(*l->index));
+	l->nindex = size;
+	for (i = 0; i < size; i++)
+		l->index[i] = -1;
+	for (t = 0; t < l->n; t++) {
+		i = key_slot(l->items[t].key, strlen(l->items[t].key), size);
+		while (l->index[i] >= 0 &&
+		    strcmp(l->items[l->index[i]].key, l->items[t].key) != 0)
+			i = (i + 1) & (size - 1);
+		if (l->index[i] >= 0) {
+			wb_log("%s: %s names '%s' more than once; keeping the "
+			    "first", s->label, kinds[k].method, l->items[t].key);
+			item_free(&l->items[t]);
+			continue;
+		}
+		l->items[kept] = l->items[t];
+		l->index[i] = kept++;
+	}
+	l->n = kept;
+}
+
+/* The entry of this key, key[0, len) without NULs, or NULL. */
+const struct item *
+list_find(const struct server *s, enum list_kind k, const char *key,
+    size_t len)
+{
+	const struct listing *l = &s->lists[k];
+	const char *n;
+	size_t i;
+
+	if (l->nindex == 0)
+		return NULL;
+	i = key_slot(key, len, l->nindex);
+	for (; l->index[i] >= 0; i = (i + 1) & (l->nindex - 1)) {
+		n = l->items[l->index[i]].key;
+		if (strncmp(n, key, len) == 0 && n[len] == '\0')
+			return &l->items[l->index[i]];
+	}
+	return NULL;
+}
+
+/* The new list (paged in, or read from the catalogue) replaces the old. */
+void
+list_install(struct server *s, enum list_kind k)
+{
+	struct listing *l = &s->lists[k];
+
+	items_free(l->items, l->n);
+	l->items = l->fresh;
+	l->n = l->nfresh;
+	l->fresh = NULL;
+	l->nfresh = 0;
+	list_index(s, k);
+	paging_free(l);
+}
+
+/* A server that no longer offers a kind lists none of it. */
+void
+list_clear(struct server *s, enum list_kind k)
+{
+	struct listing *l = &s->lists[k];
+
+	paging_free(l);
+	l->again = false;
+	list_install(s, k);
+}
+
+static char *const *
+filters_of(const struct server *s, enum list_kind k)
+{
+	if (k == LIST_TOOLS)
+		return s->cfg->filters;
+	return k == LIST_PROMPTS ? s->cfg->prompt_filters :
+	    s->cfg->resource_filters;
+}
+
+/* Keep one listed entry, if it passes the filters. */
+void
+list_keep(struct server *s, enum list_kind k, const struct json *j, int t)
+{
+	struct listing *l = &s->lists[k];
+	struct item *it;
+	const char *raw;
+	size_t len;
+	char *key;
+
+	if (!json_is(j, t, JSMN_OBJECT) ||
+	    (key = json_strdup(j, json_get(j, t, kinds[k].key))) == NULL) {
+		wb_log("%s: %s: skipping an entry without a %s", s->label,
+		    kinds[k].method, kinds[k].key);
+		return;
+	}
+	if (!tool_filter_match(filters_of(s, k), key)) {
+		free(key);
+		return;
+	}
+	raw = json_raw(j, t, &len);
+	l->fresh = xrealloc(l->fresh, ((size_t)l->nfresh + 1) *
+	    sizeof(*l->fresh));
+	it = &l->fresh[l->nfresh++];
+	memset(it, 0, sizeof(*it));
+	it->key = key;
+	it->json = xstrndup(raw, len);
+	it->len = len;
+	it->native = dyn_native(s, k, j, t, key);
+}
+
+/*
+ * Paging.
+ */
+/* Has this cursor come before?  Remembers it when not. */
+static bool
+cursor_seen(struct listing *l, const char *cursor)
+{
+	int i;
+
+	for (i = 0; i < l->ncursors; i++)
+		if (strcmp(l->cursors[i], cursor) == 0)
+			return true;
+	l->cursors = xrealloc(l->cursors, ((size_t)l->ncursors + 1) *
+	    sizeof(*l->cursors));
+	l->cursors[l->ncursors++] = xstrdup(cursor);
+	return false;
+}
+
+/* After a page: the next one, or the list is complete. */
+static int
+next_page(struct server *s, enum list_kind k, const char *cursor,
+    int before)
+{
+	struct listing *l = &s->lists[k];
+
+	if (cursor != NULL && cursor[0] != '\0' && cursor_seen(l, cursor)) {
+		/* A server that loops repeats its pages: drop this one. */
+		wb_log("%s: %s repeated a cursor; keeping the first %d pages",
+		    s->label, kinds[k].method, l->ncursors);
+		while (l->nfresh > before) {
+			l->nfresh--;
+			item_free(&l->fresh[l->nfresh]);
+		}
+	} else if (cursor != NULL && cursor[0] != '\0' &&
+	    l->ncursors >= LIST_PAGES_MAX)
+		wb_log("%s: %s has more than %d pages; keeping the first %d",
+		    s->label, kinds[k].method, LIST_PAGES_MAX, LIST_PAGES_MAX);
+	else if (cursor != NULL && cursor[0] != '\0') {
+		send_page(s, k, cursor);
+		return LIST_MORE;
+	}
+	list_install(s, k);
+	if (l->again) {
+		l->again = false;
+		list_fetch(s, k);
+	}
+	return LIST_DONE;
+}
+
+/* A page lost (its answer too big): the previous list stays. */
+void
+list_abandon(struct server *s, enum list_kind k)
+{
+	struct listing *l = &s->lists[k];
+	bool again = l->again;
+
+	paging_free(l);
+	l->again = false;
+	if (again)
+		list_fetch(s, k);
+}
+
+/*
+ * The answer to a page: LIST_MORE when the next was asked for, LIST_DONE
+ * when the list is complete, or LIST_FAILED with the reason in why.
+ */
+int
+list_answer(struct server *s, enum list_kind k, const struct json *j,
+    struct buf *why)
+{
+	int result = json_get(j, 0, "result"), error = json_get(j, 0, "error");
+	int a, t, n, before = s->lists[k].nfresh, st;
+	char *cursor, *msg;
+
+	a = json_get(j, result, kinds[k].array);
+	if (error >= 0 || !json_is(j, a, JSMN_ARRAY)) {
+		msg = json_strdup(j, json_get(j, error, "message"));
+		if (error < 0 && result >= 0)
+			buf_printf(why, "no %s array", kinds[k].array);
+		else
+			buf_puts(why, msg != NULL ? msg : "no result");
+		free(msg);
+		list_abandon(s, k);
+		return LIST_FAILED;
+	}
+	for (t = a + 1, n = 0; n < j->tok[a].size; n++) {
+		list_keep(s, k, j, t);
+		t = json_next(j, t);
+	}
+	cursor = json_strdup(j, json_get(j, result, "nextCursor"));
+	st = next_page(s, k, cursor, before);
+	free(cursor);
+	return st;
+}
+
+/* Why a list that failed is not what the server offers; not fatal. */
+void
+list_warn(const struct server *s, enum list_kind k, const char *reason,
+    bool starting)
+{
+	if (starting)
+		wb_log("%s: %s failed (%s); it lists no %s, and keeps its "
+		    "tools", s->label, kinds[k].method, reason, kinds[k].noun);
+	else
+		wb_log("%s: %s after %s failed (%s); keeping its previous %s",
+		    s->label, kinds[k].method, kinds[k].changed, reason,
+		    kinds[k].noun);
+}

@@ -1,0 +1,455 @@
+/*
+ * resources.c: what the client is shown besides tools.  The prompts,
+ * resources and resource templates of the open toolboxes' servers are
+ * listed in configuration order, in one page; prompts/get, resources/read,
+ * subscriptions and completion/complete go to the server that owns the
+ * name or URI, and come back verbatim (call.c); resources/updated reaches
+ * the client for the URIs it subscribed to; and it gets one list_changed
+ * of each kind for each change of what is listed, none otherwise.
+ *
+ * A URI, or a URI template, offered by two servers belongs to the first;
+ * the other's is not listed, and this is said once on standard error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+#define RESOURCE_NOT_FOUND	(-32002)	/* The 2025 revisions' code. */
+#define SUBS_MAX		4096	/* URIs subscribed at once. */
+#define MATCH_URI_MAX		8192	/* Longer URIs match no template. */
+#define MATCH_EXPR_MAX		32	/* Nor do templates with more {}. */
+#define MATCH_STEPS		100000
+
+/*
+ * Hashes of what prompts/list and resources/list with templates show;
+ * as for empty lists at first.
+ */
+#define BOTH(r, t)	((r) * 31 + (t))
+static unsigned long listed[2] = { HASH_INIT,
+    BOTH((unsigned long)HASH_INIT, HASH_INIT) };
+static char **subs;			/* The URIs subscribed to. */
+static int nsubs;
+static struct buf text;			/* A name or URI, unescaped. */
+
+/*
+ * What is listed.
+ */
+/* The first server of an open toolbox that lists this key, or NULL. */
+static struct server *
+owner(enum list_kind k, const char *key, size_t len)
+{
+	const struct item *it;
+	struct server *s;
+
+	SRV_EACH(s)
+		if (s->box->open && (it = list_find(s, k, key, len)) != NULL &&
+		    it->native != NULL)
+			return s;
+	return NULL;
+}
+
+/* Is the entry listed (not shadowed by a server before it)?  Says so once. */
+static bool
+shown(const struct server *s, enum list_kind k, struct item *it)
+{
+	const struct server *o;
+
+	if (k != LIST_RESOURCES && k != LIST_TEMPLATES)
+		return true;
+	if ((o = owner(k, it->key, strlen(it->key))) == s)
+		return true;
+	if (!it->shadowed)
+		wb_log("%s: %s '%s' is also offered by %s, which comes first; "
+		    "it goes there", s->label, k == LIST_RESOURCES ?
+		    "resource" : "resource template", it->key, o->label);
+	it->shadowed = true;
+	return false;
+}
+
+/* Every entry of kind k that the client is shown, in order. */
+static void
+res_each(enum list_kind k, void (*fn)(struct item *, void *), void *arg)
+{
+	struct server *s;
+	struct item *it;
+	int i;
+
+	SRV_EACH(s)
+		for (i = 0; s->box->open && i < s->lists[k].n; i++) {
+			it = &s->lists[k].items[i];
+			if (it->native != NULL && shown(s, k, it))
+				fn(it, arg);
+		}
+}
+
+static void
+put_item(struct item *it, void *arg)
+{
+	struct buf *b = arg;
+
+	if (b->data[b->len - 1] != '[')
+		buf_putc(b, ',');
+	buf_puts(b, it->native);
+}
+
+/* The entries of kind k shown, after an '[' or with a comma each. */
+void
+res_put(enum list_kind k, struct buf *b)
+{
+	res_each(k, put_item, b);
+}
+
+static void
+hash_item(struct item *it, void *arg)
+{
+	unsigned long *h = arg;
+
+	*h = hash_bytes(*h, it->native, strlen(it->native) + 1);
+}
+
+unsigned long
+res_hash(enum list_kind k)
+{
+	unsigned long h = HASH_INIT;
+
+	res_each(k, hash_item, &h);
+	return h;
+}
+
+/* One list_changed of each kind for each change of it, none otherwise. */
+void
+res_notify(void)
+{
+	unsigned long p = res_hash(LIST_PROMPTS);
+	unsigned long r = BOTH(res_hash(LIST_RESOURCES),
+	    res_hash(LIST_TEMPLATES));
+
+	if (p != listed[0])
+		buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/prompts/list_changed\"}\n");
+	if (r != listed[1])
+		buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/resources/list_changed\"}\n");
+	listed[0] = p;
+	listed[1] = r;
+}
+
+/*
+ * prompts/list, resources/list, resources/templates/list: everything in
+ * one page (a client's cursor, which we never gave, is moot).
+ */
+void
+res_list(const struct json *j, int params, const char *id, size_t idlen)
+{
+	static const struct {
+		const char	*method;
+		const char	*member;
+		enum list_kind	 k;
+	} lists[] = {
+		{ "prompts/list", "prompts", LIST_PROMPTS },
+		{ "resources/list", "resources", LIST_RESOURCES },
+		{ "resources/templates/list", "resourceTemplates",
+		    LIST_TEMPLATES }
+	};
+	int method = json_get(j, 0, "method"), i;
+	struct buf *b;
+
+	(void)params;
+	for (i = 0; i < 2 && !json_eq(j, method, lists[i].method); i++)
+		;
+	b = reply_begin(id, idlen);
+	buf_printf(b, "{\"%s\":[", lists[i].member);
+	res_put(lists[i].k, b);
+	buf_puts(b, "]}");
+	reply_end();
+}
+
+/*
+ * URI templates (RFC 6570).  A simple expression ({var}, {a,b}) stands
+ * for one or more characters other than / ? #, as its expansion has; one
+ * with an operator ({+var}, {/var}, {?q}, ...) for any, or none.  Both
+ * the URI and the template come from outside: the URI's length, the
+ * number of expressions and the steps of the backtracking are bounded.
+ */
+static bool
+match_from(const char *t, const char *u, int *steps)
+{
+	const char *end;
+	bool op;
+	size_t n;
+
+	for (; *t != '{' || (end = strchr(t, '}')) == NULL; t++, u++) {
+		if (*t == '\0')
+			return *u == '\0';
+		if (*t != *u || --*steps < 0)
+			return false;
+	}
+	op = t[1] != '\0' && strchr("+#./;?&", t[1]) != NULL;
+	for (n = 0;; n++) {
+		if ((op || n > 0) && match_from(end + 1, u + n, steps))
+			return true;
+		if (u[n] == '\0' || (!op && strchr("/?#", u[n]) != NULL) ||
+		    --*steps < 0)
+			return false;
+	}
+}
+
+static bool
+tpl_match(const char *tpl, const char *uri)
+{
+	int steps = MATCH_STEPS, exprs = 0;
+	const char *p;
+
+	for (p = tpl; (p = strchr(p, '{')) != NULL; p++)
+		if (++exprs > MATCH_EXPR_MAX)
+			return false;
+	return strlen(uri) <= MATCH_URI_MAX && match_from(tpl, uri, &steps);
+}
+
+/*
+ * The server of a URI: the one listing it, else the first whose template
+ * it matches (or, when tpl, that is the template itself).
+ */
+static struct server *
+uri_server(const char *uri, size_t len, bool tpl)
+{
+	struct server *s;
+	int i;
+
+	if ((s = owner(LIST_RESOURCES, uri, len)) != NULL ||
+	    (tpl && (s = owner(LIST_TEMPLATES, uri, len)) != NULL))
+		return s;
+	if (strlen(uri) != len)
+		return NULL;		/* A NUL inside. */
+	SRV_EACH(s)
+		for (i = 0; s->box->open && i < s->lists[LIST_TEMPLATES].n; i++)
+			if (s->lists[LIST_TEMPLATES].items[i].native != NULL &&
+			    tpl_match(s->lists[LIST_TEMPLATES].items[i].key, uri))
+				return s;
+	return NULL;
+}
+
+/*
+ * Routing.
+ */
+static void
+pass(struct server *s, const char *method, const struct json *j,
+    int params, int name, const char *original, const char *id, size_t idlen)
+{
+	struct pass_in in = { 0 };
+	int meta = json_get(j, params, "_meta"), t;
+
+	in.method = method;
+	if (params >= 0)
+		in.params = json_raw(j, params, &in.plen);
+	if (name >= 0) {
+		in.name.p = json_raw(j, name, &in.name.n);
+		in.original = original;
+	}
+	if (json_is(j, meta, JSMN_OBJECT) &&
+	    rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
+		in.token.p = json_raw(j, t, &in.token.n);
+	call_pass(s, &in, id, idlen);
+}
+
+/*
+ * The server and own name of a prompt the client was shown by its
+ * native name (tok), or NULL with the client's error sent.
+ */
+static struct server *
+prompt_target(const struct json *j, int tok, char **own, const char *id,
+    size_t idlen)
+{
+	char *box = NULL, *srv = NULL, *name = NULL;
+	const struct item *it = NULL;
+	struct server *s = NULL;
+	struct toolbox *b;
+	const char *full;
+	struct buf t = { 0 };
+
+	if ((full = json_str(j, tok, &text)) == NULL) {
+		reply_error(id, idlen, -32602, "Invalid params: name must be "
+		    "a string without \\u0000");
+		return NULL;
+	}
+	if (tool_split(full, &box, &srv, &name) == 0 &&
+	    (b = box_find(box, strlen(box))) != NULL && b->open &&
+	    (s = box_server(b, srv, strlen(srv))) != NULL)
+		it = list_find(s, LIST_PROMPTS, name, strlen(name));
+	free(box);
+	free(srv);
+	if (it == NULL || it->native == NULL) {
+		buf_printf(&t, "Unknown prompt: %s", full);
+		reply_error(id, idlen, -32602, buf_cstr(&t));
+		buf_free(&t);
+		free(name);
+		return NULL;
+	}
+	*own = name;
+	return s;
+}
+
+void
+res_prompts_get(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	int name = json_get(j, params, "name");
+	struct server *s;
+	char *own;
+
+	if ((s = prompt_target(j, name, &own, id, idlen)) == NULL)
+		return;
+	pass(s, "prompts/get", j, params, name, own, id, idlen);
+	free(own);
+}
+
+static void
+reply_not_found(const char *id, size_t idlen, const char *uri)
+{
+	struct buf data = { 0 };
+
+	buf_puts(&data, "{\"uri\":");
+	json_put_cstr(&data, uri);
+	buf_putc(&data, '}');
+	reply_error_data(id, idlen, RESOURCE_NOT_FOUND, "Resource not found",
+	    data.data, data.len);
+	buf_free(&data);
+}
+
+/* The server of params.uri, or NULL with the client's error sent. */
+static struct server *
+resource_target(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	int v = json_get(j, params, "uri");
+	struct server *s;
+	const char *uri;
+
+	if ((uri = json_str(j, v, &text)) == NULL) {
+		reply_error(id, idlen, -32602, "Invalid params: uri must be a "
+		    "string without \\u0000");
+		return NULL;
+	}
+	if ((s = uri_server(uri, text.len, false)) == NULL)
+		reply_not_found(id, idlen, uri);
+	return s;
+}
+
+void
+res_resources_read(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	struct server *s;
+
+	if ((s = resource_target(j, params, id, idlen)) != NULL)
+		pass(s, "resources/read", j, params, -1, NULL, id, idlen);
+}
+
+/*
+ * Subscriptions: the URIs subscribed to are kept, so that only their
+ * updates reach the client.
+ */
+static int
+sub_find(const char *uri)
+{
+	int i;
+
+	for (i = 0; i < nsubs; i++)
+		if (strcmp(subs[i], uri) == 0)
+			return i;
+	return -1;
+}
+
+static void
+subscribe(const struct json *j, int params, const char *id, size_t idlen,
+    bool on)
+{
+	struct server *s;
+	int i;
+
+	if ((s = resource_target(j, params, id, idlen)) == NULL)
+		return;
+	if ((s->caps & CAP_SUBSCRIBE) == 0) {
+		reply_error(id, idlen, -32601, "Method not found: the server "
+		    "of this resource does not offer subscriptions");
+		return;
+	}
+	i = sub_find(text.data);
+	if (on && i < 0 && nsubs == SUBS_MAX) {
+		reply_error(id, idlen, -32603, "Internal error: too many "
+		    "subscriptions");
+		return;
+	}
+	if (on && i < 0) {
+		subs = xrealloc(subs, ((size_t)nsubs + 1) * sizeof(*subs));
+		subs[nsubs++] = xstrdup(text.data);
+	} else if (!on && i >= 0) {
+		free(subs[i]);
+		subs[i] = subs[--nsubs];
+	}
+	pass(s, on ? "resources/subscribe" : "resources/unsubscribe", j,
+	    params, -1, NULL, id, idlen);
+}
+
+void
+res_subscribe(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	subscribe(j, params, id, idlen, true);
+}
+
+void
+res_unsubscribe(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	subscribe(j, params, id, idlen, false);
+}
+
+/* A server's resources/updated: for a URI subscribed to, it goes on. */
+void
+res_updated(const struct json *j, const char *line, size_t n)
+{
+	if (json_str(j, json_path(j, 0, "params.uri"), &text) != NULL &&
+	    sub_find(text.data) >= 0)
+		client_send_line(line, n);
+}
+
+/*
+ * completion/complete: a prompt's argument by the prompt's native name,
+ * or a template's by its URI template (or a URI it matches).  A server
+ * that offers no completions has none: an empty list.
+ */
+void
+res_complete(const struct json *j, int params, const char *id,
+    size_t idlen)
+{
+	int ref = json_get(j, params, "ref"), v;
+	struct server *s;
+	char *own = NULL;
+	const char *uri;
+
+	if (json_eq(j, json_get(j, ref, "type"), "ref/prompt")) {
+		v = json_get(j, ref, "name");
+		if ((s = prompt_target(j, v, &own, id, idlen)) == NULL)
+			return;
+	} else if (json_eq(j, json_get(j, ref, "type"), "ref/resource")) {
+		v = -1;
+		if ((uri = json_str(j, json_get(j, ref, "uri"), &text)) ==
+		    NULL || (s = uri_server(uri, text.len, true)) == NULL) {
+			reply_not_found(id, idlen, uri != NULL ? uri : "");
+			return;
+		}
+	} else {
+		reply_error(id, idlen, -32602, "Invalid params: ref must be "
+		    "a ref/prompt or a ref/resource");
+		return;
+	}
+	if ((s->caps & CAP_COMPLETIONS) == 0) {
+		buf_puts(reply_begin(id, idlen), "{\"completion\":{\"values\":"
+		    "[],\"hasMore\":false}}");
+		reply_end();
+	} else
+		pass(s, "completion/complete", j, params, v, own, id, idlen);
+	free(own);
+}

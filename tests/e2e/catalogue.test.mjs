@@ -1,0 +1,220 @@
+// Issue 20: the tool catalogue on disk (instant open_toolbox) and
+// search_tools.  Sessions that should share a catalogue are given the same
+// XDG_CACHE_HOME; every other test gets one of its own (lib.mjs).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import * as L from './lib.mjs';
+import * as H from './hostile-lib.mjs';
+
+const T = H.T;
+
+after(H.cleanupAll);
+afterEach(H.cleanupAll);
+
+function withCache(dir) {
+	return { ...process.env, XDG_CACHE_HOME: dir };
+}
+
+function entries(dir) {
+	const d = path.join(dir, 'mcp-workbench');
+	return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => path.join(d, f)) : [];
+}
+
+async function session(config, cacheDir) {
+	const s = H.startSession(config, { env: withCache(cacheDir) });
+	await s.initialize();
+	return s;
+}
+
+async function finish(s) {
+	const r = await s.close(5000);
+	assert.equal(r?.code, 0, s.describe());
+	H.forget(s);
+}
+
+function sc(l) {
+	assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 500));
+	return l.json.result.structuredContent;
+}
+
+const SLOW = {
+	toolboxes: {
+		b: {
+			description: 'slow',
+			mcpServers: { slow: L.mock('--init-delay', '2000', '--tools', '3', '--prompts') },
+		},
+	},
+};
+
+describe('the catalogue', () => {
+	test('a server that takes 2 s to start: the second session opens it at once, from the catalogue; calls wait for it', { timeout: T(30000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		let s = await session(SLOW, cache);
+		let t0 = Date.now();
+		const first = sc(await s.open('b', T(10000)));
+		assert.ok(Date.now() - t0 >= 2000, 'the first open waits for the server');
+		assert.equal(first.from_catalogue, undefined);
+		await finish(s);
+		const files = entries(cache);
+		assert.equal(files.length, 1, 'one entry');
+		assert.equal(fs.statSync(path.dirname(files[0])).mode & 0o777, 0o700, 'directory 0700');
+		assert.equal(fs.statSync(files[0]).mode & 0o777, 0o600, 'file 0600');
+		assert.doesNotMatch(fs.readFileSync(files[0], 'utf8'), /\.tmp/);
+		s = await session(SLOW, cache);
+		t0 = Date.now();
+		const second = sc(await s.open('b', T(10000)));
+		const took = Date.now() - t0;
+		assert.ok(took < 1000, `answered from the catalogue in ${took} ms`);
+		assert.deepEqual(second.from_catalogue, ['slow']);
+		assert.deepEqual(second.tools.map((x) => x.name), first.tools.map((x) => x.name));
+		assert.equal(second.servers_connected, 0, 'still starting');
+		// Its prompts and resources came from the catalogue too.
+		const prompts = await s.request('prompts/list', {});
+		assert.ok(prompts.json.result.prompts.length > 0, prompts.text.slice(0, 300));
+		assert.ok(second.servers[0].prompts > 0, JSON.stringify(second.servers));
+		// A call waits for the server, then works.
+		const l = await s.useTool('b', 'slow', 'echo', { message: 'waited' }, T(10000));
+		assert.equal(H.text(l), 'waited');
+		assert.ok(Date.now() - t0 >= 1900, 'the call waited for the start');
+		await finish(s);
+	});
+
+	test('a changed configuration line invalidates its entry; a corrupt entry is ignored with one warning', { timeout: T(30000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const config = (n) => ({ toolboxes: { b: { description: 'x', mcpServers: { m: L.mock('--tools', String(n)) } } } });
+		let s = await session(config(2), cache);
+		const two = sc(await s.open('b'));
+		await finish(s);
+		s = await session(config(4), cache);
+		const four = sc(await s.open('b'));
+		assert.equal(four.from_catalogue, undefined, 'not the other configuration\'s entry');
+		assert.equal(four.tools.length, two.tools.length + 2);
+		await finish(s);
+		assert.equal(entries(cache).length, 2, 'an entry per configuration');
+		for (const f of entries(cache))
+			fs.writeFileSync(f, '{"mcpWorkbenchCatalogue":1,"tools":[');
+		s = await session(config(4), cache);
+		const again = sc(await s.open('b'));
+		assert.equal(again.from_catalogue, undefined);
+		assert.equal(again.tools.length, four.tools.length);
+		await finish(s);
+		assert.equal(s.stderrTail.match(/catalogue: ignoring .*: not valid JSON/g)?.length, 1, s.stderrTail);
+		// Rewritten whole by the server's own list.
+		s = await session(config(4), cache);
+		assert.deepEqual(sc(await s.open('b')).from_catalogue, ['m']);
+		await finish(s);
+	});
+
+	test('"cache": false writes nothing; a directory that cannot be made keeps lists in memory, with one warning', { timeout: T(20000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		let s = await session({ cache: false, ...SLOW }, cache);
+		sc(await s.open('b', T(10000)));
+		await finish(s);
+		assert.deepEqual(entries(cache), [], 'no entry written');
+		const file = path.join(cache, 'a-file');
+		fs.writeFileSync(file, 'not a directory');
+		const config = { cacheDir: path.join(file, 'sub'), toolboxes: { b: { description: 'x', mcpServers: { m: L.mock(), n: L.mock('--name', 'n') } } } };
+		s = await session(config, cache);
+		assert.equal(sc(await s.open('b')).servers_connected, 2);
+		assert.equal(H.text(await s.useTool('b', 'm', 'echo', { message: 'fine' })), 'fine');
+		await finish(s);
+		assert.equal(s.stderrTail.match(/catalogue: .*: Not a directory; tool lists are kept in memory only/g)?.length, 1, s.stderrTail);
+	});
+
+	test('a tool list that changed between sessions: the entry is replaced and dynamic mode gets tools/list_changed', { timeout: T(20000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		// ${EXTRA} is expanded after the fingerprint: the same entry for both.
+		const config = { toolMode: 'dynamic', toolboxes: { b: { description: 'x', mcpServers: { m: L.mock('--tools', '1', '--tool-name', '${EXTRA}') } } } };
+		let s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'first_extra' } });
+		await s.initialize();
+		sc(await s.open('b'));
+		await finish(s);
+		const before = JSON.parse(fs.readFileSync(entries(cache)[0], 'utf8'));
+		assert.ok(before.tools.some((x) => x.name === 'first_extra'));
+		assert.match(before.fingerprint, /\$\{EXTRA\}/, 'the configuration as written');
+		assert.doesNotMatch(before.fingerprint, /first_extra/, 'no variable\'s value');
+		s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'second_extra' } });
+		await s.initialize();
+		const others = [];
+		const open = await s.open('b');
+		assert.deepEqual(sc(open).from_catalogue, ['m']);
+		assert.ok(sc(open).tools.some((x) => x.name === 'first_extra'), 'the catalogue\'s list first');
+		const changed = await s.waitLine((l) => l.json?.method === 'notifications/tools/list_changed', T(5000), others);
+		assert.ok(changed, 'list_changed');
+		await L.waitFor(() => /second_extra/.test(fs.readFileSync(entries(cache)[0], 'utf8')), T(3000), 'the entry replaced');
+		const list = await s.request('tools/list', {});
+		const names = list.json.result.tools.map((x) => x.name);
+		assert.ok(names.includes('b__m__second_extra') && !names.includes('b__m__first_extra'), names.join(' '));
+		await finish(s);
+	});
+});
+
+describe('search_tools', () => {
+	// Made in each test: temporary directories go after each test.
+	const makeConfig = (dir = L.makeTempDir('wb-fs-')) => ({
+		toolboxes: {
+			ev: { description: 'everything', mcpServers: { everything: L.everythingServer() } },
+			mem: { description: 'memory', mcpServers: { memory: L.memoryServer(path.join(dir, 'memory.jsonl')) } },
+			fs: { description: 'files', mcpServers: { files: L.filesystemServer(dir) } },
+			never: { description: 'not indexed', mcpServers: { m: L.mock() } },
+		},
+	});
+
+	test('ranks real servers\' tools from the catalogue (--probe fills it), starts nothing, names what is not indexed', { timeout: T(60000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const file = L.writeConfig(makeConfig());
+		const p = L.runCli(['--probe', '-c', file, 'ev', 'mem', 'fs'], { env: withCache(cache), timeout: T(30000) });
+		assert.equal(p.status, 0, p.all);
+		assert.equal(entries(cache).length, 3);
+		const s = H.startSession(file, { env: withCache(cache) });
+		await s.initialize();
+		const list = await s.request('tools/list', {});
+		assert.ok(list.json.result.tools.some((x) => x.name === 'search_tools'));
+		const t0 = Date.now();
+		const r = sc(await s.call('search_tools', { query: 'read a file' }));
+		const took = Date.now() - t0;
+		assert.equal(r.results[0].toolbox, 'fs', JSON.stringify(r.results.slice(0, 5)));
+		const top = r.results.slice(0, 3).map((x) => x.name);
+		assert.ok(top.every((n) => /^read_/.test(n)), `the filesystem's read tools first: ${top}`);
+		assert.equal(r.results[0].toolbox_open, false);
+		assert.ok(!r.results[0].description.includes('\n') && r.results[0].description.length <= 241);
+		assert.deepEqual(r.not_indexed, ['never']);
+		assert.ok(r.results.length <= 10);
+		const g = sc(await s.call('search_tools', { query: 'knowledge graph entities', limit: 3 }));
+		assert.equal(g.results.length, 3);
+		assert.ok(g.results.every((x) => x.toolbox === 'mem'), JSON.stringify(g.results));
+		const only = sc(await s.call('search_tools', { query: 'file', toolbox: 'ev' }));
+		assert.ok(only.results.every((x) => x.toolbox === 'ev'));
+		assert.equal(s.pids.size, 0, 'no server started');
+		assert.deepEqual(H.children(s.pid), [], 'no child process');
+		assert.ok(took < T(2000), `answered in ${took} ms`);
+		await finish(s);
+	});
+
+	test('bad arguments, and "searchTool": false', { timeout: T(20000) }, async () => {
+		const config = makeConfig();
+		let s = H.startSession(config);
+		await s.initialize();
+		for (const [args, re] of [[{}, /query: expected a non-empty string/], [{ query: 'x', limit: 51 }, /limit: expected an integer from 1 to 50/],
+		    [{ query: 'x', toolbox: 'nope' }, /toolbox: no toolbox 'nope' is configured/]]) {
+			const l = await s.call('search_tools', args);
+			assert.equal(l.json.result?.isError, true, l.text);
+			assert.match(H.text(l), re);
+		}
+		const none = sc(await s.call('search_tools', { query: 'anything' }));
+		assert.deepEqual(none.results, []);
+		assert.deepEqual(none.not_indexed, ['ev', 'mem', 'fs', 'never']);
+		await finish(s);
+		s = H.startSession({ searchTool: false, ...config });
+		const init = await s.initialize();
+		assert.doesNotMatch(JSON.stringify(init), /search_tools/, 'not in the instructions');
+		const list = await s.request('tools/list', {});
+		assert.deepEqual(list.json.result.tools.map((x) => x.name), ['open_toolbox', 'use_tool']);
+		const l = await s.call('search_tools', { query: 'x' });
+		assert.equal(l.json.error?.code, -32602, l.text);
+		await finish(s);
+	});
+});
