@@ -37,10 +37,10 @@ mcp-workbench: $(OBJ)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(OBJ) tests/unit.o: workbench.h
-workbench.o: Makefile
-workbench.o: workbench.c
+util.o: Makefile
+util.o: util.c
 	@$(JSMN_CHECK)
-	$(CC) $(ALL_CFLAGS) -DWB_VERSION=\"$(VERSION)\" -c -o $@ workbench.c
+	$(CC) $(ALL_CFLAGS) -DWB_VERSION=\"$(VERSION)\" -c -o $@ util.c
 
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)

@@ -12,6 +12,12 @@
 
 #include "workbench.h"
 
+#ifndef WB_VERSION
+#define WB_VERSION	"0.0.0"		/* Built outside the Makefile. */
+#endif
+
+const char wb_version[] = WB_VERSION;
+
 /* The log queue on stderr; bounded so a stalled reader cannot grow us. */
 #define LOG_CAP		(1024 * 1024)
 

@@ -15,15 +15,11 @@
 
 #include "workbench.h"
 
-#ifndef WB_VERSION
-#define WB_VERSION	"0.0.0"
-#endif
 
 #define SHUTDOWN_MS	1900
 #define TRIM_IDLE_MS	1000
 
 struct workbench wb;
-const char wb_version[] = WB_VERSION;
 
 static int sigfd = -1;
 static int saved_fl[3] = { -1, -1, -1 };
@@ -484,7 +480,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		else if (ch == 'j')
 			o->json = true;
 		else if (ch == 'V') {
-			printf(WB_NAME " " WB_VERSION "\n");
+			printf(WB_NAME " %s\n", wb_version);
 			return 0;
 		} else if (ch == 'h') {
 			help();

@@ -28,8 +28,10 @@
 struct cfg_server;
 
 /*
- * util.c: memory, growable buffers, time, logging.
+ * util.c: memory, growable buffers, time, logging; the version.
  */
+extern const char wb_version[];
+
 struct buf {
 	char	*data;
 	size_t	 len;
@@ -443,7 +445,6 @@ struct workbench {
 };
 
 extern struct workbench wb;
-extern const char wb_version[];
 
 void	 pump_all(void);
 

@@ -13,7 +13,6 @@
 
 #include "../workbench.h"
 
-const char wb_version[] = "test";
 static int passed, failed;
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
