@@ -210,15 +210,23 @@ call_arm(const struct server *s, struct request *r, long long now)
 		r->hard_at = now + s->cfg->call_max_ms;
 }
 
-/* A call's arguments and _meta, from their tokens. */
+/*
+ * A call's arguments, and from the params of its tools/call its _meta and
+ * a retry's inputResponses and requestState (which go to the server as
+ * they came: the server minted that state).
+ */
 void
-call_in_tokens(const struct json *j, int args, int meta, struct call_in *in)
+call_in_tokens(const struct json *j, int args, int params, struct call_in *in)
 {
-	int t;
+	int t, meta = json_get(j, params, "_meta");
 
 	memset(in, 0, sizeof(*in));
 	if (args >= 0)
 		in->args = json_raw(j, args, &in->alen);
+	if (json_is(j, t = json_get(j, params, "inputResponses"), JSMN_OBJECT))
+		in->responses = json_raw(j, t, &in->rlen);
+	if (json_is(j, t = json_get(j, params, "requestState"), JSMN_STRING))
+		in->state = json_raw(j, t, &in->slen);
 	if (json_is(j, meta, JSMN_OBJECT)) {
 		in->meta = json_raw(j, meta, &in->mlen);
 		if (rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
@@ -282,6 +290,14 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 	}
 	call_put_meta(b, s, r, &meta);
 	buf_free(&meta);
+	if (in->responses != NULL) {
+		buf_puts(b, ",\"inputResponses\":");
+		buf_put(b, in->responses, in->rlen);
+	}
+	if (in->state != NULL) {
+		buf_puts(b, ",\"requestState\":");
+		buf_put(b, in->state, in->slen);
+	}
 	buf_putc(b, '}');
 }
 

@@ -298,15 +298,13 @@ m_discover(int params, const char *id, size_t idlen)
 static void
 m_tools_call(int params, const char *id, size_t idlen)
 {
-	static const char *const keys[] = { "name", "arguments", "_meta",
-	    NULL };
+	static const char *const keys[] = { "name", "arguments", NULL };
 	struct buf t = { 0 };
-	int v[3], args, meta;
+	int v[2], args;
 	const char *tool;
 
 	json_members(&j, params, keys, v);
 	args = v[1];
-	meta = v[2];
 	if ((tool = json_str(&j, v[0], &called)) == NULL) {
 		reply_error(id, idlen, -32602, "Invalid params: name must be "
 		    "a string");
@@ -315,11 +313,11 @@ m_tools_call(int params, const char *id, size_t idlen)
 	if (strcmp(tool, "open_toolbox") == 0)
 		box_open_tool(&j, args, id, idlen);
 	else if (strcmp(tool, "use_tool") == 0)
-		box_use_tool(&j, args, meta, id, idlen);
+		box_use_tool(&j, args, params, id, idlen);
 	else if (strcmp(tool, "search_tools") == 0 && wb.cfg.search_tool)
 		search_tool(&j, args, id, idlen);
 	else if (wb.mode == MODE_DYNAMIC)
-		dyn_call(&j, tool, args, meta, id, idlen);
+		dyn_call(&j, tool, args, params, id, idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
 		reply_error(id, idlen, -32602, buf_cstr(&t));
@@ -515,7 +513,8 @@ span_name(const struct span *v, struct span *name)
 }
 
 enum { F_JSONRPC, F_ID, F_METHOD, F_PARAMS, F_CALLED, F_USE, F_META,
-    F_TOOL, F_ARGS, F_BOX, F_SERVER, F_NAME, F_TOKEN, F_SLOTS };
+    F_RESPONSES, F_STATE, F_TOOL, F_ARGS, F_BOX, F_SERVER, F_NAME, F_TOKEN,
+    F_SLOTS };
 
 /* The fields of a use_tool request, read by json_shape. */
 static bool
@@ -530,7 +529,8 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 	    NULL, false), FIELD_END };
 	static const struct field params[] = { FIELD("name", F_CALLED, NULL,
 	    false), FIELD("arguments", F_USE, use, true), FIELD("_meta",
-	    F_META, meta, false), FIELD_END };
+	    F_META, meta, false), FIELD("inputResponses", F_RESPONSES, NULL,
+	    false), FIELD("requestState", F_STATE, NULL, false), FIELD_END };
 	static const struct field top[] = { FIELD("jsonrpc", F_JSONRPC, NULL,
 	    false), FIELD("id", F_ID, NULL, false), FIELD("method", F_METHOD,
 	    NULL, false), FIELD("params", F_PARAMS, params, false),
@@ -541,15 +541,16 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 	    span_is(&v[F_METHOD], "\"tools/call\"") &&
 	    span_is(&v[F_CALLED], "\"use_tool\"") &&
 	    (v[F_ARGS].p == NULL || v[F_ARGS].p[0] == '{') &&
-	    (v[F_TOKEN].p == NULL || span_id(&v[F_TOKEN]));
+	    (v[F_TOKEN].p == NULL || span_id(&v[F_TOKEN])) &&
+	    v[F_RESPONSES].p == NULL && v[F_STATE].p == NULL;
 }
 
 /*
  * The common request, use_tool with plain names to a ready server, is
  * checked and routed straight from the bytes of its line, without
  * tokenizing it: the same checks (box_target) on spans of the line.
- * Anything else, errors included, returns false and goes the tokenizing
- * way, which words every error.
+ * Anything else, errors and retries of input-required calls included,
+ * returns false and goes the tokenizing way, which words every error.
  */
 static bool
 fast_use_tool(const char *line, size_t n)

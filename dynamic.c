@@ -202,7 +202,7 @@ reply_unknown_tool(const char *id, size_t idlen, const char *name,
 
 /* tools/call of {toolbox}__{server}__{tool}: routed as use_tool routes. */
 void
-dyn_call(const struct json *j, const char *name, int args, int meta,
+dyn_call(const struct json *j, const char *name, int args, int params,
     const char *id, size_t idlen)
 {
 	char *box, *srv, *tool;
@@ -230,7 +230,7 @@ dyn_call(const struct json *j, const char *name, int args, int meta,
 		reply_error(id, idlen, -32602, "Invalid params: arguments "
 		    "must be an object");
 	else {
-		call_in_tokens(j, args, meta, &in);
+		call_in_tokens(j, args, params, &in);
 		call_route(s, tool, strlen(tool), &in, id, idlen);
 	}
 	free(box);

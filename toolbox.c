@@ -437,7 +437,7 @@ box_open_tool(const struct json *j, int args, const char *id, size_t idlen)
 
 /* use_tool: the identifier checked (toolname.c), then its names. */
 void
-box_use_tool(const struct json *j, int args, int meta, const char *id,
+box_use_tool(const struct json *j, int args, int params, const char *id,
     size_t idlen)
 {
 	struct buf t = { 0 }, details = { 0 };
@@ -457,7 +457,7 @@ box_use_tool(const struct json *j, int args, int meta, const char *id,
 	else if ((s = box_target(box, strlen(box), srv, strlen(srv), name,
 	    strlen(name), &t)) != NULL) {
 		box_stateless_open(s->box);
-		call_in_tokens(j, top[U_ARGS], meta, &in);
+		call_in_tokens(j, top[U_ARGS], params, &in);
 		call_route(s, name, strlen(name), &in, id, idlen);
 	}
 	if (t.len > 0)

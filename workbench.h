@@ -802,6 +802,10 @@ struct call_in {
 	size_t		 mlen;
 	const char	*token;		/* Its progressToken, within meta. */
 	size_t		 toklen;
+	const char	*responses;	/* A retry's inputResponses (MRTR), */
+	size_t		 rlen;
+	const char	*state;		/* and its requestState. */
+	size_t		 slen;
 };
 
 /*

@@ -215,3 +215,45 @@ describe('the workbench as a dual-era client', () => {
 		assert.match(r.stderr, /protocol.*expected "auto", "legacy" or "modern"/s);
 	});
 });
+
+describe('input a server needs (MRTR)', () => {
+	const HANDLERS = {
+		'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),
+		'sampling/createMessage': async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'm' }),
+		'roots/list': async () => ({ roots: [{ uri: 'file:///r1' }] }),
+	};
+	const CAPS = { elicitation: {}, sampling: {}, roots: {} };
+	const ASKS = [
+		['ask_elicit', 'elicit accept {"ok":true}'],
+		['ask_sample', 'sample hi from the client'],
+		['ask_roots', 'roots file:///r1'],
+	];
+
+	test('modern to modern: the InputRequiredResult passes, and the retry\'s inputResponses and requestState reach the server', T, async () => {
+		const config = { toolMode: 'dynamic', toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		await E.withV2(config, 'pin', { capabilities: CAPS, handlers: HANDLERS }, async (wb) => {
+			await wb.openToolbox('box');
+			for (const [tool, want] of ASKS)
+				check(await wb.useTool('box', 'v', tool, {}), want, `use_tool ${tool}`);
+			check(await wb.callTool('box__v__ask_elicit', {}), ASKS[0][1], 'by its dynamic name');
+		});
+	});
+
+	test('a 2025 client and a dual server: the server asks in the 2025 way, the workbench relays', T, async () => {
+		const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('serve') } } } };
+		const wb = await L.startWorkbench(config, { capabilities: CAPS });
+		try {
+			wb.client.setRequestHandler(ElicitRequestSchema, HANDLERS['elicitation/create']);
+			wb.client.setRequestHandler(CreateMessageRequestSchema, HANDLERS['sampling/createMessage']);
+			wb.client.setRequestHandler(ListRootsRequestSchema, HANDLERS['roots/list']);
+			await L.openOk(wb, 'box');
+			for (const [tool, want] of ASKS) {
+				const r = await wb.client.callTool({ name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name: tool }, arguments: {} } });
+				check(r, want, `use_tool ${tool}`);
+			}
+		} finally {
+			await wb.close();
+		}
+	});
+});
