@@ -244,10 +244,11 @@ void
 catalog_store(struct server *s)
 {
 	struct buf path = { 0 }, text = { 0 };
-	unsigned long h = lists_hash(s);
+	unsigned long h;
 
 	s->catalog_read = true;		/* Its own list is newer. */
-	if (!wb.cfg.cache || h == s->catalog_hash || catalog_dir() == NULL)
+	if (!wb.cfg.cache || catalog_dir() == NULL ||
+	    (h = lists_hash(s)) == s->catalog_hash)
 		return;
 	entry_path(s, &path);
 	entry_text(s, &text);
