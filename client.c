@@ -172,6 +172,13 @@ reply_structured(const char *id, size_t idlen, const struct buf *obj)
 /*
  * The session.
  */
+/* Has a 2025 session been set up with initialize? */
+bool
+client_session(void)
+{
+	return initialized;
+}
+
 const char *
 client_protocol(void)
 {
@@ -369,6 +376,7 @@ static const struct method {
 	{ "resources/subscribe", NULL, res_subscribe, IN_LEGACY, false },
 	{ "resources/unsubscribe", NULL, res_unsubscribe, IN_LEGACY, false },
 	{ "completion/complete", NULL, res_complete, IN_BOTH, false },
+	{ "subscriptions/listen", NULL, listen_open, IN_MODERN, false },
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -465,6 +473,7 @@ client_notification(int method)
 	    rpc_valid_id(&j, r)) {
 		raw = json_raw(&j, r, &len);
 		box_cancel(raw, len);
+		listen_cancel(raw, len);
 		call_cancel(raw, len, "cancelled by the client");
 	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
 		relay_roots_changed();

@@ -171,8 +171,7 @@ dyn_notify(void)
 	if (wb.mode != MODE_DYNAMIC || (h = dyn_hash()) == listed)
 		return;
 	listed = h;
-	buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/tools/list_changed\"}\n");
+	listen_changed(LISTEN_TOOLS);
 }
 
 /*

@@ -126,11 +126,9 @@ res_notify(void)
 	    res_hash(LIST_TEMPLATES));
 
 	if (p != listed[0])
-		buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/prompts/list_changed\"}\n");
+		listen_changed(LISTEN_PROMPTS);
 	if (r != listed[1])
-		buf_puts(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/resources/list_changed\"}\n");
+		listen_changed(LISTEN_RESOURCES);
 	listed[0] = p;
 	listed[1] = r;
 }

@@ -196,6 +196,7 @@ begin_shutdown(void)
 		return;
 	wb.stopping = true;
 	stop_at = now_ms() + SHUTDOWN_MS;
+	listen_end_all();
 	SRV_EACH(s)
 		if (s->proc.pid > 0)
 			srv_stop(s);

@@ -514,9 +514,26 @@ void	 reply_error_data(const char *, size_t, int, const char *,
 void	 reply_text(const char *, size_t, const char *, bool);
 void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
+bool	 client_session(void);
 const struct buf *client_caps(void);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
+
+/*
+ * listen.c: list changes told to the client: to a 2025 session, and to
+ * the modern client's subscriptions/listen requests.
+ */
+enum listen_kind {
+	LISTEN_TOOLS,
+	LISTEN_PROMPTS,
+	LISTEN_RESOURCES,
+	LISTEN_KINDS
+};
+
+void	 listen_open(const struct json *, int, const char *, size_t);
+void	 listen_cancel(const char *, size_t);
+void	 listen_changed(enum listen_kind);
+void	 listen_end_all(void);
 
 /*
  * toolbox.c: toolboxes and their servers: open_toolbox and the clients

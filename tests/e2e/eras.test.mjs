@@ -257,3 +257,60 @@ describe('input a server needs (MRTR)', () => {
 		}
 	});
 });
+
+describe('subscriptions/listen', () => {
+	const config = {
+		toolMode: 'dynamic',
+		toolboxes: {
+			one: { description: 'x', mcpServers: { m: L.mock() } },
+			two: { description: 'y', mcpServers: { p: L.mock('--prompts', '--name', 'p') } },
+			three: { description: 'z', mcpServers: { q: L.mock('--name', 'q') } },
+		},
+	};
+	const SUB = 'io.modelcontextprotocol/subscriptionId';
+	const open = (id, box) => E.modern(id, 'tools/call', { name: 'open_toolbox', arguments: { toolbox_name: box } });
+
+	test('acknowledged with what is honoured; list changes tagged with the subscription id, none untagged; cancelled, it ends', T, async () => {
+		await L.withRaw(config, {}, async (raw) => {
+			raw.send(E.modern('sub1', 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['x://y'] } }));
+			let j = await raw.readJson();
+			assert.equal(j.method, 'notifications/subscriptions/acknowledged', JSON.stringify(j));
+			assert.deepEqual(j.params.notifications, { toolsListChanged: true });
+			assert.equal(j.params._meta[SUB], 'sub1');
+			raw.send(open(2, 'one'));
+			j = await raw.readJson();
+			assert.equal(j.id, 2, JSON.stringify(j).slice(0, 300));
+			j = await raw.readJson();
+			assert.equal(j.method, 'notifications/tools/list_changed');
+			assert.equal(j.params._meta[SUB], 'sub1');
+			// The prompts of 'two' were not asked for: only the tools change is told.
+			raw.send(E.modern('sub2', 'subscriptions/listen', { notifications: { promptsListChanged: true } }));
+			assert.deepEqual((await raw.readJson()).params.notifications, { promptsListChanged: true });
+			raw.send(open(3, 'two'));
+			const got = [await raw.readJson(), await raw.readJson(), await raw.readJson()];
+			assert.deepEqual(got.map((x) => x.id ?? `${x.method} ${x.params._meta[SUB]}`).sort(),
+			    [3, 'notifications/prompts/list_changed sub2', 'notifications/tools/list_changed sub1']);
+			raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub1' } });
+			raw.send(open(4, 'three'));
+			assert.equal((await raw.readJson()).id, 4);
+			await raw.expectSilence(300);
+		});
+	});
+
+	test('a 2025 session still hears of every change, untagged; shutdown answers an open subscription', T, async () => {
+		const raw = L.startRaw(config);
+		await raw.initialize();
+		raw.send(E.modern('s', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
+		assert.equal((await raw.readJson()).method, 'notifications/subscriptions/acknowledged');
+		raw.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'open_toolbox', arguments: { toolbox_name: 'one' } } });
+		const got = [await raw.readJson(), await raw.readJson(), await raw.readJson()];
+		assert.deepEqual(got.map((x) => x.id ?? `${x.method} ${x.params?._meta?.[SUB] ?? 'untagged'}`).sort(),
+		    [5, 'notifications/tools/list_changed s', 'notifications/tools/list_changed untagged']);
+		raw.proc.stdin.end();
+		const end = await raw.readJson();
+		assert.equal(end.id, 's');
+		assert.equal(end.result.resultType, 'complete');
+		assert.equal(end.result._meta[SUB], 's');
+		await raw.close();
+	});
+});

@@ -1,0 +1,155 @@
+/*
+ * listen.c: telling the client that a list changed.  A 2025 session hears
+ * of every change; a modern client only of the kinds it asked for with
+ * subscriptions/listen, a long-lived request that is acknowledged at once,
+ * answered only when it ends (at shutdown), and cancelled like any other.
+ * Its notifications carry the request's id as their subscription id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "workbench.h"
+
+#define LISTENERS_MAX	64
+
+static const char *const flag_names[LISTEN_KINDS] = { "toolsListChanged",
+    "promptsListChanged", "resourcesListChanged" };
+static const char *const methods[LISTEN_KINDS] = {
+	"notifications/tools/list_changed",
+	"notifications/prompts/list_changed",
+	"notifications/resources/list_changed"
+};
+
+/* An open subscriptions/listen request. */
+struct listener {
+	struct text	 id;		/* The request's id, raw. */
+	unsigned	 kinds;		/* 1 << enum listen_kind */
+};
+
+static struct listener listeners[LISTENERS_MAX];
+static int nlisteners;
+
+/* {"subscriptionId": id}, as a notification's or the result's _meta. */
+static void
+put_subscription(struct buf *b, const struct listener *l)
+{
+	buf_puts(b, "\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":");
+	buf_put(b, text_get(&l->id), l->id.len);
+	buf_putc(b, '}');
+}
+
+/* Which kinds a listener gets: those asked for that can change here. */
+static unsigned
+honoured(const struct json *j, int filter)
+{
+	unsigned kinds = 0;
+	bool on;
+	int k;
+
+	for (k = 0; k < LISTEN_KINDS; k++)
+		if (json_get_bool(j, json_get(j, filter, flag_names[k]), &on) ==
+		    0 && on && (k != LISTEN_TOOLS || wb.mode == MODE_DYNAMIC))
+			kinds |= 1u << k;
+	return kinds;
+}
+
+static void
+acknowledge(const struct listener *l)
+{
+	struct buf *b = client_out();
+	int k, n = 0;
+
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/subscriptions/acknowledged\",\"params\":{"
+	    "\"notifications\":{");
+	for (k = 0; k < LISTEN_KINDS; k++)
+		if (l->kinds & (1u << k))
+			buf_printf(b, "%s\"%s\":true", n++ > 0 ? "," : "",
+			    flag_names[k]);
+	buf_puts(b, "},");
+	put_subscription(b, l);
+	buf_puts(b, "}}\n");
+}
+
+/*
+ * subscriptions/listen {notifications: {toolsListChanged, ...}}: open
+ * until the client cancels it or the workbench ends.  resourceSubscriptions
+ * is not honoured (the acknowledgement says so by leaving it out).
+ */
+void
+listen_open(const struct json *j, int params, const char *id, size_t idlen)
+{
+	int filter = json_get(j, params, "notifications");
+	struct listener *l;
+
+	if (!json_is(j, filter, JSMN_OBJECT)) {
+		reply_error(id, idlen, -32602, "Invalid params: notifications "
+		    "must be an object");
+		return;
+	}
+	if (nlisteners == LISTENERS_MAX) {
+		reply_error(id, idlen, -32603, "Too many open subscriptions "
+		    "(64)");
+		return;
+	}
+	l = &listeners[nlisteners++];
+	text_set(&l->id, id, idlen);
+	l->kinds = honoured(j, filter);
+	acknowledge(l);
+}
+
+static void
+listener_remove(int i)
+{
+	text_free(&listeners[i].id);
+	listeners[i] = listeners[--nlisteners];
+}
+
+/* The client cancelled a request: if it was a listen, it ends, unanswered. */
+void
+listen_cancel(const char *id, size_t idlen)
+{
+	int i;
+
+	for (i = nlisteners - 1; i >= 0; i--)
+		if (listeners[i].id.len == idlen &&
+		    memcmp(text_get(&listeners[i].id), id, idlen) == 0)
+			listener_remove(i);
+}
+
+/* A list the client is shown changed: tell whoever listens for it. */
+void
+listen_changed(enum listen_kind k)
+{
+	struct buf *b = client_out();
+	int i;
+
+	if (client_session())
+		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n",
+		    methods[k]);
+	for (i = 0; i < nlisteners; i++) {
+		if (!(listeners[i].kinds & (1u << k)))
+			continue;
+		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
+		    "\"params\":{", methods[k]);
+		put_subscription(b, &listeners[i]);
+		buf_puts(b, "}}\n");
+	}
+}
+
+/* Shutdown: every subscription ends with its result. */
+void
+listen_end_all(void)
+{
+	struct buf *b;
+
+	while (nlisteners > 0) {
+		b = client_out();
+		buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+		buf_put(b, text_get(&listeners[0].id), listeners[0].id.len);
+		buf_puts(b, ",\"result\":{\"resultType\":\"complete\",");
+		put_subscription(b, &listeners[0]);
+		buf_puts(b, "}}\n");
+		listener_remove(0);
+	}
+}
