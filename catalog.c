@@ -117,24 +117,24 @@ lists_hash(const struct server *s)
 	return h;
 }
 
-/* Check an entry read: 0, or -1 with why. */
-static int
-entry_tools(const struct server *s, const char **why)
+/* Is the entry read into j one of ours, for this server?  Else why. */
+static bool
+entry_valid(const struct server *s, const char **why)
 {
 	long long version;
 
 	*why = "not a catalogue entry";
 	if (!json_get_int(&j, json_get(&j, 0, "mcpWorkbenchCatalogue"),
 	    &version))
-		return -1;
+		return false;
 	*why = "written by another version";
 	if (version != CATALOG_VERSION)
-		return -1;
+		return false;
 	*why = NULL;		/* Another configuration's: no warning. */
 	if (!json_eq(&j, json_get(&j, 0, "fingerprint"), s->cfg->fingerprint))
-		return -1;
+		return false;
 	*why = "no tools array";
-	return json_is(&j, json_get(&j, 0, "tools"), JSMN_ARRAY) ? 0 : -1;
+	return json_is(&j, json_get(&j, 0, "tools"), JSMN_ARRAY);
 }
 
 /* Take the lists of an entry read into j as the server's lists. */
@@ -179,7 +179,7 @@ catalog_load(struct server *s)
 			    strerror(errno));
 	} else if (json_parse(&j, text, len) != JSON_OK)
 		wb_log("catalogue: ignoring %s: not valid JSON", path.data);
-	else if (entry_tools(s, &why) < 0) {
+	else if (!entry_valid(s, &why)) {
 		if (why != NULL)
 			wb_log("catalogue: ignoring %s: %s", path.data, why);
 	} else

@@ -38,6 +38,10 @@ static const char search_def[] =
 	"\"destructiveHint\":false,\"idempotentHint\":true,"
 	"\"openWorldHint\":false}}";
 
+/* A tool object being read, and a string of it: kept between tools. */
+static struct json tj;
+static struct buf text;
+
 /* One tool being ranked. */
 struct hit {
 	const struct server	*srv;
@@ -119,8 +123,6 @@ put_terms(struct buf *out, const char *s, size_t n)
 static void
 tool_terms(const struct item *t, struct buf *out)
 {
-	struct json tj = { 0 };
-	struct buf text = { 0 };
 	const char *v;
 	int i;
 
@@ -135,8 +137,6 @@ tool_terms(const struct item *t, struct buf *out)
 		}
 	}
 	json_release(&tj);
-	free(tj.tok);
-	buf_free(&text);
 }
 
 /* How often term (with its space) comes in words; the words' count too. */
@@ -284,16 +284,12 @@ first_sentence(const char *d)
 static void
 put_summary(struct buf *b, const struct item *t)
 {
-	struct json tj = { 0 };
-	struct buf text = { 0 };
 	const char *d = NULL;
 
 	if (json_parse(&tj, t->json, t->len) == JSON_OK)
 		d = json_str(&tj, json_get(&tj, 0, "description"), &text);
 	json_put_str(b, d != NULL ? d : "", d != NULL ? first_sentence(d) : 0);
 	json_release(&tj);
-	free(tj.tok);
-	buf_free(&text);
 }
 
 static void

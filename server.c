@@ -230,12 +230,19 @@ srv_backing_off(const struct server *s, long long now, struct buf *why)
 	return true;
 }
 
+/* Has it no process, and none on the way? */
+static bool
+srv_down(const struct server *s)
+{
+	return s->state == SRV_IDLE || s->state == SRV_FAILED ||
+	    s->state == SRV_STOPPED;
+}
+
 /* A call needs the server: start it unless it is backing off. */
 void
 srv_ensure(struct server *s)
 {
-	if ((s->state == SRV_IDLE || s->state == SRV_FAILED ||
-	    s->state == SRV_STOPPED) && !srv_backing_off(s, now_ms(), NULL))
+	if (srv_down(s) && !srv_backing_off(s, now_ms(), NULL))
 		srv_start(s);
 }
 
@@ -243,8 +250,7 @@ srv_ensure(struct server *s)
 void
 srv_open(struct server *s)
 {
-	if (s->state == SRV_IDLE || s->state == SRV_FAILED ||
-	    s->state == SRV_STOPPED)
+	if (srv_down(s))
 		srv_start(s);
 }
 

@@ -198,43 +198,33 @@ put_tool(struct buf *b, const struct server *s, const struct item *t)
 	buf_putc(b, '}');
 }
 
-/* The servers whose tools are those of the catalogue, still starting. */
-static void
-put_catalogued(struct buf *out, const struct toolbox *b)
+/* Still starting, its tools known from the catalogue. */
+static bool
+from_catalogue(const struct server *s)
 {
-	const struct server *s;
-	int i, n = 0;
+	return srv_known(s) && !srv_serving(s);
+}
 
-	for (i = 0; i < b->nservers; i++) {
-		s = &b->servers[i];
-		if (srv_serving(s) || !srv_known(s))
-			continue;
-		buf_puts(out, n++ == 0 ? ",\"from_catalogue\":[" : ",");
-		json_put_cstr(out, s->cfg->name);
-	}
-	if (n > 0)
-		buf_putc(out, ']');
+static bool
+unknown(const struct server *s)
+{
+	return !srv_known(s);
 }
 
 static void
-put_failed(struct buf *out, const struct toolbox *b)
+put_name(struct buf *out, const struct server *s)
 {
-	const struct server *s;
-	int i, failed = 0;
+	json_put_cstr(out, s->cfg->name);
+}
 
-	for (i = 0; i < b->nservers; i++) {
-		s = &b->servers[i];
-		if (srv_known(s))
-			continue;
-		buf_puts(out, failed++ == 0 ? ",\"servers_failed\":[" : ",");
-		buf_puts(out, "{\"server\":");
-		json_put_cstr(out, s->cfg->name);
-		buf_puts(out, ",\"error\":");
-		json_put_cstr(out, s->error != NULL ? s->error : "not started");
-		buf_putc(out, '}');
-	}
-	if (failed > 0)
-		buf_putc(out, ']');
+static void
+put_failure(struct buf *out, const struct server *s)
+{
+	buf_puts(out, "{\"server\":");
+	json_put_cstr(out, s->cfg->name);
+	buf_puts(out, ",\"error\":");
+	json_put_cstr(out, s->error != NULL ? s->error : "not started");
+	buf_putc(out, '}');
 }
 
 /*
@@ -242,24 +232,40 @@ put_failed(struct buf *out, const struct toolbox *b)
  * are not in the model's tool list, so their counts say they exist.
  */
 static void
-put_offers(struct buf *out, const struct toolbox *b)
+put_offers(struct buf *out, const struct server *s)
 {
-	const struct server *s;
+	buf_puts(out, "{\"server\":");
+	json_put_cstr(out, s->cfg->name);
+	buf_printf(out, ",\"tools\":%d,\"prompts\":%d,\"resources\":%d,"
+	    "\"resource_templates\":%d}", s->lists[LIST_TOOLS].n,
+	    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
+	    s->lists[LIST_TEMPLATES].n);
+}
+
+/*
+ * ,"member":[...]: put for each server that keep accepts; with none, the
+ * member only when always.
+ */
+static void
+put_servers(struct buf *out, const struct toolbox *b, const char *member,
+    bool (*keep)(const struct server *),
+    void (*put)(struct buf *, const struct server *), bool always)
+{
 	int i, n = 0;
 
-	buf_puts(out, ",\"servers\":[");
+	if (always)
+		buf_printf(out, ",\"%s\":[", member);
 	for (i = 0; i < b->nservers; i++) {
-		s = &b->servers[i];
-		if (!srv_known(s))
+		if (!keep(&b->servers[i]))
 			continue;
-		buf_puts(out, n++ == 0 ? "{\"server\":" : ",{\"server\":");
-		json_put_cstr(out, s->cfg->name);
-		buf_printf(out, ",\"tools\":%d,\"prompts\":%d,\"resources\":%d,"
-		    "\"resource_templates\":%d}", s->lists[LIST_TOOLS].n,
-		    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
-		    s->lists[LIST_TEMPLATES].n);
+		if (n++ > 0)
+			buf_putc(out, ',');
+		else if (!always)
+			buf_printf(out, ",\"%s\":[", member);
+		put(out, &b->servers[i]);
 	}
-	buf_putc(out, ']');
+	if (n > 0 || always)
+		buf_putc(out, ']');
 }
 
 /*
@@ -290,9 +296,9 @@ box_summary(const struct toolbox *b, struct buf *out)
 		}
 	}
 	buf_putc(out, ']');
-	put_offers(out, b);
-	put_catalogued(out, b);
-	put_failed(out, b);
+	put_servers(out, b, "servers", srv_known, put_offers, true);
+	put_servers(out, b, "from_catalogue", from_catalogue, put_name, false);
+	put_servers(out, b, "servers_failed", unknown, put_failure, false);
 	buf_putc(out, '}');
 	return known;
 }
