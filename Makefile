@@ -14,8 +14,8 @@ DEFS = -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
-	dynamic.o listing.o listen.o server.o call.o relay.o stream.o era.o peer.o \
-	jsonrpc.o procmgr.o guard.o toolname.o config.o util.o
+	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
+	era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o util.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 

@@ -38,6 +38,7 @@ req_free(struct request *r)
 	text_free(&r->tool);
 	free(r->params);
 	free(r->token);
+	bridge_ask_free(r->ask);
 }
 
 /* The one way out of the table: the last request takes its place. */
@@ -53,6 +54,8 @@ req_remove(struct server *s, int i)
 {
 	struct request r;
 
+	if (s->req[i].ask != NULL)	/* Its questions need no answer. */
+		relay_forget(s, s->req[i].id);
 	req_take(s, i, &r);
 	req_free(&r);
 }
@@ -64,6 +67,18 @@ req_find(const struct server *s, long long id)
 
 	for (i = 0; i < s->nreq; i++)
 		if (s->req[i].id == id)
+			return i;
+	return -1;
+}
+
+/* The request whose progress carries this token of ours. */
+int
+req_find_token(const struct server *s, long long token)
+{
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].ptok == token)
 			return i;
 	return -1;
 }
@@ -172,6 +187,10 @@ call_error(const struct server *s, const struct request *r,
 {
 	struct buf t = { 0 };
 
+	if (r->park != NULL) {
+		bridge_failed(r->park, reason);
+		return;
+	}
 	reply_era(r->modern);
 	if (r->kind == REQ_PASS) {
 		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
@@ -194,7 +213,7 @@ call_fail_all(struct server *s, const char *reason)
 	int i;
 
 	for (i = s->nreq - 1; i >= 0; i--) {
-		if (req_for_client(&s->req[i]))
+		if (req_is_call(&s->req[i]))
 			call_error(s, &s->req[i], reason);
 		req_remove(s, i);
 	}
@@ -283,6 +302,7 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 	else if (in->meta != NULL) {
 		r->token = xstrndup(in->token, in->toklen);
 		r->tokenlen = in->toklen;
+		r->ptok = r->id;
 		buf_put_int(&id, r->id);
 		rpc_splice(&meta, in->meta, in->mlen, in->token, in->toklen,
 		    id.data, id.len);
@@ -290,15 +310,26 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 	}
 	call_put_meta(b, s, r, &meta);
 	buf_free(&meta);
-	if (in->responses != NULL) {
+	if (r->modern && in->responses != NULL) {
 		buf_puts(b, ",\"inputResponses\":");
 		buf_put(b, in->responses, in->rlen);
 	}
-	if (in->state != NULL) {
+	if (r->modern && in->state != NULL) {
 		buf_puts(b, ",\"requestState\":");
 		buf_put(b, in->state, in->slen);
 	}
 	buf_putc(b, '}');
+}
+
+/*
+ * A 2025 client's call to a modern server keeps its params after they
+ * are sent: should the server ask for input, the call is sent again
+ * with the answers (bridge.c).
+ */
+static bool
+call_keeps(const struct server *s, const struct request *r)
+{
+	return s->modern && !r->modern;
 }
 
 /*
@@ -348,8 +379,10 @@ call_send_waiting(struct server *s)
 		    !call_sendable(s, r, true))
 			continue;
 		srv_send(s, r, r->method, r->params, r->plen);
-		free(r->params);
-		r->params = NULL;
+		if (!call_keeps(s, r)) {
+			free(r->params);
+			r->params = NULL;
+		}
 		call_arm(s, r, loop_ms());
 	}
 }
@@ -365,7 +398,8 @@ route(struct server *s, struct request *r,
     const void *),
     const void *in)
 {
-	struct buf p = { 0 };
+	struct buf p = { 0 }, *b;
+	size_t at;
 
 	if (srv_backing_off(s, loop_ms(), &p)) {
 		call_error(s, r, buf_cstr(&p));
@@ -377,8 +411,14 @@ route(struct server *s, struct request *r,
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r, false)) {
-		put(srv_send_head(s, r, r->method), s, r, in);
-		buf_puts(&s->proc.io.out, "}\n");
+		b = srv_send_head(s, r, r->method);
+		at = b->len;
+		put(b, s, r, in);
+		if (call_keeps(s, r)) {
+			r->plen = b->len - at;
+			r->params = xstrndup(b->data + at, r->plen);
+		}
+		buf_puts(b, "}\n");
 		call_arm(s, r, loop_ms());
 	}
 }
@@ -387,52 +427,104 @@ void
 call_route(struct server *s, const char *tool, size_t toollen,
     const struct call_in *in, const char *id, size_t idlen)
 {
+	const struct era *e = client_era();
 	struct request *r;
 
+	if (e != NULL && in->state != NULL && bridge_resume(s, "tools/call",
+	    tool, toollen, in, id, idlen))
+		return;
 	r = req_add(s, REQ_CALL);
 	r->method = "tools/call";
-	r->modern = client_era() != NULL;
+	r->modern = e != NULL;
+	r->can = e != NULL ? e->can : 0;
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, tool, toollen);
 	route(s, r, call_params, in);
 }
 
+/* A span of the client's params replaced (or, empty, text inserted). */
+struct cut {
+	struct span	 at;
+	struct buf	 with;
+};
+
+/* Is the object at p (its '{') empty? */
+static bool
+object_empty(const char *p)
+{
+	for (p++; json_space(*p); p++)
+		;
+	return *p == '}';
+}
+
+/*
+ * For a modern server from a 2025 client: the era's members, put into
+ * the _meta the params have, or a _meta put first in the params.
+ */
+static void
+cut_era_meta(struct cut *c, const struct pass_in *in)
+{
+	const char *obj = in->meta.p != NULL ? in->meta.p : in->params;
+
+	c->at.p = obj + 1;
+	c->at.n = 0;
+	if (in->meta.p == NULL)
+		buf_puts(&c->with, "\"_meta\":{");
+	era_put_request_meta(&c->with, client_caps());
+	if (in->meta.p == NULL)
+		buf_putc(&c->with, '}');
+	if (!object_empty(obj))
+		buf_putc(&c->with, ',');
+}
+
 /*
  * The params of a passed request: the client's, with the name it was
- * shown (a prompt's) replaced by the server's own, and a progressToken
- * by our request id, kept to map progress back.
+ * shown (a prompt's) replaced by the server's own, a progressToken by
+ * our request id, kept to map progress back, and for a modern server
+ * from a 2025 client the era's _meta added.
  */
 static void
 pass_params(struct buf *b, const struct server *s, struct request *r,
     const void *arg)
 {
 	const struct pass_in *in = arg;
-	struct span cut[2] = { in->name, in->token }, t;
-	const char *p = in->params;
-	int i;
+	struct pass_in none;
+	struct cut cut[3], t;
+	const char *p;
+	int n = 0, i, k;
 
-	(void)s;	/* The era's _meta is not added here yet (CAVEATS). */
-	if (p == NULL) {
-		buf_puts(b, "{}");
-		return;
+	if (in->params == NULL) {
+		none = *in;
+		none.params = "{}";
+		none.plen = 2;
+		in = &none;
 	}
-	if (cut[0].p == NULL || (cut[1].p != NULL && cut[1].p < cut[0].p)) {
-		t = cut[0];
-		cut[0] = cut[1];
-		cut[1] = t;
+	p = in->params;
+	memset(cut, 0, sizeof(cut));
+	if (in->name.p != NULL) {
+		cut[n].at = in->name;
+		json_put_cstr(&cut[n++].with, in->original);
 	}
-	for (i = 0; i < 2; i++) {
-		if (cut[i].p == NULL)
-			continue;
-		buf_put(b, p, (size_t)(cut[i].p - p));
-		if (cut[i].p == in->name.p)
-			json_put_cstr(b, in->original);
-		else {
-			r->token = xstrndup(cut[i].p, cut[i].n);
-			r->tokenlen = cut[i].n;
-			buf_put_int(b, r->id);
+	if (in->token.p != NULL) {
+		r->token = xstrndup(in->token.p, in->token.n);
+		r->tokenlen = in->token.n;
+		r->ptok = r->id;
+		cut[n].at = in->token;
+		buf_put_int(&cut[n++].with, r->id);
+	}
+	if (s->modern && !r->modern)
+		cut_era_meta(&cut[n++], in);
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && cut[k].at.p < cut[k - 1].at.p; k--) {
+			t = cut[k];
+			cut[k] = cut[k - 1];
+			cut[k - 1] = t;
 		}
-		p = cut[i].p + cut[i].n;
+	for (i = 0; i < n; i++) {
+		buf_put(b, p, (size_t)(cut[i].at.p - p));
+		buf_put(b, cut[i].with.data, cut[i].with.len);
+		p = cut[i].at.p + cut[i].at.n;
+		buf_free(&cut[i].with);
 	}
 	buf_put(b, p, (size_t)(in->params + in->plen - p));
 }
@@ -442,12 +534,18 @@ void
 call_pass(struct server *s, const struct pass_in *in, const char *id,
     size_t idlen)
 {
+	const struct era *e = client_era();
 	struct request *r;
 
+	if (e != NULL && in->retry.state != NULL && bridge_resume(s,
+	    in->method, in->bind.p, in->bind.n, &in->retry, id, idlen))
+		return;
 	r = req_add(s, REQ_PASS);
 	r->method = in->method;
-	r->modern = client_era() != NULL;
+	r->modern = e != NULL;
+	r->can = e != NULL ? e->can : 0;
 	text_set(&r->cid, id, idlen);
+	text_set(&r->tool, in->bind.p, in->bind.n);
 	route(s, r, pass_params, in);
 }
 
@@ -547,23 +645,29 @@ call_reply(const struct server *s, const struct request *r,
  * becomes a failed call.
  */
 void
-call_answered(struct server *s, const struct request *r,
-    const struct json *j, const char *line, size_t n)
+call_answered(struct server *s, struct request *r, const struct json *j,
+    const char *line, size_t n)
 {
 	int error = json_get(j, 0, "error"), id = json_get(j, 0, "id");
+	int result = json_get(j, 0, "result");
 	const char *raw;
 	size_t len;
 	char *msg;
 
-	if (!answer_well_formed(j, line, n))
+	if (r->park != NULL)
+		bridge_answered(r->park, line, n);
+	else if (!answer_well_formed(j, line, n))
 		call_error(s, r, "protocol error: its answer is not a "
 		    "JSON-RPC 2.0 response (\"jsonrpc\":\"2.0\", one id, and "
 		    "a result object or an error)");
+	else if (error < 0 && call_keeps(s, r) &&
+	    json_eq(j, json_get(j, result, "resultType"), "input_required"))
+		bridge_ask_client(s, r, j, result);
 	else if (error < 0 || r->kind == REQ_PASS ||
 	    url_elicitation_required(j, error)) {
 		raw = json_raw(j, id, &len);
 		call_reply(s, r, line, n, raw, len, error < 0 ?
-		    (size_t)j->tok[json_get(j, 0, "result")].start : 0);
+		    (size_t)j->tok[result].start : 0);
 	} else {
 		msg = json_strdup(j, json_get(j, error, "message"));
 		call_error(s, r, msg != NULL ? msg :
@@ -588,7 +692,8 @@ call_pass_result(struct server *s, const char *line, size_t n)
 	    top.id == NULL || !top.result || top.error || !top.v2 ||
 	    line[top.at] != '{' || !rpc_int_id(top.id, top.idlen, &v))
 		return false;
-	if ((i = req_find(s, v)) < 0 || !req_for_client(&s->req[i]))
+	if ((i = req_find(s, v)) < 0 || !req_for_client(&s->req[i]) ||
+	    bridge_asks(s, &s->req[i], line, n))
 		return false;
 	call_reply(s, &s->req[i], line, n, top.id, top.idlen, top.at);
 	req_remove(s, i);

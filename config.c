@@ -558,6 +558,8 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		c->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "idleTimeoutMs") == 0)
 		c->idle_ms = positive_ms(l, t, true);
+	else if (strcmp(key, "requestStateTtlMs") == 0)
+		c->state_ttl_ms = positive_ms(l, t, false);
 	else if (strcmp(key, "cache") == 0) {
 		if (json_get_bool(&l->j, t, &c->cache) < 0)
 			problem(l, true, "expected true or false");
@@ -636,6 +638,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(path);
 	c->init_timeout_ms = WB_INIT_TIMEOUT_MS;
+	c->state_ttl_ms = WB_STATE_TTL_MS;
 	c->max_message = WB_MAX_MESSAGE;
 	c->cache = c->search_tool = true;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)

@@ -12,12 +12,18 @@
 
 #include "workbench.h"
 
-/* A request from a server to the client, under our upstream id. */
+/*
+ * A request to the client under our upstream id: a server's own, or a
+ * question of a modern server's for a 2025 client's call (bridge.c).
+ */
 struct upreq {
 	long long	 up;
 	struct server	*srv;
-	char		*sid;		/* The server's id, raw. */
+	char		*sid;		/* The server's id, raw, */
 	size_t		 sidlen;
+	long long	 rid;		/* or the call it is for, */
+	char		*key;		/* and its key in inputRequests. */
+	size_t		 keylen;
 };
 
 static struct upreq *ups;
@@ -29,17 +35,21 @@ static void
 up_remove(int i)
 {
 	free(ups[i].sid);
+	free(ups[i].key);
 	ups[i] = ups[--nups];
 }
 
-/* A server is gone: the client need not answer what it asked. */
+/*
+ * A server is gone (rid 0), or a call that asked: the client need not
+ * answer what it was asked.
+ */
 void
-relay_forget(const struct server *s)
+relay_forget(const struct server *s, long long rid)
 {
 	int i;
 
 	for (i = nups - 1; i >= 0; i--) {
-		if (ups[i].srv != s)
+		if (ups[i].srv != s || (rid != 0 && ups[i].rid != rid))
 			continue;
 		buf_printf(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
@@ -71,22 +81,73 @@ client_can_answer(const struct json *j, int method)
 	    (json_eq(j, method, "roots/list") && client_has(CAN_ROOTS));
 }
 
+static struct upreq *
+up_add(struct server *s)
+{
+	struct upreq *u;
+
+	ups = xrealloc(ups, ((size_t)nups + 1) * sizeof(*ups));
+	u = &ups[nups++];
+	memset(u, 0, sizeof(*u));
+	u->up = ++next_up;
+	u->srv = s;
+	return u;
+}
+
 /* Pass a server's request to the client under a fresh upstream id. */
 static void
 up_send(struct server *s, const char *sid, size_t sidlen, const char *line,
     size_t n)
 {
-	struct upreq *u;
+	struct upreq *u = up_add(s);
 	char up[24];
 
-	ups = xrealloc(ups, ((size_t)nups + 1) * sizeof(*ups));
-	u = &ups[nups++];
-	u->up = ++next_up;
-	u->srv = s;
 	u->sid = xstrndup(sid, sidlen);
 	u->sidlen = sidlen;
 	snprintf(up, sizeof(up), "%lld", u->up);
 	rpc_splice_line(client_out(), line, n, sid, sidlen, up, strlen(up));
+}
+
+/*
+ * Ask the client one question of a modern server's InputRequiredResult
+ * (the member at key: {"method", "params"}) for the call rid.
+ */
+void
+relay_ask(struct server *s, long long rid, const struct json *j, int key)
+{
+	struct upreq *u = up_add(s);
+	struct buf *b = client_out();
+	int params = json_get(j, key + 1, "params");
+	const char *raw;
+	size_t len;
+
+	u->rid = rid;
+	raw = json_raw(j, key, &len);
+	u->key = xstrndup(raw, len);
+	u->keylen = len;
+	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":", u->up);
+	raw = json_raw(j, json_get(j, key + 1, "method"), &len);
+	buf_put(b, raw, len);
+	if (json_is(j, params, JSMN_OBJECT)) {
+		buf_puts(b, ",\"params\":");
+		raw = json_raw(j, params, &len);
+		buf_put(b, raw, len);
+	}
+	buf_puts(b, "}\n");
+}
+
+/* A server's request refused, with a JSON-RPC error. */
+void
+relay_refuse(struct server *s, const char *id, size_t idlen, int code,
+    const char *msg)
+{
+	struct buf *b = &s->proc.io.out;
+
+	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_put(b, id, idlen);
+	buf_printf(b, ",\"error\":{\"code\":%d,\"message\":", code);
+	json_put_cstr(b, msg);
+	buf_puts(b, "}}\n");
 }
 
 /*
@@ -102,18 +163,17 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	const char *raw;
 	size_t len;
 
-	raw = json_raw(j, id, &len);
-	if (client_can_answer(j, method)) {
-		up_send(s, raw, len, line, n);
+	if (bridge_server_request(s, j, id, method))
 		return;
-	}
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	buf_put(b, raw, len);
-	if (json_eq(j, method, "ping"))
+	raw = json_raw(j, id, &len);
+	if (client_can_answer(j, method))
+		up_send(s, raw, len, line, n);
+	else if (json_eq(j, method, "ping")) {
+		buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+		buf_put(b, raw, len);
 		buf_puts(b, ",\"result\":{}}\n");
-	else
-		buf_puts(b, ",\"error\":{\"code\":-32601,\"message\":"
-		    "\"Method not found\"}}\n");
+	} else
+		relay_refuse(s, raw, len, -32601, "Method not found");
 }
 
 /* The client answers a server's request: back it goes, under its id. */
@@ -134,7 +194,9 @@ relay_answer(const struct json *j, int id, const char *line, size_t n)
 		return;
 	u = &ups[i];
 	raw = json_raw(j, id, &len);
-	if (u->srv->proc.io.wfd >= 0)
+	if (u->key != NULL)
+		bridge_client_answer(u->srv, u->rid, u->key, u->keylen, j);
+	else if (u->srv->proc.io.wfd >= 0)
 		rpc_splice_line(&u->srv->proc.io.out, line, n, raw, len,
 		    u->sid, u->sidlen);
 	up_remove(i);
@@ -150,7 +212,7 @@ on_progress(struct server *s, const struct json *j, const char *line,
 	long long v;
 	size_t len;
 
-	if (!json_get_int(j, t, &v) || (i = req_find(s, v)) < 0 ||
+	if (!json_get_int(j, t, &v) || (i = req_find_token(s, v)) < 0 ||
 	    s->req[i].token == NULL)
 		return;
 	call_arm(s, &s->req[i], now_ms());

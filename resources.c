@@ -236,7 +236,7 @@ pass(struct server *s, const char *method, const struct json *j,
     int params, int name, const char *original, const char *id, size_t idlen)
 {
 	struct pass_in in = { 0 };
-	int meta = json_get(j, params, "_meta"), t;
+	int bind = name >= 0 ? name : json_get(j, params, "uri");
 
 	in.method = method;
 	if (params >= 0)
@@ -245,9 +245,13 @@ pass(struct server *s, const char *method, const struct json *j,
 		in.name.p = json_raw(j, name, &in.name.n);
 		in.original = original;
 	}
-	if (json_is(j, meta, JSMN_OBJECT) &&
-	    rpc_valid_id(j, t = json_get(j, meta, "progressToken")))
-		in.token.p = json_raw(j, t, &in.token.n);
+	if (bind >= 0)
+		in.bind.p = json_raw(j, bind, &in.bind.n);
+	call_in_tokens(j, -1, params, &in.retry);
+	in.token.p = in.retry.token;
+	in.token.n = in.retry.toklen;
+	in.meta.p = in.retry.meta;
+	in.meta.n = in.retry.mlen;
 	call_pass(s, &in, id, idlen);
 }
 

@@ -338,7 +338,7 @@ srv_fail(struct server *s, const char *reason)
 	note_failure(s, now_ms());
 	call_fail_all(s, s->error);
 	list_stop(s);
-	relay_forget(s);
+	relay_forget(s, 0);
 	box_settle(s->box);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -246,6 +247,25 @@ file_read(const char *path, size_t max, size_t *len)
 	}
 	*len = b.len;
 	return buf_cstr(&b);
+}
+
+/*
+ * n bytes no one can predict, from the kernel: getrandom(2), else
+ * /dev/urandom (a kernel older than 3.17).  False when neither gives.
+ */
+bool
+wb_random(void *p, size_t n)
+{
+	ssize_t got;
+	int fd;
+
+	if ((got = getrandom(p, n, GRND_NONBLOCK)) == (ssize_t)n)
+		return true;
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	got = read(fd, p, n);
+	close(fd);
+	return got == (ssize_t)n;
 }
 
 /* The earlier of two deadlines, where 0 (or less) is none. */

@@ -148,9 +148,11 @@ build_pollfds(void)
 static long long
 next_deadline(void)
 {
-	long long t = proc_deadline(), d;
+	long long t = proc_deadline(), d = bridge_deadline();
 	struct server *s;
 
+	if (d > 0 && (t < 0 || d < t))
+		t = d;
 	SRV_EACH(s) {
 		d = srv_deadline(s);
 		if (d >= 0 && (t < 0 || d < t))
@@ -167,6 +169,7 @@ check_timeouts(long long now)
 	struct server *s;
 
 	proc_tick(now);
+	bridge_check(now);
 	SRV_EACH(s)
 		srv_check_timers(s, now);
 }

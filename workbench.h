@@ -18,6 +18,7 @@
 #define WB_MAX_MESSAGE		(16u * 1024 * 1024)
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROBE_TIMEOUT_MS	1500
+#define WB_STATE_TTL_MS		600000	/* A minted requestState lives. */
 #define WB_PROTOCOL_LATEST	"2025-11-25"
 #define WB_PROTOCOL_MODERN	"2026-07-28"
 #define BUF_KEEP		(256 * 1024)	/* Buffers above shrink. */
@@ -107,6 +108,7 @@ char	*buf_cstr(struct buf *);
 unsigned long hash_bytes(unsigned long, const void *, size_t);
 
 char	*file_read(const char *, size_t, size_t *);
+bool	 wb_random(void *, size_t);
 long long earliest(long long, long long);
 long long now_ms(void);
 void	 loop_tick(void);
@@ -405,6 +407,7 @@ struct cfg {
 	int			 call_timeout_ms;
 	int			 call_max_ms;
 	int			 idle_ms;
+	int			 state_ttl_ms;	/* requestStateTtlMs (MRTR). */
 	size_t			 max_message;
 	bool			 cache;		/* The tool catalogue on disk. */
 	char			*cache_dir;	/* NULL: the XDG default. */
@@ -714,16 +717,27 @@ struct request {
 	size_t		 plen;
 	char		*token;		/* The client's progressToken, raw. */
 	size_t		 tokenlen;
+	long long	 ptok;		/* Our progressToken for it, or 0. */
 	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
 	long long	 hard_at;	/* callMaxTimeoutMs. */
-	bool		 modern;	/* A modern client's call. */
+	bool		 modern;	/* A modern client's call, */
+	unsigned	 can;		/* which can answer these (client_cap). */
+	struct park	*park;		/* Waiting for a modern client's retry. */
+	struct ask	*ask;		/* Asking a 2025 client for input. */
 };
+
+/* A request of the client's: a call, or another passed on. */
+static inline bool
+req_is_call(const struct request *r)
+{
+	return r->kind == REQ_CALL || r->kind == REQ_PASS;
+}
 
 /* Does its answer go to the client (spliced back under the client's id)? */
 static inline bool
 req_for_client(const struct request *r)
 {
-	return r->kind == REQ_CALL || r->kind == REQ_PASS;
+	return req_is_call(r) && r->park == NULL;
 }
 
 /* A call that ended without its answer, which may still come. */
@@ -836,11 +850,15 @@ struct pass_in {
 	size_t		 plen;
 	struct span	 name;		/* Within params, quotes included. */
 	const char	*original;	/* What goes there. */
-	struct span	 token;		/* Within params. */
+	struct span	 token;		/* Within params, */
+	struct span	 meta;		/* as its _meta is. */
+	struct span	 bind;		/* What a requestState is bound to. */
+	struct call_in	 retry;		/* An MRTR retry's members. */
 };
 
 struct request *req_add(struct server *, enum req_kind);
 int	 req_find(const struct server *, long long);
+int	 req_find_token(const struct server *, long long);
 void	 req_take(struct server *, int, struct request *);
 void	 req_remove(struct server *, int);
 void	 req_free(struct request *);
@@ -854,7 +872,7 @@ void	 call_error(const struct server *, const struct request *,
 	    const char *);
 void	 call_fail_all(struct server *, const char *);
 void	 call_arm(const struct server *, struct request *, long long);
-void	 call_answered(struct server *, const struct request *,
+void	 call_answered(struct server *, struct request *,
 	    const struct json *, const char *, size_t);
 bool	 call_pass_result(struct server *, const char *, size_t);
 bool	 call_stamps(const struct server *, const struct request *);
@@ -877,7 +895,30 @@ void	 relay_request(struct server *, const struct json *, int, int,
 void	 relay_notification(struct server *, const struct json *, int,
 	    const char *, size_t);
 void	 relay_answer(const struct json *, int, const char *, size_t);
-void	 relay_forget(const struct server *);
+void	 relay_forget(const struct server *, long long);
+void	 relay_ask(struct server *, long long, const struct json *, int);
+void	 relay_refuse(struct server *, const char *, size_t, int,
+	    const char *);
+
+/*
+ * bridge.c: a server's need for input during a request, bridged across
+ * the eras (MRTR for a modern client, requests for a 2025 one).
+ */
+bool	 bridge_server_request(struct server *, const struct json *, int,
+	    int);
+void	 bridge_answered(struct park *, const char *, size_t);
+void	 bridge_failed(struct park *, const char *);
+bool	 bridge_resume(struct server *, const char *, const char *, size_t,
+	    const struct call_in *, const char *, size_t);
+long long bridge_deadline(void);
+void	 bridge_check(long long);
+void	 bridge_ask_free(struct ask *);
+bool	 bridge_asks(const struct server *, const struct request *,
+	    const char *, size_t);
+void	 bridge_ask_client(struct server *, struct request *,
+	    const struct json *, int);
+void	 bridge_client_answer(struct server *, long long, const char *,
+	    size_t, const struct json *);
 bool	 relay_pending(const struct server *);
 void	 relay_set_level(const char *, size_t);
 void	 relay_send_level(struct server *);

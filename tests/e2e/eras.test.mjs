@@ -258,6 +258,124 @@ describe('input a server needs (MRTR)', () => {
 	});
 });
 
+describe('input a server needs, across the eras (MRTR bridged)', () => {
+	const HANDLERS = {
+		'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),
+		'sampling/createMessage': async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'm' }),
+		'roots/list': async () => ({ roots: [{ uri: 'file:///r1' }] }),
+	};
+	const CAPS = { elicitation: {}, sampling: {}, roots: {} };
+	const ASKS = [
+		['ask_elicit', 'elicit accept {"ok":true}'],
+		['ask_sample', 'sample hi from the client'],
+		['ask_roots', 'roots file:///r1'],
+	];
+	// A dual server told to speak 2025: it asks with requests of its own.
+	const legacyAsker = (extra = {}) => ({ toolMode: 'dynamic', ...extra, toolboxes: { box: { description: 'x', mcpServers: { v: { ...E.v2Server('serve'), protocol: 'legacy' } } } } });
+	const caps = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': CAPS };
+	const askElicit = (id, extra = {}) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name: 'ask_elicit' }, arguments: {} }, ...extra }, caps);
+	const ACCEPT = { action: 'accept', content: { ok: true } };
+
+	test('modern client, 2025 server: its requests come back as an InputRequiredResult and the retry answers them', T, async () => {
+		await E.withV2(legacyAsker(), 'pin', { capabilities: CAPS, handlers: HANDLERS }, async (wb) => {
+			for (const [tool, want] of ASKS)
+				check(await wb.useTool('box', 'v', tool, {}), want, `use_tool ${tool}`);
+			check(await wb.callTool('box__v__ask_sample', {}), ASKS[1][1], 'by its dynamic name');
+		});
+	});
+
+	test('2025 client, modern-only server: its InputRequiredResult becomes requests to the client, which sees one call', T, async () => {
+		const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		const wb = await L.startWorkbench(config, { capabilities: CAPS });
+		try {
+			const asked = [];
+			wb.client.setRequestHandler(ElicitRequestSchema, (r) => (asked.push(r.method), HANDLERS['elicitation/create']()));
+			wb.client.setRequestHandler(CreateMessageRequestSchema, (r) => (asked.push(r.method), HANDLERS['sampling/createMessage']()));
+			wb.client.setRequestHandler(ListRootsRequestSchema, (r) => (asked.push(r.method), HANDLERS['roots/list']()));
+			await L.openOk(wb, 'box');
+			for (const [tool, want] of ASKS)
+				check(await wb.useTool('box', 'v', tool, {}), want, `use_tool ${tool}`);
+			assert.deepEqual(asked, ['elicitation/create', 'sampling/createMessage', 'roots/list']);
+		} finally {
+			await wb.close();
+		}
+	});
+
+	test('2025 client without the capability: the modern server is told so, and the call fails with its reason', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');
+			const r = await wb.useTool('box', 'v', 'ask_elicit', {});
+			assert.equal(r.isError, true);
+			assert.match(L.text(r), /elicitation\/create.*do not declare/);
+		});
+	});
+
+	test('the minted requestState: random, single-use, bound to its request; forged, reused or misbound is -32602', T, async () => {
+		await L.withRaw(legacyAsker(), {}, async (raw) => {
+			const first = (await raw.request(askElicit(1))).json.result;
+			assert.equal(first.resultType, 'input_required', JSON.stringify(first));
+			const keys = Object.keys(first.inputRequests);
+			assert.equal(keys.length, 1);
+			assert.equal(first.inputRequests[keys[0]].method, 'elicitation/create');
+			assert.match(first.requestState, /^wb1\.[0-9a-f]{32}$/);
+			assert.ok(first._meta?.['io.modelcontextprotocol/serverInfo'], 'serverInfo');
+			const forged = first.requestState.slice(0, -4) + (first.requestState.endsWith('0000') ? '1111' : '0000');
+			let r = (await raw.request(askElicit(2, { requestState: forged, inputResponses: { [keys[0]]: ACCEPT } }))).json;
+			assert.equal(r.error?.code, -32602, JSON.stringify(r));
+			const other = E.modern(3, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name: 'ask_roots' }, arguments: {} }, requestState: first.requestState, inputResponses: {} }, caps);
+			r = (await raw.request(other)).json;
+			assert.equal(r.error?.code, -32602, JSON.stringify(r));
+			assert.match(r.error.message, /another request/);
+			r = (await raw.request(askElicit(4, { requestState: first.requestState, inputResponses: { [keys[0]]: ACCEPT } }))).json;
+			assert.equal(r.id, 4);
+			assert.equal(r.result?.resultType, 'complete', JSON.stringify(r));
+			assert.equal(r.result.content[0].text, 'elicit accept {"ok":true}');
+			r = (await raw.request(askElicit(5, { requestState: first.requestState, inputResponses: { [keys[0]]: ACCEPT } }))).json;
+			assert.equal(r.error?.code, -32602, JSON.stringify(r));
+			assert.match(r.error.message, /unknown requestState/);
+			// Two calls in a row get different states.
+			const a = (await raw.request(askElicit(6))).json.result.requestState;
+			const b = (await raw.request(askElicit(7))).json.result.requestState;
+			assert.notEqual(a, b);
+		});
+	});
+
+	test('a retry without the answers is asked again; an unused state expires (requestStateTtlMs) and the call is cancelled', T, async () => {
+		await L.withRaw(legacyAsker({ requestStateTtlMs: 400 }), {}, async (raw) => {
+			const first = (await raw.request(askElicit(1))).json.result;
+			const again = (await raw.request(askElicit(2, { requestState: first.requestState, inputResponses: {} }))).json.result;
+			assert.equal(again.resultType, 'input_required');
+			assert.deepEqual(Object.keys(again.inputRequests), Object.keys(first.inputRequests));
+			assert.notEqual(again.requestState, first.requestState);
+			await L.sleep(700);
+			const r = (await raw.request(askElicit(3, { requestState: again.requestState, inputResponses: { x: ACCEPT } }))).json;
+			assert.equal(r.error?.code, -32602, JSON.stringify(r));
+			// The server is still there and asks afresh.
+			const next = (await raw.request(askElicit(4))).json.result;
+			assert.equal(next.resultType, 'input_required');
+			const done = (await raw.request(askElicit(5, { requestState: next.requestState, inputResponses: { [Object.keys(next.inputRequests)[0]]: ACCEPT } }))).json.result;
+			assert.equal(done.content[0].text, 'elicit accept {"ok":true}');
+		});
+	});
+
+	test('a modern call without the capability: the 2025 server is refused as such a client would be, and no state is minted', T, async () => {
+		await L.withRaw(legacyAsker(), {}, async (raw) => {
+			// Started by a call that declared elicitation, the server asks.
+			const first = (await raw.request(askElicit(1))).json.result;
+			assert.equal(first.resultType, 'input_required');
+			const key = Object.keys(first.inputRequests)[0];
+			await raw.request(askElicit(2, { requestState: first.requestState, inputResponses: { [key]: ACCEPT } }));
+			const bare = E.modern(3, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name: 'ask_elicit' }, arguments: {} } });
+			const r = (await raw.request(bare)).json;
+			assert.notEqual(r.result?.resultType, 'input_required', JSON.stringify(r));
+			assert.ok(r.error || r.result.isError, JSON.stringify(r));
+			assert.match(JSON.stringify(r), /Method not found/);
+		});
+	});
+});
+
 describe('subscriptions/listen', () => {
 	const config = {
 		toolMode: 'dynamic',
