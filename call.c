@@ -442,12 +442,6 @@ call_route(struct server *s, const char *tool, size_t toollen,
 	route(s, r, call_params, in);
 }
 
-/* A span of the client's params replaced (or, empty, text inserted). */
-struct cut {
-	struct span	 at;
-	struct buf	 with;
-};
-
 /* Is the object at p (its '{') empty? */
 static bool
 object_empty(const char *p)
@@ -462,19 +456,21 @@ object_empty(const char *p)
  * the _meta the params have, or a _meta put first in the params.
  */
 static void
-cut_era_meta(struct cut *c, const struct pass_in *in)
+era_meta_cut(struct cut *c, struct buf *with, const struct pass_in *in)
 {
 	const char *obj = in->meta.p != NULL ? in->meta.p : in->params;
 
+	if (in->meta.p == NULL)
+		buf_puts(with, "\"_meta\":{");
+	era_put_request_meta(with, client_caps());
+	if (in->meta.p == NULL)
+		buf_putc(with, '}');
+	if (!object_empty(obj))
+		buf_putc(with, ',');
 	c->at.p = obj + 1;
 	c->at.n = 0;
-	if (in->meta.p == NULL)
-		buf_puts(&c->with, "\"_meta\":{");
-	era_put_request_meta(&c->with, client_caps());
-	if (in->meta.p == NULL)
-		buf_putc(&c->with, '}');
-	if (!object_empty(obj))
-		buf_putc(&c->with, ',');
+	c->with = with->data;
+	c->wlen = with->len;
 }
 
 /*
@@ -488,10 +484,10 @@ pass_params(struct buf *b, const struct server *s, struct request *r,
     const void *arg)
 {
 	const struct pass_in *in = arg;
+	struct buf name = { 0 }, id = { 0 }, meta = { 0 };
 	struct pass_in none;
-	struct cut cut[3], t;
-	const char *p;
-	int n = 0, i, k;
+	struct cut cut[3];
+	int n = 0;
 
 	if (in->params == NULL) {
 		none = *in;
@@ -499,34 +495,23 @@ pass_params(struct buf *b, const struct server *s, struct request *r,
 		none.plen = 2;
 		in = &none;
 	}
-	p = in->params;
-	memset(cut, 0, sizeof(cut));
 	if (in->name.p != NULL) {
-		cut[n].at = in->name;
-		json_put_cstr(&cut[n++].with, in->original);
+		json_put_cstr(&name, in->original);
+		cut[n++] = (struct cut){ in->name, name.data, name.len };
 	}
 	if (in->token.p != NULL) {
 		r->token = xstrndup(in->token.p, in->token.n);
 		r->tokenlen = in->token.n;
 		r->ptok = r->id;
-		cut[n].at = in->token;
-		buf_put_int(&cut[n++].with, r->id);
+		buf_put_int(&id, r->id);
+		cut[n++] = (struct cut){ in->token, id.data, id.len };
 	}
 	if (s->modern && !r->modern)
-		cut_era_meta(&cut[n++], in);
-	for (i = 1; i < n; i++)
-		for (k = i; k > 0 && cut[k].at.p < cut[k - 1].at.p; k--) {
-			t = cut[k];
-			cut[k] = cut[k - 1];
-			cut[k - 1] = t;
-		}
-	for (i = 0; i < n; i++) {
-		buf_put(b, p, (size_t)(cut[i].at.p - p));
-		buf_put(b, cut[i].with.data, cut[i].with.len);
-		p = cut[i].at.p + cut[i].at.n;
-		buf_free(&cut[i].with);
-	}
-	buf_put(b, p, (size_t)(in->params + in->plen - p));
+		era_meta_cut(&cut[n++], &meta, in);
+	rpc_splice_cuts(b, in->params, in->plen, cut, n);
+	buf_free(&name);
+	buf_free(&id);
+	buf_free(&meta);
 }
 
 /* A request of the client's for one server: its answer comes back as is. */
@@ -618,8 +603,8 @@ static void
 call_reply(const struct server *s, const struct request *r,
     const char *line, size_t n, const char *id, size_t idlen, size_t at)
 {
-	struct buf t = { 0 };
-	const char *stamp;
+	struct cut cut[2] = { { { id, idlen }, text_get(&r->cid),
+	    r->cid.len } };
 	size_t k;
 
 	if (at == 0 || !call_stamps(s, r)) {
@@ -627,16 +612,13 @@ call_reply(const struct server *s, const struct request *r,
 		    text_get(&r->cid), r->cid.len);
 		return;
 	}
-	rpc_splice(&t, line, n, id, idlen, text_get(&r->cid), r->cid.len);
-	if (id < line + at)
-		at = at + r->cid.len - idlen;
-	for (k = at + 1; k < t.len && json_space(t.data[k]); k++)
+	for (k = at + 1; k < n && json_space(line[k]); k++)
 		;
-	stamp = k < t.len && t.data[k] == '}' ? "\"resultType\":\"complete\"" :
-	    "\"resultType\":\"complete\",";
-	rpc_splice_line(client_out(), t.data, t.len, t.data + at + 1, 0,
-	    stamp, strlen(stamp));
-	buf_free(&t);
+	cut[1].at.p = line + at + 1;
+	cut[1].with = "\"resultType\":\"complete\",";
+	cut[1].wlen = strlen(cut[1].with) - (k < n && line[k] == '}');
+	rpc_splice_cuts(client_out(), line, n, cut, 2);
+	buf_putc(client_out(), '\n');
 }
 
 /*

@@ -523,6 +523,7 @@ span_name(const struct span *v, struct span *name)
 
 enum { F_JSONRPC, F_ID, F_METHOD, F_PARAMS, F_CALLED, F_USE, F_META,
     F_RESPONSES, F_STATE, F_TOOL, F_ARGS, F_BOX, F_SERVER, F_NAME, F_TOKEN,
+    F_VERSION, F_CAPS, F_INFO, F_LEVEL, F_ROOTS, F_SAMPLE, F_ELICIT,
     F_SLOTS };
 
 /* The fields of a use_tool request, read by json_shape. */
@@ -534,8 +535,14 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 	    F_NAME, NULL, false), FIELD_END };
 	static const struct field use[] = { FIELD("tool", F_TOOL, ident,
 	    true), FIELD("arguments", F_ARGS, NULL, false), FIELD_END };
+	static const struct field caps[] = { FIELD("roots", F_ROOTS, NULL,
+	    false), FIELD("sampling", F_SAMPLE, NULL, false),
+	    FIELD("elicitation", F_ELICIT, NULL, false), FIELD_END };
 	static const struct field meta[] = { FIELD("progressToken", F_TOKEN,
-	    NULL, false), FIELD_END };
+	    NULL, false), FIELD(ERA_KEY "protocolVersion", F_VERSION, NULL,
+	    false), FIELD(ERA_KEY "clientCapabilities", F_CAPS, caps, false),
+	    FIELD(ERA_KEY "clientInfo", F_INFO, NULL, false),
+	    FIELD(ERA_KEY "logLevel", F_LEVEL, NULL, false), FIELD_END };
 	static const struct field params[] = { FIELD("name", F_CALLED, NULL,
 	    false), FIELD("arguments", F_USE, use, true), FIELD("_meta",
 	    F_META, meta, false), FIELD("inputResponses", F_RESPONSES, NULL,
@@ -554,22 +561,49 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 	    v[F_RESPONSES].p == NULL && v[F_STATE].p == NULL;
 }
 
+/* Is the span absent, or an object? */
+static bool
+span_object_or_none(const struct span *v)
+{
+	return v->p == NULL || v->p[0] == '{';
+}
+
 /*
- * The common request, use_tool with plain names to a ready server, is
- * checked and routed straight from the bytes of its line, without
- * tokenizing it: the same checks (box_target) on spans of the line.
- * Anything else, errors and retries of input-required calls included,
- * returns false and goes the tokenizing way, which words every error.
+ * The era of a use_tool on the fast path: a 2025 session's, or a modern
+ * request whose _meta holds what era_check would pass without a word
+ * (its capabilities then apply while it is routed).  False sends it the
+ * tokenizing way.
  */
 static bool
-fast_use_tool(const char *line, size_t n)
+fast_era(const struct span *v)
 {
-	struct span v[F_SLOTS], box, srv, name;
+	if (v[F_VERSION].p == NULL)
+		return initialized;
+	if (!span_is(&v[F_VERSION], "\"" WB_PROTOCOL_MODERN "\"") ||
+	    v[F_CAPS].p == NULL || v[F_CAPS].p[0] != '{' ||
+	    !span_object_or_none(&v[F_INFO]) || v[F_LEVEL].p != NULL ||
+	    !span_object_or_none(&v[F_ROOTS]) ||
+	    !span_object_or_none(&v[F_SAMPLE]) ||
+	    !span_object_or_none(&v[F_ELICIT]))
+		return false;
+	era.modern = modern_reply = true;
+	era.can = (v[F_ROOTS].p != NULL ? CAN_ROOTS : 0) |
+	    (v[F_SAMPLE].p != NULL ? CAN_SAMPLE : 0) |
+	    (v[F_ELICIT].p != NULL ? CAN_ELICIT : 0);
+	era.level = -1;
+	era.caps.len = 0;	/* Only a server's start needs them. */
+	return true;
+}
+
+/* A use_tool of the fast path to its server, when it is ready. */
+static bool
+fast_route(const struct span *v)
+{
+	struct span box, srv, name;
 	struct call_in in = { 0 };
 	struct server *s;
 
-	if (!initialized || !use_tool_shape(line, n, v) ||
-	    !span_name(&v[F_BOX], &box) || !span_name(&v[F_SERVER], &srv) ||
+	if (!span_name(&v[F_BOX], &box) || !span_name(&v[F_SERVER], &srv) ||
 	    !span_name(&v[F_NAME], &name) ||
 	    (s = box_target(box.p, box.n, srv.p, srv.n, name.p, name.n,
 	    NULL)) == NULL || !srv_serving(s))
@@ -582,6 +616,25 @@ fast_use_tool(const char *line, size_t n)
 	in.toklen = v[F_TOKEN].n;
 	call_route(s, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
 	return true;
+}
+
+/*
+ * The common request, use_tool with plain names to a ready server, is
+ * checked and routed straight from the bytes of its line, without
+ * tokenizing it: the same checks (box_target) on spans of the line.
+ * Anything else, errors and retries of input-required calls included,
+ * returns false and goes the tokenizing way, which words every error.
+ */
+static bool
+fast_use_tool(const char *line, size_t n)
+{
+	struct span v[F_SLOTS];
+	bool routed = false;
+
+	if (use_tool_shape(line, n, v) && fast_era(v))
+		routed = fast_route(v);
+	era.modern = modern_reply = false;
+	return routed;
 }
 
 /*

@@ -764,6 +764,33 @@ rpc_splice(struct buf *out, const char *text, size_t n, const char *at,
 	buf_put(out, at + atlen, n - pre - atlen);
 }
 
+/*
+ * Copy text into out with each cut's span replaced by its text (an empty
+ * span: the text inserted there).  The cuts, which must not overlap, are
+ * put in order here.
+ */
+void
+rpc_splice_cuts(struct buf *out, const char *text, size_t n, struct cut *c,
+    int nc)
+{
+	const char *p = text;
+	struct cut t;
+	int i, k;
+
+	for (i = 1; i < nc; i++)
+		for (k = i; k > 0 && c[k].at.p < c[k - 1].at.p; k--) {
+			t = c[k];
+			c[k] = c[k - 1];
+			c[k - 1] = t;
+		}
+	for (i = 0; i < nc; i++) {
+		buf_put(out, p, (size_t)(c[i].at.p - p));
+		buf_put(out, c[i].with, c[i].wlen);
+		p = c[i].at.p + c[i].at.n;
+	}
+	buf_put(out, p, (size_t)(text + n - p));
+}
+
 /* The same, as a whole line for a peer's queue. */
 void
 rpc_splice_line(struct buf *out, const char *text, size_t n, const char *at,

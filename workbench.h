@@ -186,6 +186,13 @@ struct span {
 	size_t		 n;
 };
 
+/* A span of a text replaced by other text (an empty span: inserted). */
+struct cut {
+	struct span	 at;
+	const char	*with;
+	size_t		 wlen;
+};
+
 /* A field of an object for json_shape: FIELD(...), ..., FIELD_END. */
 struct field {
 	const char		*key;		/* NULL ends the list */
@@ -242,6 +249,8 @@ int	 rpc_scan_id_tail(const char *, size_t, const char **, size_t *);
 bool	 utf8_valid(const char *, size_t);
 size_t	 utf8_whole(const char *, size_t);
 void	 utf8_repair(struct buf *, const char *, size_t);
+void	 rpc_splice_cuts(struct buf *, const char *, size_t, struct cut *,
+	    int);
 void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
 	    const char *, size_t);
 void	 rpc_splice_line(struct buf *, const char *, size_t, const char *,

@@ -13,7 +13,9 @@
  * round-robin.  With -w the command is mcp-workbench: the toolbox (-b,
  * default "bench") is opened with open_toolbox and calls go through
  * use_tool to its servers s0 .. s{N-1}, round-robin.  The payloads are the
- * same in both modes, so the ratio of the two is the proxy's cost.
+ * same in both modes, so the ratio of the two is the proxy's cost.  With
+ * -M the use_tool calls are a 2026-07-28 client's, with the _meta that
+ * era puts on every request.
  *
  * Tests:
  *	init	  spawn to initialize answered (-r runs); peak RSS after it
@@ -74,6 +76,7 @@ static struct conn **pconn;
 static int errfd = -1;
 
 static bool wbmode;
+static const char *call_meta = "";	/* -M: calls of a 2026-07-28 client. */
 static int nservers = 1;
 static const char *boxname = "bench";
 static char **cmd;
@@ -483,8 +486,8 @@ send_call(int k, const char *tool, const char *args)
 		conn_printf(c, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":"
 		    "\"tools/call\",\"params\":{\"name\":\"use_tool\","
 		    "\"arguments\":{\"tool\":{\"toolbox\":\"%s\",\"server\":"
-		    "\"s%d\",\"name\":\"%s\"},\"arguments\":%s}}}\n", id,
-		    boxname, k % nservers, tool, args);
+		    "\"s%d\",\"name\":\"%s\"},\"arguments\":%s}%s}}\n", id,
+		    boxname, k % nservers, tool, args, call_meta);
 	else
 		conn_printf(c, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":"
 		    "\"tools/call\",\"params\":{\"name\":\"%s\","
@@ -1002,7 +1005,7 @@ test_shutdown(int reps)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: loadgen [-w] [-b toolbox] [-S servers] "
+	fprintf(stderr, "usage: loadgen [-wM] [-b toolbox] [-S servers] "
 	    "[-n count] [-k inflight] [-W warmup] [-r runs] [-z bytes]\n"
 	    "               [-e stderr-file] [-m message] "
 	    "init|open|lat|rate|blob|list|search|shutdown -- command [arg ...]\n");
@@ -1016,10 +1019,15 @@ main(int argc, char *argv[])
 	long n = 1000, warm = -1, bytes = 1000000;
 	int ch, k = 1, reps = 5;
 
-	while ((ch = getopt(argc, argv, "wb:S:n:k:W:r:z:e:m:")) != -1) {
+	while ((ch = getopt(argc, argv, "wMb:S:n:k:W:r:z:e:m:")) != -1) {
 		switch (ch) {
 		case 'w':
 			wbmode = true;
+			break;
+		case 'M':
+			call_meta = ",\"_meta\":{\"io.modelcontextprotocol/"
+			    "protocolVersion\":\"2026-07-28\",\"io."
+			    "modelcontextprotocol/clientCapabilities\":{}}";
 			break;
 		case 'b':
 			boxname = optarg;

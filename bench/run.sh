@@ -262,11 +262,22 @@ if command -v taskset >/dev/null 2>&1 && [ -n "$CPU0" ] &&
 	say "sequential echo calls ($LAT_N), pinned to CPU $CPU0"
 	PIN="taskset -c $CPU0"
 	pair p50_us min "$T/c1.json" -n "$LAT_N" lat
+	# A modern client against a 2025 one, through the workbench, in
+	# alternate runs of the same rounds.
+	say "sequential use_tool calls: 2026-07-28 client against 2025, pinned"
+	r5= r6= _i=0
+	while [ "$_i" -lt "$ROUNDS" ]; do
+		_a=$(through "$T/c1.json" -n "$LAT_N" lat); err "$_a"
+		r5=$(better p50_us min "$r5" "$_a")
+		_a=$(through "$T/c1.json" -M -n "$LAT_N" lat); err "$_a"
+		r6=$(better p50_us min "$r6" "$_a")
+		_i=$((_i + 1))
+	done
 	PIN=
 	D=$(val p50_us "$r1"); W=$(val p50_us "$r2")
 else
 	say "taskset not available: no pinned latency"
-	r1='' r2='' D=n/a W=n/a
+	r1='' r2='' r5='' r6='' D=n/a W=n/a
 fi
 row lat_pinned_p50 "call latency p50 (sequential, one CPU)" us "-" -
 P50D=$D; P50W=$W
@@ -277,6 +288,9 @@ D=$P50D; W=$P50W
 if isnum "$D" && isnum "$W"; then W=$(calc "$W - $D"); D=0; fi
 row lat_added_pinned_p50 "added latency per call, p50, one CPU" us \
     "< 10 us" "$(check 'w < 10' w)"
+D=$(val p50_us "$r5"); W=$(val p50_us "$r6")
+row lat_modern_pinned "2026-07-28 client: latency p50 (d: 2025 client)" us \
+    "< d + 1 us" "$(check 'w - d < 1')"
 
 # 3. Calls per second, 1/16/256 in flight over 1 and 8 servers.
 for s in 1 8; do
