@@ -437,6 +437,7 @@ call_route(struct server *s, const char *tool, size_t toollen,
 	r->method = "tools/call";
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
+	r->level = e != NULL ? e->level : -1;
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, tool, toollen);
 	route(s, r, call_params, in);
@@ -529,6 +530,7 @@ call_pass(struct server *s, const struct pass_in *in, const char *id,
 	r->method = in->method;
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
+	r->level = e != NULL ? e->level : -1;
 	text_set(&r->cid, id, idlen);
 	text_set(&r->tool, in->bind.p, in->bind.n);
 	route(s, r, pass_params, in);

@@ -221,6 +221,27 @@ on_progress(struct server *s, const struct json *j, const char *line,
 	    s->req[i].tokenlen);
 }
 
+/*
+ * Does the client want a server's log message?  A 2025 session set its
+ * level on the servers.  A modern client hears a server only while a
+ * request of its that gave a logLevel is in progress there, at that
+ * level or above (a 2025 server cannot say which request a message is
+ * about).
+ */
+static bool
+log_wanted(const struct server *s, const struct json *j, int params)
+{
+	int level = era_level(j, json_get(j, params, "level")), i;
+
+	if (client_session())
+		return true;
+	for (i = 0; i < s->nreq; i++)
+		if (req_is_call(&s->req[i]) && s->req[i].modern &&
+		    s->req[i].level >= 0 && level >= s->req[i].level)
+			return true;
+	return false;
+}
+
 /* A log message: say which server it came from when it did not. */
 static void
 on_log_message(struct server *s, const struct json *j, const char *line,
@@ -230,7 +251,7 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 	struct buf logger = { 0 };
 	const char *at;
 
-	if (!json_is(j, params, JSMN_OBJECT))
+	if (!json_is(j, params, JSMN_OBJECT) || !log_wanted(s, j, params))
 		return;
 	if (json_get(j, params, "logger") >= 0) {
 		client_send_line(line, n);

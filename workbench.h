@@ -730,7 +730,8 @@ struct request {
 	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
 	long long	 hard_at;	/* callMaxTimeoutMs. */
 	bool		 modern;	/* A modern client's call, */
-	unsigned	 can;		/* which can answer these (client_cap). */
+	unsigned	 can;		/* which can answer these (client_cap), */
+	int		 level;		/* and wants logs from (era_level). */
 	struct park	*park;		/* Waiting for a modern client's retry. */
 	struct ask	*ask;		/* Asking a 2025 client for input. */
 };

@@ -376,6 +376,83 @@ describe('input a server needs, across the eras (MRTR bridged)', () => {
 	});
 });
 
+describe('progress, cancellation and logging across the eras', () => {
+	const fixture = { toolboxes: { box: { description: 'x', mcpServers: { f: L.fixtureServer() } } } };
+	const use = (id, name, args, meta = E.META) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'f', name }, arguments: args } }, meta);
+	const LOG = 'io.modelcontextprotocol/logLevel';
+
+	// Lines up to and including the answer to id.
+	async function until(raw, id) {
+		const lines = [];
+		for (;;) {
+			const m = await raw.readJson();
+			lines.push(m);
+			if (m.id === id && !m.method)
+				return lines;
+		}
+	}
+
+	test('modern client, 2025 server: progress under its token, cancellation reaches the server, log messages only as logLevel asks', T, async () => {
+		await L.withRaw(fixture, {}, async (raw) => {
+			raw.send(use(1, 'progress', { steps: 2, interval_ms: 20 }, { ...E.META, progressToken: 'tk' }));
+			let lines = await until(raw, 1);
+			const progress = lines.filter((m) => m.method === 'notifications/progress');
+			assert.deepEqual(progress.map((p) => [p.params.progressToken, p.params.progress]), [['tk', 1], ['tk', 2]]);
+			assert.equal(lines.at(-1).result.resultType, 'complete');
+			assert.equal(JSON.parse(lines.at(-1).result.content[0].text).steps, 2);
+
+			raw.send(use(2, 'log', { level: 'info', data: 'unasked' }));
+			lines = await until(raw, 2);
+			assert.equal(lines.length, 1, `no log without logLevel: ${JSON.stringify(lines)}`);
+			raw.send(use(3, 'log', { level: 'info', data: 'asked' }, { ...E.META, [LOG]: 'debug' }));
+			lines = await until(raw, 3);
+			assert.deepEqual(lines.filter((m) => m.method === 'notifications/message').map((m) => m.params.data), ['asked']);
+			raw.send(use(4, 'log', { level: 'info', data: 'below' }, { ...E.META, [LOG]: 'error' }));
+			lines = await until(raw, 4);
+			assert.equal(lines.length, 1, `no log below the level: ${JSON.stringify(lines)}`);
+
+			raw.send(use(5, 'wait', { ms: 10000 }));
+			await L.sleep(200);
+			raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'test' } });
+			raw.send(use(6, 'received', {}));
+			lines = await until(raw, 6);
+			assert.ok(!lines.some((m) => m.id === 5), 'no answer to the cancelled call');
+			const got = JSON.parse(lines.at(-1).result.content[0].text);
+			assert.ok(got.some((m) => m.method === 'notifications/cancelled'), JSON.stringify(got));
+		});
+	});
+
+	test('an unretried call is cancelled on its 2025 server once its requestState expires, and its request refused', T, async () => {
+		const meta = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+		await L.withRaw({ ...fixture, requestStateTtlMs: 300 }, {}, async (raw) => {
+			const first = (await raw.request(use(1, 'ask', { method: 'roots/list' }, meta))).json.result;
+			assert.equal(first.resultType, 'input_required', JSON.stringify(first));
+			assert.equal(Object.values(first.inputRequests)[0].method, 'roots/list');
+			await L.sleep(700);
+			const got = JSON.parse((await raw.request(use(2, 'received', {}))).json.result.content[0].text);
+			assert.ok(got.some((m) => m.method === 'notifications/cancelled'), JSON.stringify(got));
+			await raw.expectSilence(200);
+		});
+	});
+
+	test('2025 client, modern-only server: progress comes back under the client\'s token; cancellation reaches the server', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');
+			const seen = [];
+			const r = await wb.useTool('box', 'v', 'slow', { ms: 50 }, { onprogress: (p) => seen.push(p.progress) });
+			check(r, 'done', 'slow');
+			assert.deepEqual(seen, [1, 2]);
+			const ac = new AbortController();
+			const call = wb.useTool('box', 'v', 'slow', { ms: 20000 }, { signal: ac.signal });
+			await L.sleep(300);
+			ac.abort();
+			await assert.rejects(call);
+			await wb.waitStderr(/v2-server: cancelled/);
+		});
+	});
+});
+
 describe('subscriptions/listen', () => {
 	const config = {
 		toolMode: 'dynamic',

@@ -1,6 +1,7 @@
 // An SDK v2 server for the era tests: `v2-server.mjs reject` serves only
 // 2026-07-28 (serveStdio legacy: 'reject'), `v2-server.mjs serve` both eras.
-// Tools: echo, structured, fail, rpc_error, meta (the _meta it got), and
+// Tools: echo, structured, fail, rpc_error, meta (the _meta it got), slow
+// (progress, then a wait that cancellation ends, said on stderr), and
 // ask_elicit / ask_sample / ask_roots, which need input (MRTR).
 
 import { McpServer, inputRequired, inputResponse, fromJsonSchema, ProtocolError } from '@modelcontextprotocol/server';
@@ -26,6 +27,21 @@ serveStdio(() => {
 	    });
 	s.registerTool('meta', { description: 'Its _meta.', inputSchema: obj() },
 	    async (a, ctx) => text(JSON.stringify(ctx.mcpReq?._meta ?? null)));
+	s.registerTool('slow', { description: 'Reports progress twice, then waits ms or until cancelled.', inputSchema: obj({ ms: { type: 'number' } }) },
+	    async (a, ctx) => {
+		    const token = ctx.mcpReq._meta?.progressToken;
+		    for (let i = 1; token !== undefined && i <= 2; i++)
+			    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i } });
+		    await new Promise((resolve) => {
+			    const t = setTimeout(resolve, a.ms ?? 50);
+			    ctx.mcpReq.signal.addEventListener('abort', () => {
+				    clearTimeout(t);
+				    process.stderr.write('v2-server: cancelled\n');
+				    resolve();
+			    });
+		    });
+		    return text(ctx.mcpReq.signal.aborted ? 'cancelled' : 'done');
+	    });
 	const ask = (key, build, show) => async (a, ctx) => {
 		const r = inputResponse(ctx.mcpReq.inputResponses, key);
 		if (r.kind === 'missing')
