@@ -113,6 +113,18 @@ reply_end(void)
 	buf_puts(b, "}\n");
 }
 
+/*
+ * A modern list result says how long it may be kept, for this client
+ * alone (the instructions name its toolboxes).
+ */
+void
+reply_cache_hints(struct buf *b, int ttl_ms)
+{
+	if (era.modern)
+		buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"",
+		    ttl_ms);
+}
+
 static void
 reply_raw(const char *id, size_t idlen, const char *result)
 {
@@ -279,9 +291,7 @@ m_tools_list(int params, const char *id, size_t idlen)
 	search_put_tool(b);
 	dyn_put_tools(b);
 	buf_putc(b, ']');
-	if (era.modern)
-		buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"",
-		    LIST_TTL_MS);
+	reply_cache_hints(b, LIST_TTL_MS);
 	buf_putc(b, '}');
 	reply_end();
 }

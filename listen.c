@@ -4,6 +4,7 @@
  * subscriptions/listen, a long-lived request that is acknowledged at once,
  * answered only when it ends (at shutdown), and cancelled like any other.
  * Its notifications carry the request's id as their subscription id.
+ * A listener may also ask for the updates of resources, by URI.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "workbench.h"
 
 #define LISTENERS_MAX	64
+#define URIS_MAX	64	/* resourceSubscriptions per listener. */
 
 static const char *const flag_names[LISTEN_KINDS] = { "toolsListChanged",
     "promptsListChanged", "resourcesListChanged" };
@@ -24,6 +26,9 @@ static const char *const methods[LISTEN_KINDS] = {
 struct listener {
 	struct text	 id;		/* The request's id, raw. */
 	unsigned	 kinds;		/* 1 << enum listen_kind */
+	char		*uris[URIS_MAX];	/* Watched (res_watch). */
+	int		 nuris;
+	bool		 asked_uris;	/* resourceSubscriptions was given. */
 };
 
 static struct listener listeners[LISTENERS_MAX];
@@ -53,6 +58,22 @@ honoured(const struct json *j, int filter)
 	return kinds;
 }
 
+/* The URIs asked for whose updates can be had: each is watched. */
+static void
+watch_uris(struct listener *l, const struct json *j, int uris,
+    struct buf *uri)
+{
+	int k;
+
+	if (!json_is(j, uris, JSMN_ARRAY))
+		return;
+	l->asked_uris = true;
+	for (k = uris + 1; k < j->ntok && j->tok[k].start < j->tok[uris].end &&
+	    l->nuris < URIS_MAX; k = json_next(j, k))
+		if (json_str(j, k, uri) != NULL && res_watch(uri->data, true))
+			l->uris[l->nuris++] = xstrdup(uri->data);
+}
+
 static void
 acknowledge(const struct listener *l)
 {
@@ -66,20 +87,32 @@ acknowledge(const struct listener *l)
 		if (l->kinds & (1u << k))
 			buf_printf(b, "%s\"%s\":true", n++ > 0 ? "," : "",
 			    flag_names[k]);
+	if (l->asked_uris) {
+		buf_printf(b, "%s\"resourceSubscriptions\":[", n > 0 ? "," :
+		    "");
+		for (k = 0; k < l->nuris; k++) {
+			if (k > 0)
+				buf_putc(b, ',');
+			json_put_cstr(b, l->uris[k]);
+		}
+		buf_putc(b, ']');
+	}
 	buf_puts(b, "},");
 	put_subscription(b, l);
 	buf_puts(b, "}}\n");
 }
 
 /*
- * subscriptions/listen {notifications: {toolsListChanged, ...}}: open
- * until the client cancels it or the workbench ends.  resourceSubscriptions
- * is not honoured (the acknowledgement says so by leaving it out).
+ * subscriptions/listen {notifications: {toolsListChanged, ...,
+ * resourceSubscriptions: [uri, ...]}}: open until the client cancels it
+ * or the workbench ends.  The acknowledgement leaves out what is not
+ * honoured.
  */
 void
 listen_open(const struct json *j, int params, const char *id, size_t idlen)
 {
 	int filter = json_get(j, params, "notifications");
+	struct buf uri = { 0 };
 	struct listener *l;
 
 	if (!json_is(j, filter, JSMN_OBJECT)) {
@@ -93,16 +126,25 @@ listen_open(const struct json *j, int params, const char *id, size_t idlen)
 		return;
 	}
 	l = &listeners[nlisteners++];
+	memset(l, 0, sizeof(*l));
 	text_set(&l->id, id, idlen);
 	l->kinds = honoured(j, filter);
+	watch_uris(l, j, json_get(j, filter, "resourceSubscriptions"), &uri);
+	buf_free(&uri);
 	acknowledge(l);
 }
 
 static void
 listener_remove(int i)
 {
-	text_free(&listeners[i].id);
-	listeners[i] = listeners[--nlisteners];
+	struct listener *l = &listeners[i];
+
+	while (l->nuris > 0) {
+		res_watch(l->uris[--l->nuris], false);
+		free(l->uris[l->nuris]);
+	}
+	text_free(&l->id);
+	*l = listeners[--nlisteners];
 }
 
 /* The client cancelled a request: if it was a listen, it ends, unanswered. */
@@ -135,6 +177,31 @@ listen_changed(enum listen_kind k)
 		put_subscription(b, &listeners[i]);
 		buf_puts(b, "}}\n");
 	}
+}
+
+/* A resource changed (its URI, and the token of it in j): who asked? */
+void
+listen_updated(const char *uri, const struct json *j, int tok)
+{
+	struct buf *b = client_out();
+	const char *raw;
+	size_t len;
+	int i, k;
+
+	raw = json_raw(j, tok, &len);
+	for (i = 0; i < nlisteners; i++)
+		for (k = 0; k < listeners[i].nuris; k++) {
+			if (strcmp(listeners[i].uris[k], uri) != 0)
+				continue;
+			buf_puts(b, "{\"jsonrpc\":\"2.0\",\"method\":"
+			    "\"notifications/resources/updated\",\"params\":"
+			    "{\"uri\":");
+			buf_put(b, raw, len);
+			buf_putc(b, ',');
+			put_subscription(b, &listeners[i]);
+			buf_puts(b, "}}\n");
+			break;
+		}
 }
 
 /* Shutdown: every subscription ends with its result. */

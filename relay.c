@@ -332,7 +332,7 @@ relay_send_level(struct server *s)
 	if ((s->caps & CAP_LOGGING) == 0 || log_level == NULL || s->modern)
 		return;
 	buf_printf(&p, "{\"level\":%s}", log_level);
-	srv_send(s, req_add(s, REQ_LEVEL), "logging/setLevel", p.data, p.len);
+	srv_send(s, req_add(s, REQ_QUIET), "logging/setLevel", p.data, p.len);
 	buf_free(&p);
 }
 

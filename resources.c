@@ -159,7 +159,9 @@ res_list(const struct json *j, int params, const char *id, size_t idlen)
 	b = reply_begin(id, idlen);
 	buf_printf(b, "{\"%s\":[", lists[i].member);
 	res_put(lists[i].k, b);
-	buf_puts(b, "]}");
+	buf_putc(b, ']');
+	reply_cache_hints(b, 0);	/* They change as toolboxes open. */
+	buf_putc(b, '}');
 	reply_end();
 }
 
@@ -408,13 +410,114 @@ res_unsubscribe(const struct json *j, int params, const char *id,
 	subscribe(j, params, id, idlen, false);
 }
 
-/* A server's resources/updated: for a URI subscribed to, it goes on. */
+/*
+ * A server's resources/updated: for a URI the 2025 session subscribed
+ * to, it goes on; to a modern listener of that URI, tagged as its own.
+ */
 void
 res_updated(const struct json *j, const char *line, size_t n)
 {
-	if (json_str(j, json_path(j, 0, "params.uri"), &text) != NULL &&
-	    sub_find(text.data) >= 0)
+	int uri = json_path(j, 0, "params.uri");
+
+	if (json_str(j, uri, &text) == NULL)
+		return;
+	if (sub_find(text.data) >= 0)
 		client_send_line(line, n);
+	listen_updated(text.data, j, uri);
+}
+
+/*
+ * Watches: the URIs modern listeners want updates of.  The server of
+ * each is asked once for all of them (resources/subscribe, or for a
+ * modern server a subscriptions/listen of its own), and told when the
+ * last is gone.
+ */
+struct watch {
+	char		*uri;
+	struct server	*srv;
+	int		 holders;
+	long long	 listen;	/* A modern server's listen for it. */
+};
+
+static struct watch *watches;
+static int nwatches;
+
+static int
+watch_find(const char *uri)
+{
+	int i;
+
+	for (i = 0; i < nwatches; i++)
+		if (strcmp(watches[i].uri, uri) == 0)
+			return i;
+	return -1;
+}
+
+/* Ask a server for a URI's updates, or (on false) to stop. */
+static void
+watch_tell(struct watch *w, bool on)
+{
+	struct server *s = w->srv;
+	struct buf *b = &s->proc.io.out, p = { 0 };
+
+	if (s->proc.io.wfd < 0)
+		return;			/* Stopped: it forgot them all. */
+	if (s->modern && !on) {
+		call_tell_cancelled(s, w->listen, "unsubscribed");
+		return;
+	}
+	if (s->modern) {
+		w->listen = ++s->next_id;
+		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":"
+		    "\"subscriptions/listen\",\"params\":{", w->listen);
+		srv_put_meta(s, b);
+		buf_puts(b, ",\"notifications\":{\"resourceSubscriptions\":[");
+		json_put_cstr(b, w->uri);
+		buf_puts(b, "]}}}\n");
+		return;
+	}
+	if (!on && sub_find(w->uri) >= 0)
+		return;			/* The 2025 session still wants it. */
+	buf_puts(&p, "{\"uri\":");
+	json_put_cstr(&p, w->uri);
+	buf_putc(&p, '}');
+	srv_send(s, req_add(s, REQ_QUIET), on ? "resources/subscribe" :
+	    "resources/unsubscribe", p.data, p.len);
+	buf_free(&p);
+}
+
+/*
+ * A listener's interest in a URI (on) or its end.  True when it is
+ * honoured: an open toolbox's server lists the URI (or a template of
+ * it) and offers subscriptions.
+ */
+bool
+res_watch(const char *uri, bool on)
+{
+	struct server *s;
+	int i = watch_find(uri);
+
+	if (!on) {
+		if (i >= 0 && --watches[i].holders == 0) {
+			watch_tell(&watches[i], false);
+			free(watches[i].uri);
+			watches[i] = watches[--nwatches];
+		}
+		return true;
+	}
+	if (i >= 0) {
+		watches[i].holders++;
+		return true;
+	}
+	if ((s = uri_server(uri, strlen(uri), false)) == NULL ||
+	    !srv_serving(s) || (s->caps & CAP_SUBSCRIBE) == 0 ||
+	    nwatches == SUBS_MAX)
+		return false;
+	watches = xrealloc(watches, ((size_t)nwatches + 1) *
+	    sizeof(*watches));
+	watches[nwatches] = (struct watch){ xstrdup(uri), s, 1, 0 };
+	watch_tell(&watches[nwatches++], true);
+	return true;
 }
 
 /*

@@ -166,7 +166,12 @@ srv_send_listen(struct server *s)
 	buf_put_int(b, ++s->next_id);	/* Never answered but at its end. */
 	buf_puts(b, ",\"method\":\"subscriptions/listen\",\"params\":{");
 	srv_put_meta(s, b);
-	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true}}}\n");
+	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true");
+	if (s->caps & CAP_PROMPTS)
+		buf_puts(b, ",\"promptsListChanged\":true");
+	if (s->caps & CAP_RESOURCES)
+		buf_puts(b, ",\"resourcesListChanged\":true");
+	buf_puts(b, "}}}\n");
 }
 
 /*

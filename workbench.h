@@ -523,6 +523,7 @@ void	 reply_era(bool);
 void	 reply_error(const char *, size_t, int, const char *);
 void	 reply_error_data(const char *, size_t, int, const char *,
 	    const char *, size_t);
+void	 reply_cache_hints(struct buf *, int);
 void	 reply_text(const char *, size_t, const char *, bool);
 void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
@@ -543,6 +544,7 @@ enum listen_kind {
 };
 
 void	 listen_open(const struct json *, int, const char *, size_t);
+void	 listen_updated(const char *, const struct json *, int);
 void	 listen_cancel(const char *, size_t);
 void	 listen_changed(enum listen_kind);
 void	 listen_end_all(void);
@@ -659,6 +661,7 @@ void	 res_subscribe(const struct json *, int, const char *, size_t);
 void	 res_unsubscribe(const struct json *, int, const char *, size_t);
 void	 res_complete(const struct json *, int, const char *, size_t);
 void	 res_updated(const struct json *, const char *, size_t);
+bool	 res_watch(const char *, bool);
 
 /*
  * dynamic.c: dynamic mode: tools listed as {toolbox}__{server}__{tool},
@@ -700,7 +703,7 @@ enum req_kind {
 	REQ_LIST,		/* A page of one of its lists. */
 	REQ_CALL,		/* tools/call: failures become isError. */
 	REQ_PASS,		/* prompts/get and the like: passed verbatim. */
-	REQ_LEVEL,		/* logging/setLevel: the answer is dropped. */
+	REQ_QUIET,		/* setLevel, (un)subscribe: the answer is dropped. */
 	REQ_DISCOVER		/* server/discover, the era probe. */
 };
 

@@ -470,7 +470,7 @@ describe('subscriptions/listen', () => {
 			raw.send(E.modern('sub1', 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['x://y'] } }));
 			let j = await raw.readJson();
 			assert.equal(j.method, 'notifications/subscriptions/acknowledged', JSON.stringify(j));
-			assert.deepEqual(j.params.notifications, { toolsListChanged: true });
+			assert.deepEqual(j.params.notifications, { toolsListChanged: true, resourceSubscriptions: [] });
 			assert.equal(j.params._meta[SUB], 'sub1');
 			raw.send(open(2, 'one'));
 			j = await raw.readJson();
@@ -488,6 +488,29 @@ describe('subscriptions/listen', () => {
 			raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'sub1' } });
 			raw.send(open(4, 'three'));
 			assert.equal((await raw.readJson()).id, 4);
+			await raw.expectSilence(300);
+		});
+	});
+
+	test('resourceSubscriptions: updates of the URIs honoured, tagged; none after cancellation (and modern lists carry cache hints)', T, async () => {
+		const cfg = { toolboxes: { r: { description: 'r', mcpServers: { s: L.mock('--name', 'S', '--resources', '2') } } } };
+		const touch = (id, uri) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'r', server: 's', name: 'touch' }, arguments: { uri } } });
+		await L.withRaw(cfg, {}, async (raw) => {
+			assert.equal((await raw.request(open(1, 'r'))).json.id, 1);
+			const list = (await raw.request(E.modern('l', 'resources/list'))).json.result;
+			assert.deepEqual([list.resources.length, list.ttlMs, list.cacheScope, list.resultType], [2, 0, 'private', 'complete']);
+			raw.send(E.modern('w', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['mock://r/0', 'nope://x'] } }));
+			const ack = await raw.readJson();
+			assert.deepEqual(ack.params.notifications, { resourceSubscriptions: ['mock://r/0'] });
+			raw.send(touch(2, 'mock://r/1'));
+			raw.send(touch(3, 'mock://r/0'));
+			const got = [await raw.readJson(), await raw.readJson(), await raw.readJson()];
+			const updates = got.filter((m) => m.method === 'notifications/resources/updated');
+			assert.equal(updates.length, 1, JSON.stringify(got));
+			assert.equal(updates[0].params.uri, 'mock://r/0');
+			assert.equal(updates[0].params._meta[SUB], 'w');
+			raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'w' } });
+			assert.equal((await raw.request(touch(4, 'mock://r/0'))).json.id, 4);
 			await raw.expectSilence(300);
 		});
 	});
