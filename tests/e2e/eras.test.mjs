@@ -216,6 +216,19 @@ describe('the workbench as a dual-era client', () => {
 	});
 });
 
+describe('passed requests across the eras', () => {
+	test('a 2025 client\'s prompts/get reaches a modern-only server with the era\'s _meta', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');
+			const prompts = (await wb.client.listPrompts()).prompts.map((p) => p.name);
+			assert.deepEqual(prompts, ['box__v__greet']);
+			const got = await wb.client.getPrompt({ name: 'box__v__greet' });
+			assert.equal(got.messages[0].content.text, 'hello from v2');
+		});
+	});
+});
+
 describe('input a server needs (MRTR)', () => {
 	const HANDLERS = {
 		'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),

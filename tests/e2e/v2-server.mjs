@@ -2,7 +2,8 @@
 // 2026-07-28 (serveStdio legacy: 'reject'), `v2-server.mjs serve` both eras.
 // Tools: echo, structured, fail, rpc_error, meta (the _meta it got), slow
 // (progress, then a wait that cancellation ends, said on stderr), and
-// ask_elicit / ask_sample / ask_roots, which need input (MRTR).
+// ask_elicit / ask_sample / ask_roots, which need input (MRTR); a prompt,
+// greet.
 
 import { McpServer, inputRequired, inputResponse, fromJsonSchema, ProtocolError } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -14,7 +15,7 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] });
 process.stderr.write(`v2-server: started pid=${process.pid} legacy=${legacy}\n`);
 
 serveStdio(() => {
-	const s = new McpServer({ name: 'v2-server', version: '2.0.0' }, { capabilities: { tools: { listChanged: true } } });
+	const s = new McpServer({ name: 'v2-server', version: '2.0.0' }, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } });
 	s.registerTool('echo', { description: 'Echoes message.', inputSchema: obj({ message: { type: 'string' } }) },
 	    async (a) => text(a.message));
 	s.registerTool('structured', { description: 'Structured.', inputSchema: obj() },
@@ -42,6 +43,8 @@ serveStdio(() => {
 		    });
 		    return text(ctx.mcpReq.signal.aborted ? 'cancelled' : 'done');
 	    });
+	s.registerPrompt('greet', { description: 'A greeting.' },
+	    async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hello from v2' } }] }));
 	const ask = (key, build, show) => async (a, ctx) => {
 		const r = inputResponse(ctx.mcpReq.inputResponses, key);
 		if (r.kind === 'missing')
