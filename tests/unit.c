@@ -345,6 +345,27 @@ test_scan_id(void)
 	scan_id_not_ids();
 }
 
+/* rpc_splice_cuts: replacements and insertions, given in any order. */
+static void
+test_splice_cuts(void)
+{
+	const char *t = "{\"id\":7,\"result\":{}}";
+	struct cut c[2] = { { { t + 18, 0 }, "\"k\":1", 5 },
+	    { { t + 6, 1 }, "\"x\"", 3 } };
+	struct buf b = { 0 };
+	unsigned char r1[16], r2[16];
+
+	rpc_splice_cuts(&b, t, strlen(t), c, 2);
+	CHECK(b.len == 27 && memcmp(b.data, "{\"id\":\"x\",\"result\":"
+	    "{\"k\":1}}", 27) == 0);
+	b.len = 0;
+	rpc_splice_cuts(&b, t, strlen(t), c, 0);
+	CHECK(b.len == strlen(t) && memcmp(b.data, t, b.len) == 0);
+	buf_free(&b);
+	CHECK(wb_random(r1, sizeof(r1)) && wb_random(r2, sizeof(r2)) &&
+	    memcmp(r1, r2, sizeof(r1)) != 0);
+}
+
 /*
  * A two-byte character, and a stray byte, at every offset of ASCII text
  * across the sixteen-byte blocks: found wherever it is.
@@ -1053,6 +1074,7 @@ main(void)
 	test_unescape();
 	test_emit();
 	test_scan_id();
+	test_splice_cuts();
 	test_scan();
 	test_utf8();
 	test_text();
