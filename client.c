@@ -545,12 +545,12 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 	    F_NAME, NULL, false), FIELD_END };
 	static const struct field use[] = { FIELD("tool", F_TOOL, ident,
 	    true), FIELD("arguments", F_ARGS, NULL, false), FIELD_END };
-	static const struct field caps[] = { FIELD("roots", F_ROOTS, NULL,
+	static const struct field offers[] = { FIELD("roots", F_ROOTS, NULL,
 	    false), FIELD("sampling", F_SAMPLE, NULL, false),
 	    FIELD("elicitation", F_ELICIT, NULL, false), FIELD_END };
 	static const struct field meta[] = { FIELD("progressToken", F_TOKEN,
 	    NULL, false), FIELD(ERA_KEY "protocolVersion", F_VERSION, NULL,
-	    false), FIELD(ERA_KEY "clientCapabilities", F_CAPS, caps, false),
+	    false), FIELD(ERA_KEY "clientCapabilities", F_CAPS, offers, false),
 	    FIELD(ERA_KEY "clientInfo", F_INFO, NULL, false),
 	    FIELD(ERA_KEY "logLevel", F_LEVEL, NULL, false), FIELD_END };
 	static const struct field params[] = { FIELD("name", F_CALLED, NULL,

@@ -229,18 +229,21 @@ describe('passed requests across the eras', () => {
 	});
 });
 
+// What a client answers when a server needs input, the capabilities it
+// declares for that, and what the v2 server's ask_* tools then say.
+const HANDLERS = {
+	'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),
+	'sampling/createMessage': async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'm' }),
+	'roots/list': async () => ({ roots: [{ uri: 'file:///r1' }] }),
+};
+const CAPS = { elicitation: {}, sampling: {}, roots: {} };
+const ASKS = [
+	['ask_elicit', 'elicit accept {"ok":true}'],
+	['ask_sample', 'sample hi from the client'],
+	['ask_roots', 'roots file:///r1'],
+];
+
 describe('input a server needs (MRTR)', () => {
-	const HANDLERS = {
-		'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),
-		'sampling/createMessage': async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'm' }),
-		'roots/list': async () => ({ roots: [{ uri: 'file:///r1' }] }),
-	};
-	const CAPS = { elicitation: {}, sampling: {}, roots: {} };
-	const ASKS = [
-		['ask_elicit', 'elicit accept {"ok":true}'],
-		['ask_sample', 'sample hi from the client'],
-		['ask_roots', 'roots file:///r1'],
-	];
 
 	test('modern to modern: the InputRequiredResult passes, and the retry\'s inputResponses and requestState reach the server', T, async () => {
 		const config = { toolMode: 'dynamic', toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
@@ -272,17 +275,6 @@ describe('input a server needs (MRTR)', () => {
 });
 
 describe('input a server needs, across the eras (MRTR bridged)', () => {
-	const HANDLERS = {
-		'elicitation/create': async () => ({ action: 'accept', content: { ok: true } }),
-		'sampling/createMessage': async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'm' }),
-		'roots/list': async () => ({ roots: [{ uri: 'file:///r1' }] }),
-	};
-	const CAPS = { elicitation: {}, sampling: {}, roots: {} };
-	const ASKS = [
-		['ask_elicit', 'elicit accept {"ok":true}'],
-		['ask_sample', 'sample hi from the client'],
-		['ask_roots', 'roots file:///r1'],
-	];
 	// A dual server told to speak 2025: it asks with requests of its own.
 	const legacyAsker = (extra = {}) => ({ toolMode: 'dynamic', ...extra, toolboxes: { box: { description: 'x', mcpServers: { v: { ...E.v2Server('serve'), protocol: 'legacy' } } } } });
 	const caps = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': CAPS };
