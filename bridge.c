@@ -568,7 +568,6 @@ ask_again(struct server *s, struct request *old)
 	r->ptok = old->ptok;
 	r->params = old->params;
 	r->plen = old->plen;
-	r->sent = true;
 	r->ask = old->ask != NULL ? old->ask : xcalloc(1, sizeof(*r->ask));
 	old->token = old->params = NULL;
 	old->ask = NULL;

@@ -375,7 +375,7 @@ call_send_waiting(struct server *s)
 	qsort(s->req, (size_t)s->nreq, sizeof(*s->req), req_newer_first);
 	for (i = s->nreq - 1; i >= 0; i--) {
 		r = &s->req[i];
-		if (!req_for_client(r) || r->sent ||
+		if (!req_for_client(r) || r->sent || r->ask != NULL ||
 		    !call_sendable(s, r, true))
 			continue;
 		srv_send(s, r, r->method, r->params, r->plen);
@@ -532,7 +532,8 @@ call_pass(struct server *s, const struct pass_in *in, const char *id,
 	r->can = e != NULL ? e->can : 0;
 	r->level = e != NULL ? e->level : -1;
 	text_set(&r->cid, id, idlen);
-	text_set(&r->tool, in->bind.p, in->bind.n);
+	if (in->bind.p != NULL)
+		text_set(&r->tool, in->bind.p, in->bind.n);
 	route(s, r, pass_params, in);
 }
 
@@ -590,10 +591,20 @@ url_elicitation_required(const struct json *j, int error)
 }
 
 /* Does a result need its resultType added on the way back? */
-bool
+static bool
 call_stamps(const struct server *s, const struct request *r)
 {
 	return r->modern && !s->modern;
+}
+
+/*
+ * Is a call's result read whole, not cut through (stream.c)?  One to be
+ * stamped is, and one that may ask a 2025 client for input.
+ */
+bool
+call_reads_whole(const struct server *s, const struct request *r)
+{
+	return call_stamps(s, r) || call_keeps(s, r);
 }
 
 /*
@@ -733,7 +744,8 @@ call_check_timeouts(struct server *s, long long now)
 			continue;
 		}
 		call_error(s, r, buf_cstr(&why));
-		call_drop(s, r, "timed out");
+		if (r->sent)	/* Not when it waits for the client's input. */
+			call_drop(s, r, "timed out");
 		req_remove(s, i);
 	}
 	buf_free(&why);

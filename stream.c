@@ -114,9 +114,9 @@ stream_may_answer_call(const struct server *s)
 	    s->ghosts_lost)
 		return false;
 	for (i = 0; i < s->nreq; i++) {
-		/* A result to be stamped (call_reply) is read whole. */
+		/* Some results are read whole (call_reads_whole). */
 		if (s->req[i].sent && (!req_for_client(&s->req[i]) ||
-		    call_stamps(s, &s->req[i])))
+		    call_reads_whole(s, &s->req[i])))
 			return false;
 		calls += s->req[i].sent;
 	}
@@ -145,7 +145,7 @@ stream_start(struct server *s, const char *text, size_t n)
 		return PEER_NOSTREAM;
 	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
 	    (k = req_find(s, v)) < 0 || !req_for_client(&s->req[k]) ||
-	    !s->req[k].sent || call_stamps(s, &s->req[k])))
+	    !s->req[k].sent || call_reads_whole(s, &s->req[k])))
 		return PEER_NOSTREAM;
 	if (top.id == NULL && !stream_may_answer_call(s))
 		return PEER_NOSTREAM;

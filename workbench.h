@@ -888,7 +888,7 @@ void	 call_arm(const struct server *, struct request *, long long);
 void	 call_answered(struct server *, struct request *,
 	    const struct json *, const char *, size_t);
 bool	 call_pass_result(struct server *, const char *, size_t);
-bool	 call_stamps(const struct server *, const struct request *);
+bool	 call_reads_whole(const struct server *, const struct request *);
 void	 call_cancel(const char *, size_t, const char *);
 void	 call_tell_cancelled(struct server *, long long, const char *);
 void	 call_check_timeouts(struct server *, long long);
