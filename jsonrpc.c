@@ -675,7 +675,7 @@ utf8_repair(struct buf *out, const char *s, size_t n)
  * How a byte that stops a run of plain text is written after its
  * backslash: the two-character escapes, and 'u' for \u00XX.
  */
-static const char escapes[0x60] = {
+static const char escapes[0x80] = {
 	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r',
 	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
 	'u', 'u', 'u', 'u',
@@ -719,37 +719,68 @@ escape_one(char **d, const unsigned char *u, size_t n)
 	return k;
 }
 
+/* Which bytes of a block compared matched (0xff), as bits. */
+static unsigned int
+match_mask(const bytes16 *hit)
+{
+#ifdef __SSE2__
+	return (unsigned int)_mm_movemask_epi8((__m128i)*hit);
+#else
+	unsigned char b[16];
+	unsigned int m = 0, k;
+
+	memcpy(b, hit, sizeof(b));
+	for (k = 0; k < sizeof(b); k++)
+		m |= (unsigned int)(b[k] != 0) << k;
+	return m;
+#endif
+}
+
 /*
- * Escape s[0, n) to d, which has room for 6n + 16 bytes; returns the end.
- * Sixteen bytes are stored at once and the output moves up to the first
- * that needs care: JSON text is dense with quotes, so runs are short and
- * finding their end must cost little.
+ * Escape s[0, n) to d, which has room for 6n + 32 bytes; returns the end.
+ * JSON text is dense with quotes, so a block of sixteen bytes is looked
+ * at once and each quote or backslash in it escaped in turn, the plain
+ * bytes between copied sixteen at a time (past the end of what they
+ * need: the output moves on only by what counts).  Any other byte that
+ * needs care goes through escape_one, and the blocks start again after it.
  */
 static char *
 escape_to(char *d, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	unsigned char blk[32];
 	bytes16 w, quote, slash, space, top, hit;
-	size_t i = 0, k;
+	unsigned int m;
+	size_t i = 0, run, k = 0;
 
 	memset(&quote, '"', sizeof(quote));
 	memset(&slash, '\\', sizeof(slash));
 	memset(&space, 0x20, sizeof(space));
 	memset(&top, 0x7f, sizeof(top));
-	while (i < n) {
-		if (i + sizeof(w) <= n) {
-			memcpy(&w, s + i, sizeof(w));
-			hit = (bytes16)((w == quote) | (w == slash) |
-			    (w < space) | (w > top));
-			memcpy(d, &w, sizeof(w));
-			k = first_match(&hit);
-			d += k;
-			i += k;
-			if (k == sizeof(w))
-				continue;
+	while (i + sizeof(w) <= n) {
+		memcpy(&w, s + i, sizeof(w));
+		memcpy(blk, &w, sizeof(w));
+		hit = (bytes16)((w == quote) | (w == slash) | (w < space) |
+		    (w > top));
+		for (m = match_mask(&hit), run = 0; m != 0; m &= m - 1) {
+			k = (size_t)__builtin_ctz(m);
+			memcpy(d, blk + run, 16);
+			d += k - run;
+			if (blk[k] != '"' && blk[k] != '\\')
+				break;
+			*d++ = '\\';
+			*d++ = (char)blk[k];
+			run = k + 1;
 		}
-		i += escape_one(&d, u + i, n - i);
+		if (m == 0) {
+			memcpy(d, blk + run, 16);
+			d += sizeof(w) - run;
+			i += sizeof(w);
+		} else
+			i += k + escape_one(&d, u + i + k, n - i - k);
 	}
+	while (i < n)
+		i += escape_one(&d, u + i, n - i);
 	return d;
 }
 
@@ -768,7 +799,7 @@ json_put_chars(struct buf *b, const char *s, size_t n)
 		step = n;
 		if (step > ESCAPE_STEP)
 			step = utf8_whole(s, ESCAPE_STEP);
-		buf_reserve(b, 6 * step + 16);
+		buf_reserve(b, 6 * step + 32);
 		b->len = (size_t)(escape_to(b->data + b->len, s, step) -
 		    b->data);
 		s += step;
@@ -1337,6 +1368,18 @@ json_tokenize_span(struct json *j, const struct span *v)
 	return json_tokenize(j);
 }
 
+/* A message's top level from its start (rpc_members). */
+static int
+scan_top(const char *s, size_t n, bool stop, struct rpc_top *top)
+{
+	size_t i = skip_space(s, 0, n);
+
+	memset(top, 0, sizeof(*top));
+	if (i >= n || s[i] != '{')
+		return -1;
+	return rpc_members(s, n, i + 1, true, stop, top);
+}
+
 /*
  * Read a message's top level without tokenizing its values: which of
  * id, method, result and error it has, and where the id is.  Returns 0, or
@@ -1345,12 +1388,7 @@ json_tokenize_span(struct json *j, const struct span *v)
 int
 rpc_scan(const char *s, size_t n, struct rpc_top *top)
 {
-	size_t i = skip_space(s, 0, n);
-
-	memset(top, 0, sizeof(*top));
-	if (i >= n || s[i] != '{')
-		return -1;
-	return rpc_members(s, n, i + 1, true, false, top);
+	return scan_top(s, n, false, top);
 }
 
 /*
@@ -1360,12 +1398,7 @@ rpc_scan(const char *s, size_t n, struct rpc_top *top)
 int
 rpc_scan_head(const char *s, size_t n, struct rpc_top *top)
 {
-	size_t i = skip_space(s, 0, n);
-
-	memset(top, 0, sizeof(*top));
-	if (i >= n || s[i] != '{')
-		return -1;
-	return rpc_members(s, n, i + 1, true, true, top);
+	return scan_top(s, n, true, top);
 }
 
 static bool

@@ -688,6 +688,7 @@ void	 res_updated(const struct json *, const char *, size_t);
  * client in both modes (prompts, resources), built the same way.
  */
 void	 dyn_init(void);
+bool	 dyn_renames(enum list_kind);
 char	*dyn_native(const struct server *, enum list_kind,
 	    const struct json *, int, const char *);
 void	 dyn_put_tools(struct buf *);
