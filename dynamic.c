@@ -112,6 +112,13 @@ dyn_object(const struct server *s, const struct json *j, int t,
 	return buf_cstr(&b);
 }
 
+/* Is the client shown entries of this kind as objects of our own? */
+bool
+dyn_renames(enum list_kind k)
+{
+	return k != LIST_TOOLS || wb.mode == MODE_DYNAMIC;
+}
+
 /*
  * Entry t, of key key, of a server's list as the client is shown it, or
  * NULL.  Tools (in dynamic mode) and prompts are named
@@ -125,7 +132,7 @@ dyn_native(const struct server *s, enum list_kind k, const struct json *j,
 {
 	char *native = NULL, *name = NULL, *o;
 
-	if (k == LIST_TOOLS && wb.mode != MODE_DYNAMIC)
+	if (!dyn_renames(k))
 		return NULL;
 	if (k == LIST_TOOLS || k == LIST_PROMPTS) {
 		native = tool_join(s->box->cfg->name, s->cfg->name, key);

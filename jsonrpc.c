@@ -254,12 +254,11 @@ hex4(const char *s, unsigned long *v)
 	return true;
 }
 
-/* Unescape the string token i into out (not NUL-terminated). */
+/* Unescape string text s[0, n) (no quotes) into out, not NUL-terminated. */
 static bool
-unescape(const struct json *j, int i, struct buf *out)
+unescape(const char *s, size_t n, struct buf *out)
 {
-	const char *s = j->js + j->tok[i].start;
-	size_t n = j->tok[i].end - j->tok[i].start, k;
+	size_t k;
 	unsigned long cp, lo;
 
 	for (k = 0; k < n; k++) {
@@ -317,13 +316,12 @@ unescape(const struct json *j, int i, struct buf *out)
 char *
 json_strdup(const struct json *j, int i)
 {
-	struct buf b = { 0 };
+	struct span v;
 
-	if (json_str(j, i, &b) == NULL) {
-		buf_free(&b);
+	if (!json_is(j, i, JSMN_STRING))
 		return NULL;
-	}
-	return b.data;
+	v.p = json_raw(j, i, &v.n);
+	return json_span_strdup(&v);
 }
 
 /* The same, unescaped into b (emptied first), whose memory is reused. */
@@ -331,9 +329,50 @@ const char *
 json_str(const struct json *j, int i, struct buf *b)
 {
 	b->len = 0;
-	if (!json_is(j, i, JSMN_STRING) || !unescape(j, i, b))
+	if (!json_is(j, i, JSMN_STRING) || !unescape(j->js + j->tok[i].start,
+	    j->tok[i].end - j->tok[i].start, b))
 		return NULL;
 	return buf_cstr(b);
+}
+
+/*
+ * A string as written (quotes included, checked already) unescaped, as a
+ * new C string; NULL when v is not a string or holds \u0000.
+ */
+char *
+json_span_strdup(const struct span *v)
+{
+	struct buf b = { 0 };
+
+	if (v->n < 2 || v->p[0] != '"')
+		return NULL;
+	/* Most have no escape: then exactly their size, kept by the many. */
+	if (memchr(v->p + 1, '\\', v->n - 2) == NULL)
+		return xstrndup(v->p + 1, v->n - 2);
+	if (!unescape(v->p + 1, v->n - 2, &b)) {
+		buf_free(&b);
+		return NULL;
+	}
+	buf_cstr(&b);
+	return xrealloc(b.data, b.len + 1);
+}
+
+/* Is the string v as written (quotes included) s once unescaped? */
+bool
+json_span_is(const struct span *v, const char *s)
+{
+	size_t len = strlen(s);
+	char *u;
+	bool eq;
+
+	if (v->n == len + 2 && memcmp(v->p + 1, s, len) == 0)
+		return memchr(v->p, '\\', v->n) == NULL;
+	if (v->n <= len + 2 || memchr(v->p, '\\', v->n) == NULL ||
+	    (u = json_span_strdup(v)) == NULL)
+		return false;
+	eq = strcmp(u, s) == 0;
+	free(u);
+	return eq;
 }
 
 /* Does string token i equal s once unescaped? */
@@ -633,45 +672,148 @@ utf8_repair(struct buf *out, const char *s, size_t n)
 }
 
 /*
- * Emit s as a JSON string.  Control characters are escaped and invalid
- * UTF-8 becomes U+FFFD, so whatever we got, we send valid JSON.
+ * How a byte that stops a run of plain text is written after its
+ * backslash: the two-character escapes, and 'u' for \u00XX.
  */
+static const char escapes[0x80] = {
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'u', 'u', 'u', 'u',
+	['"'] = '"', ['\\'] = '\\'
+};
+
+/* Input escaped per step: the output has room for six bytes of each. */
+#define ESCAPE_STEP	4096
+
+/*
+ * Write the character at u (n bytes left) to *d as a JSON string holds
+ * it: plain, escaped, or U+FFFD for a byte that is not valid UTF-8.
+ * Returns the bytes it took.
+ */
+static size_t
+escape_one(char **d, const unsigned char *u, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = 1;
+	char *o = *d;
+
+	if (u[0] >= 0x80 && (k = utf8_len(u, n)) == 0) {
+		memcpy(o, "\xef\xbf\xbd", 3);
+		o += 3;
+		k = 1;
+	} else if (u[0] >= 0x80 || (u[0] >= 0x20 && u[0] != '"' &&
+	    u[0] != '\\')) {
+		memcpy(o, u, k);
+		o += k;
+	} else {
+		*o++ = '\\';
+		*o++ = escapes[u[0]];
+		if (escapes[u[0]] == 'u') {
+			memcpy(o, "00", 2);
+			o[2] = hex[u[0] >> 4];
+			o[3] = hex[u[0] & 15];
+			o += 4;
+		}
+	}
+	*d = o;
+	return k;
+}
+
+/* Which bytes of a block compared matched (0xff), as bits. */
+static unsigned int
+match_mask(const bytes16 *hit)
+{
+#ifdef __SSE2__
+	return (unsigned int)_mm_movemask_epi8((__m128i)*hit);
+#else
+	unsigned char b[16];
+	unsigned int m = 0, k;
+
+	memcpy(b, hit, sizeof(b));
+	for (k = 0; k < sizeof(b); k++)
+		m |= (unsigned int)(b[k] != 0) << k;
+	return m;
+#endif
+}
+
+/*
+ * Escape s[0, n) to d, which has room for 6n + 32 bytes; returns the end.
+ * JSON text is dense with quotes, so a block of sixteen bytes is looked
+ * at once and each quote or backslash in it escaped in turn, the plain
+ * bytes between copied sixteen at a time (past the end of what they
+ * need: the output moves on only by what counts).  Any other byte that
+ * needs care goes through escape_one, and the blocks start again after it.
+ */
+static char *
+escape_to(char *d, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char blk[32];
+	bytes16 w, quote, slash, space, top, hit;
+	unsigned int m;
+	size_t i = 0, run, k = 0;
+
+	memset(&quote, '"', sizeof(quote));
+	memset(&slash, '\\', sizeof(slash));
+	memset(&space, 0x20, sizeof(space));
+	memset(&top, 0x7f, sizeof(top));
+	while (i + sizeof(w) <= n) {
+		memcpy(&w, s + i, sizeof(w));
+		memcpy(blk, &w, sizeof(w));
+		hit = (bytes16)((w == quote) | (w == slash) | (w < space) |
+		    (w > top));
+		for (m = match_mask(&hit), run = 0; m != 0; m &= m - 1) {
+			k = (size_t)__builtin_ctz(m);
+			memcpy(d, blk + run, 16);
+			d += k - run;
+			if (blk[k] != '"' && blk[k] != '\\')
+				break;
+			*d++ = '\\';
+			*d++ = (char)blk[k];
+			run = k + 1;
+		}
+		if (m == 0) {
+			memcpy(d, blk + run, 16);
+			d += sizeof(w) - run;
+			i += sizeof(w);
+		} else
+			i += k + escape_one(&d, u + i + k, n - i - k);
+	}
+	while (i < n)
+		i += escape_one(&d, u + i, n - i);
+	return d;
+}
+
+/*
+ * The body of a JSON string, without its quotes: control characters,
+ * quotes and backslashes escaped, and invalid UTF-8 replaced, so whatever
+ * we got, we send valid JSON.  In steps, so that the room made for the
+ * worst case stays small; a step never ends inside a UTF-8 sequence.
+ */
+void
+json_put_chars(struct buf *b, const char *s, size_t n)
+{
+	size_t step;
+
+	while (n > 0) {
+		step = n;
+		if (step > ESCAPE_STEP)
+			step = utf8_whole(s, ESCAPE_STEP);
+		buf_reserve(b, 6 * step + 32);
+		b->len = (size_t)(escape_to(b->data + b->len, s, step) -
+		    b->data);
+		s += step;
+		n -= step;
+	}
+}
+
+/* Emit s as a JSON string (json_put_chars, quoted). */
 void
 json_put_str(struct buf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i, run, k;
-
 	buf_reserve(b, n + 2);
 	buf_putc(b, '"');
-	for (i = 0; i < n; i += k) {
-		for (run = i; run < n && u[run] >= 0x20 && u[run] < 0x80 &&
-		    u[run] != '"' && u[run] != '\\'; run++)
-			;
-		buf_put(b, s + i, run - i);
-		if ((i = run) >= n)
-			break;
-		k = 1;
-		switch (u[i]) {
-		case '"': buf_puts(b, "\\\""); break;
-		case '\\': buf_puts(b, "\\\\"); break;
-		case '\n': buf_puts(b, "\\n"); break;
-		case '\r': buf_puts(b, "\\r"); break;
-		case '\t': buf_puts(b, "\\t"); break;
-		default:
-			if (u[i] < 0x20) {
-				buf_puts(b, "\\u00");
-				buf_putc(b, hex[u[i] >> 4]);
-				buf_putc(b, hex[u[i] & 15]);
-			} else if ((k = utf8_len(u + i, n - i)) > 0)
-				buf_put(b, s + i, k);
-			else {
-				buf_puts(b, "\xef\xbf\xbd");
-				k = 1;
-			}
-		}
-	}
+	json_put_chars(b, s, n);
 	buf_putc(b, '"');
 }
 
@@ -1170,6 +1312,102 @@ json_shape(const char *s, size_t n, const struct field *f, struct span *out,
 }
 
 /*
+ * Walk the members of an object, or the elements of an array, in text
+ * that is not tokenized: each value is checked when the caller passes it
+ * (json_walk_value) or walks into it, so that a large array can be taken
+ * one element at a time.  level is the nesting of the walked value, for
+ * JSON_DEPTH_MAX.  False when s[at] does not open one.
+ */
+bool
+json_walk(struct jwalk *w, const char *s, size_t n, size_t at, size_t level)
+{
+	w->s = s;
+	w->n = n;
+	w->i = at + 1;
+	w->level = level;
+	w->first = true;
+	w->object = at < n && s[at] == '{';
+	return level <= JSON_DEPTH_MAX && at < n && (s[at] == '{' ||
+	    s[at] == '[');
+}
+
+/*
+ * The next member or element: 1 with w->i at its value (and, in an
+ * object, its key as written in *key), 0 at the end (w->i past the
+ * closing bracket), -1 when the text is not JSON there.
+ */
+int
+json_walk_next(struct jwalk *w, struct span *key)
+{
+	const char *s = w->s;
+	size_t n = w->n, i = skip_space(s, w->i, n), end;
+	char close = w->object ? '}' : ']';
+
+	if (i < n && s[i] == close) {
+		w->i = i + 1;
+		return 0;
+	}
+	if (!w->first) {
+		if (i >= n || s[i] != ',')
+			return -1;
+		i = skip_space(s, i + 1, n);
+	}
+	w->first = false;
+	if (w->object) {
+		if (i >= n || s[i] != '"' || (end = skip_string(s, i, n)) == 0)
+			return -1;
+		key->p = s + i;
+		key->n = end - i;
+		if ((i = skip_space(s, end, n)) >= n || s[i] != ':')
+			return -1;
+		i = skip_space(s, i + 1, n);
+	}
+	w->i = i;
+	return i < n ? 1 : -1;
+}
+
+/* Past the value at w->i, checked, its span in *v; false if not JSON. */
+bool
+json_walk_value(struct jwalk *w, struct span *v)
+{
+	size_t end, bad, depth;
+
+	end = check_value(w->s, w->i, w->n, &bad, &depth);
+	if (end == 0 || w->level + depth > JSON_DEPTH_MAX)
+		return false;
+	v->p = w->s + w->i;
+	v->n = end - w->i;
+	w->i = end;
+	return true;
+}
+
+/*
+ * Tokenize a value checked already (json_walk_value): JSON_OK, or
+ * JSON_TOOBIG.
+ */
+int
+json_tokenize_span(struct json *j, const struct span *v)
+{
+	j->js = v->p;
+	j->len = v->n;
+	j->ntok = 0;
+	j->errpos = 0;
+	return json_tokenize(j);
+}
+
+/* A message's top level from its start (rpc_members). */
+static int
+scan_top(const char *s, size_t n, bool stop, struct rpc_top *top)
+{
+	size_t i = skip_space(s, 0, n);
+
+	memset(top, 0, sizeof(*top));
+	if (i >= n || s[i] != '{')
+		return -1;
+	return rpc_members(s, n, i + 1, true, stop, top);
+}
+
+/*
  * Read a message's top level without tokenizing its values: which of
  * id, method, result and error it has, and where the id is.  Returns 0, or
  * -1 when the line is not one well-formed object.
@@ -1177,12 +1415,17 @@ json_shape(const char *s, size_t n, const struct field *f, struct span *out,
 int
 rpc_scan(const char *s, size_t n, struct rpc_top *top)
 {
-	size_t i = skip_space(s, 0, n);
+	return scan_top(s, n, false, top);
+}
 
-	memset(top, 0, sizeof(*top));
-	if (i >= n || s[i] != '{')
-		return -1;
-	return rpc_members(s, n, i + 1, true, false, top);
+/*
+ * The same up to the value of "result": 1 with top->at there, the members
+ * before it noted; 0 or -1 as rpc_scan when there is no result.
+ */
+int
+rpc_scan_head(const char *s, size_t n, struct rpc_top *top)
+{
+	return scan_top(s, n, true, top);
 }
 
 static bool

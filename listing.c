@@ -231,40 +231,68 @@ filters_of(const struct server *s, enum list_kind k)
 	    s->cfg->resource_filters;
 }
 
-/* Keep one listed entry, if it passes the filters. */
-void
-list_keep(struct server *s, enum list_kind k, const struct json *j, int t)
+/*
+ * Add an entry, of key key (taken; NULL when it has none), to the list
+ * being paged in, if it passes the filters.  The array grows by doubling:
+ * its size follows from the count.
+ */
+static struct item *
+add_item(struct server *s, enum list_kind k, char *key, const char *raw,
+    size_t len)
 {
 	struct listing *l = &s->lists[k];
+	size_t n = (size_t)l->nfresh;
 	struct item *it;
-	const char *raw;
-	size_t len;
-	char *key;
 
-	if (!json_is(j, t, JSMN_OBJECT) ||
-	    (key = json_strdup(j, json_get(j, t, kinds[k].key))) == NULL) {
+	if (key == NULL) {
 		wb_log("%s: %s: skipping an entry without a %s", s->label,
 		    kinds[k].method, kinds[k].key);
-		return;
+		return NULL;
 	}
 	if (!tool_filter_match(filters_of(s, k), key)) {
 		free(key);
-		return;
+		return NULL;
 	}
-	raw = json_raw(j, t, &len);
-	l->fresh = xrealloc(l->fresh, ((size_t)l->nfresh + 1) *
-	    sizeof(*l->fresh));
+	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
+		l->fresh = xrealloc(l->fresh, (n < 16 ? 16 : 2 * n) *
+		    sizeof(*l->fresh));
 	it = &l->fresh[l->nfresh++];
 	memset(it, 0, sizeof(*it));
 	it->key = key;
 	it->json = xstrndup(raw, len);
 	it->len = len;
-	it->native = dyn_native(s, k, j, t, key);
+	return it;
+}
+
+/* Keep one listed entry, token t of j, if it passes the filters. */
+void
+list_keep(struct server *s, enum list_kind k, const struct json *j, int t)
+{
+	struct item *it;
+	const char *raw;
+	size_t len;
+	char *key = NULL;
+
+	if (json_is(j, t, JSMN_OBJECT))
+		key = json_strdup(j, json_get(j, t, kinds[k].key));
+	raw = json_raw(j, t, &len);
+	if ((it = add_item(s, k, key, raw, len)) != NULL)
+		it->native = dyn_native(s, k, j, t, it->key);
 }
 
 /*
  * Paging.
  */
+/* Forget the entries kept since a page began. */
+static void
+drop_fresh(struct listing *l, int before)
+{
+	while (l->nfresh > before) {
+		l->nfresh--;
+		item_free(&l->fresh[l->nfresh]);
+	}
+}
+
 /* Has this cursor come before?  Remembers it when not. */
 static bool
 cursor_seen(struct listing *l, const char *cursor)
@@ -291,10 +319,7 @@ next_page(struct server *s, enum list_kind k, const char *cursor,
 		/* A server that loops repeats its pages: drop this one. */
 		wb_log("%s: %s repeated a cursor; keeping the first %d pages",
 		    s->label, kinds[k].method, l->ncursors);
-		while (l->nfresh > before) {
-			l->nfresh--;
-			item_free(&l->fresh[l->nfresh]);
-		}
+		drop_fresh(l, before);
 	} else if (cursor != NULL && cursor[0] != '\0' &&
 	    l->ncursors >= LIST_PAGES_MAX)
 		wb_log("%s: %s has more than %d pages; keeping the first %d",
@@ -325,36 +350,150 @@ list_abandon(struct server *s, enum list_kind k)
 }
 
 /*
- * The answer to a page: LIST_MORE when the next was asked for, LIST_DONE
- * when the list is complete, or LIST_FAILED with the reason in why.
+ * The entry at a->i, checked: its span in *v and its key (the first
+ * member of that name, unescaped; NULL when it is not a string or the
+ * entry not an object) in *key, found by walking its members rather than
+ * tokenizing it.  False when it is not JSON.
+ */
+static bool
+entry_key(struct jwalk *a, enum list_kind k, struct span *v, char **key)
+{
+	struct jwalk e;
+	struct span mk, mv;
+	bool seen = false;
+	int r;
+
+	*key = NULL;
+	if (!json_walk(&e, a->s, a->n, a->i, a->level + 1) || !e.object)
+		return json_walk_value(a, v);
+	while ((r = json_walk_next(&e, &mk)) > 0 && json_walk_value(&e, &mv))
+		if (!seen && json_span_is(&mk, kinds[k].key)) {
+			*key = json_span_strdup(&mv);
+			seen = true;
+		}
+	if (r != 0) {
+		free(*key);
+		return false;
+	}
+	v->p = a->s + a->i;
+	v->n = e.i - a->i;
+	a->i = e.i;
+	return true;
+}
+
+/*
+ * Keep an entry of a page.  It is tokenized only when the client is shown
+ * it under a name of its own (dyn_native).  False when it has more tokens
+ * than the cap.
+ */
+static bool
+keep_entry(struct server *s, enum list_kind k, const struct span *v,
+    char *key)
+{
+	static struct json entry;
+
+	if (!dyn_renames(k)) {
+		(void)add_item(s, k, key, v->p, v->n);
+		return true;
+	}
+	free(key);
+	if (json_tokenize_span(&entry, v) != JSON_OK)
+		return false;
+	list_keep(s, k, &entry, 0);
+	json_release(&entry);
+	return true;
+}
+
+/*
+ * Take a page's entries: the kind's array in the result object at
+ * text[at], each entry checked and kept alone, so that a list of 10,000
+ * tools never needs the tokens of all of them at once.  Returns where the
+ * result ends, 0 when it is not JSON; *found says whether it had the
+ * array (the first member of that name), *cursor gets nextCursor (the
+ * first).
+ */
+static size_t
+page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
+    size_t at, bool *found, char **cursor)
+{
+	struct jwalk w, a;
+	struct span key, v;
+	bool array = false, next = false;
+	char *name;
+	int r, e;
+
+	if (!json_walk(&w, text, n, at, 2) || !w.object)
+		return 0;
+	while ((r = json_walk_next(&w, &key)) > 0) {
+		if (!array && json_span_is(&key, kinds[k].array) &&
+		    json_walk(&a, text, n, w.i, 3) && !a.object) {
+			while ((e = json_walk_next(&a, NULL)) > 0 &&
+			    entry_key(&a, k, &v, &name) &&
+			    keep_entry(s, k, &v, name))
+				;
+			if (e != 0)
+				return 0;
+			w.i = a.i;
+			*found = array = true;
+			continue;
+		}
+		if (!json_walk_value(&w, &v))
+			return 0;
+		array |= json_span_is(&key, kinds[k].array);
+		if (!next && json_span_is(&key, "nextCursor")) {
+			*cursor = json_span_strdup(&v);
+			next = true;
+		}
+	}
+	return r == 0 ? w.i : 0;
+}
+
+/*
+ * The answer to a page: the line text[0, n), its result object at
+ * text[at].  With top (the members before the result, as rpc_scan_head
+ * left them) the rest of the line is checked too; without, the line was
+ * checked whole.  LIST_MORE when the next page was asked for, LIST_DONE
+ * when the list is complete, LIST_FAILED with the reason in why, or
+ * LIST_INVALID when the line is not a well-formed answer: nothing changed.
  */
 int
-list_answer(struct server *s, enum list_kind k, const struct json *j,
-    struct buf *why)
+list_answer(struct server *s, enum list_kind k, const char *text, size_t n,
+    size_t at, struct rpc_top *top, struct buf *why)
 {
-	int result = json_get(j, 0, "result"), error = json_get(j, 0, "error");
-	int a, t, n, before = s->lists[k].nfresh, st;
-	char *cursor, *msg;
+	int before = s->lists[k].nfresh, st;
+	char *cursor = NULL;
+	bool found = false;
+	size_t end;
 
-	a = json_get(j, result, kinds[k].array);
-	if (error >= 0 || !json_is(j, a, JSMN_ARRAY)) {
-		msg = json_strdup(j, json_get(j, error, "message"));
-		if (error < 0 && result >= 0)
-			buf_printf(why, "no %s array", kinds[k].array);
-		else
-			buf_puts(why, msg != NULL ? msg : "no result");
-		free(msg);
-		list_abandon(s, k);
-		return LIST_FAILED;
+	end = page_entries(s, k, text, n, at, &found, &cursor);
+	if (end == 0 || (top != NULL && (rpc_members(text, n, end, false,
+	    false, top) != 0 || top->error || top->method != NULL))) {
+		drop_fresh(&s->lists[k], before);
+		free(cursor);
+		return LIST_INVALID;
 	}
-	for (t = a + 1, n = 0; n < j->tok[a].size; n++) {
-		list_keep(s, k, j, t);
-		t = json_next(j, t);
-	}
-	cursor = json_strdup(j, json_get(j, result, "nextCursor"));
-	st = next_page(s, k, cursor, before);
+	if (!found)
+		st = list_failed(s, k, true, NULL, why);
+	else
+		st = next_page(s, k, cursor, before);
 	free(cursor);
 	return st;
+}
+
+/*
+ * A page that failed: the previous list stays.  why gets the server's
+ * message, or says that its result had no array of the kind.
+ */
+int
+list_failed(struct server *s, enum list_kind k, bool result, const char *msg,
+    struct buf *why)
+{
+	if (result)
+		buf_printf(why, "no %s array", kinds[k].array);
+	else
+		buf_puts(why, msg != NULL ? msg : "no result");
+	list_abandon(s, k);
+	return LIST_FAILED;
 }
 
 /* Why a list that failed is not what the server offers; not fatal. */

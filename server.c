@@ -482,23 +482,76 @@ list_fatal(const struct server *s, enum list_kind k)
 	return k == LIST_TOOLS && s->state == SRV_STARTING;
 }
 
+/* After a page: the server fails, or its lists may be complete. */
 static void
-on_list_answer(struct server *s, enum list_kind k)
+on_list_status(struct server *s, enum list_kind k, int st, struct buf *why)
 {
-	struct buf why = { 0 }, fail = { 0 };
-	int st = list_answer(s, k, &j, &why);
+	struct buf fail = { 0 };
 
 	if (st == LIST_FAILED && list_fatal(s, k)) {
-		buf_printf(&fail, "tools/list failed: %s", buf_cstr(&why));
+		buf_printf(&fail, "tools/list failed: %s", buf_cstr(why));
 		srv_fail(s, buf_cstr(&fail));
 		buf_free(&fail);
 	} else if (st != LIST_MORE) {
 		if (st == LIST_FAILED)
-			list_warn(s, k, buf_cstr(&why),
+			list_warn(s, k, buf_cstr(why),
 			    s->state == SRV_STARTING);
 		srv_listed(s);
 	}
+}
+
+/* A page's answer by the general path, its tokens in j. */
+static void
+on_list_answer(struct server *s, enum list_kind k, const char *line,
+    size_t n)
+{
+	int result = json_get(&j, 0, "result"), error = json_get(&j, 0, "error");
+	struct buf why = { 0 };
+	char *msg;
+	int st = LIST_INVALID;
+
+	if (error < 0 && json_is(&j, result, JSMN_OBJECT))
+		st = list_answer(s, k, line, n, (size_t)j.tok[result].start,
+		    NULL, &why);
+	if (st == LIST_INVALID) {
+		msg = json_strdup(&j, json_get(&j, error, "message"));
+		st = list_failed(s, k, error < 0 && result >= 0, msg, &why);
+		free(msg);
+	}
+	on_list_status(s, k, st, &why);
 	buf_free(&why);
+}
+
+/*
+ * A page whose id comes before its result, as most servers write it, is
+ * read without tokenizing the whole line (list_answer).  False for any
+ * other line, and for one that is not well-formed, which the general path
+ * then handles.
+ */
+static bool
+list_page(struct server *s, const char *line, size_t n)
+{
+	struct rpc_top top;
+	struct request r;
+	struct buf why = { 0 };
+	enum list_kind k;
+	long long v;
+	int i, st;
+
+	if (rpc_scan_head(line, n, &top) != 1 || top.id == NULL ||
+	    top.method != NULL || top.error || line[top.at] != '{' ||
+	    !rpc_int_id(top.id, top.idlen, &v) || (i = req_find(s, v)) < 0 ||
+	    s->req[i].kind != REQ_LIST)
+		return false;
+	k = s->req[i].list;
+	if ((st = list_answer(s, k, line, n, top.at, &top, &why)) ==
+	    LIST_INVALID)
+		return false;
+	req_take(s, req_find(s, v), &r);
+	on_list_status(s, k, st, &why);
+	req_free(&r);
+	buf_free(&why);
+	return true;
 }
 
 /* The probe's verdict, kept for the server's life. */
@@ -604,7 +657,7 @@ on_response(struct server *s, int id, const char *line, size_t n)
 	else if (r.kind == REQ_INIT || r.kind == REQ_DISCOVER)
 		on_init_answer(s, r.kind);
 	else if (r.kind == REQ_LIST)
-		on_list_answer(s, r.list);
+		on_list_answer(s, r.list, line, n);
 	req_free(&r);
 }
 
@@ -623,7 +676,7 @@ srv_line(void *ctx, char *line, size_t n)
 		buf_free(&fixed);
 		return;
 	}
-	if (call_pass_result(s, line, n))
+	if (list_page(s, line, n) || call_pass_result(s, line, n))
 		return;
 	if (json_parse(&j, line, n) != JSON_OK) {
 		wb_log("%s: ignoring a line that is not a JSON-RPC message "

@@ -268,31 +268,37 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
 		buf_putc(out, ']');
 }
 
+/* Tools written between two piece_done calls. */
+#define TOOLS_PER_PIECE	64
+
 /*
- * The open_toolbox result object, for content and structuredContent.
- * Returns how many servers' tools it lists.
+ * The open_toolbox result object, for content and structuredContent
+ * (reply_structured_by): written a few tools at a time, straight into
+ * the reply.
  */
-static int
-box_summary(const struct toolbox *b, struct buf *out)
+static void
+put_summary(struct piece *p, const void *arg)
 {
+	const struct toolbox *b = arg;
 	const struct server *s;
-	int i, k, ready = 0, known = 0;
+	struct buf *out = piece_buf(p);
+	int i, k, ready = 0, n = 0;
 
 	buf_puts(out, "{\"toolbox\":");
 	json_put_cstr(out, b->cfg->name);
 	buf_puts(out, ",\"description\":");
 	json_put_cstr(out, b->cfg->description);
-	for (i = 0; i < b->nservers; i++) {
+	for (i = 0; i < b->nservers; i++)
 		ready += srv_serving(&b->servers[i]);
-		known += srv_known(&b->servers[i]);
-	}
 	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
 		for (k = 0; srv_known(s) && k < s->lists[LIST_TOOLS].n; k++) {
-			if (out->data[out->len - 1] != '[')
+			if (n++ > 0)
 				buf_putc(out, ',');
 			put_tool(out, s, &s->lists[LIST_TOOLS].items[k]);
+			if (n % TOOLS_PER_PIECE == 0)
+				piece_done(p);
 		}
 	}
 	buf_putc(out, ']');
@@ -300,6 +306,16 @@ box_summary(const struct toolbox *b, struct buf *out)
 	put_servers(out, b, "from_catalogue", from_catalogue, put_name, false);
 	put_servers(out, b, "servers_failed", unknown, put_failure, false);
 	buf_putc(out, '}');
+}
+
+/* How many servers' tools open_toolbox would list. */
+static int
+box_known(const struct toolbox *b)
+{
+	int i, known = 0;
+
+	for (i = 0; i < b->nservers; i++)
+		known += srv_known(&b->servers[i]);
 	return known;
 }
 
@@ -325,7 +341,7 @@ box_failure_text(const struct toolbox *b, struct buf *out)
 void
 box_settle(struct toolbox *b)
 {
-	struct buf sum = { 0 };
+	struct buf failed = { 0 };
 	int i, ready;
 
 	if (b->nwaiters == 0 || b->starting)
@@ -334,26 +350,24 @@ box_settle(struct toolbox *b)
 		if (b->servers[i].state == SRV_STARTING &&
 		    !srv_known(&b->servers[i]))
 			return;
-	ready = box_summary(b, &sum);
+	ready = box_known(b);
 	b->open = b->open || ready > 0;
-	if (ready == 0) {
-		sum.len = 0;
-		box_failure_text(b, &sum);
-	}
+	if (ready == 0)
+		box_failure_text(b, &failed);
 	for (i = 0; i < b->nwaiters; i++) {
 		reply_era(b->waiters[i].modern);
 		if (ready == 0)
 			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
-			    buf_cstr(&sum), true);
+			    buf_cstr(&failed), true);
 		else
-			reply_structured(b->waiters[i].cid,
-			    b->waiters[i].cidlen, &sum);
+			reply_structured_by(b->waiters[i].cid,
+			    b->waiters[i].cidlen, put_summary, b);
 		free(b->waiters[i].cid);
 	}
 	free(b->waiters);
 	b->waiters = NULL;
 	b->nwaiters = 0;
-	buf_free(&sum);
+	buf_free(&failed);
 	dyn_notify();
 	res_notify();
 }

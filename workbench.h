@@ -207,6 +207,23 @@ struct field {
 
 bool	 json_shape(const char *, size_t, const struct field *, struct span *,
 	    int);
+
+/* A walk over an object's members or an array's elements (json_walk). */
+struct jwalk {
+	const char	*s;
+	size_t		 n;
+	size_t		 i;		/* Where the walk is. */
+	size_t		 level;		/* Nesting of the value walked. */
+	bool		 object;
+	bool		 first;
+};
+
+bool	 json_walk(struct jwalk *, const char *, size_t, size_t, size_t);
+int	 json_walk_next(struct jwalk *, struct span *);
+bool	 json_walk_value(struct jwalk *, struct span *);
+int	 json_tokenize_span(struct json *, const struct span *);
+char	*json_span_strdup(const struct span *);
+bool	 json_span_is(const struct span *, const char *);
 void	 json_release(struct json *);
 int	 json_next(const struct json *, int);
 int	 json_get(const struct json *, int, const char *);
@@ -223,6 +240,7 @@ const char *json_raw(const struct json *, int, size_t *);
 size_t	 json_line_col(const char *, size_t, size_t *);
 
 void	 json_put_str(struct buf *, const char *, size_t);
+void	 json_put_chars(struct buf *, const char *, size_t);
 void	 json_put_cstr(struct buf *, const char *);
 void	 json_put_key(struct buf *, const char *);
 size_t	 json_add_members(struct buf *, const char *, size_t);
@@ -241,6 +259,7 @@ struct rpc_top {
 };
 
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
+int	 rpc_scan_head(const char *, size_t, struct rpc_top *);
 bool	 rpc_int_id(const char *, size_t, long long *);
 int	 rpc_members(const char *, size_t, size_t, bool, bool,
 	    struct rpc_top *);
@@ -526,6 +545,18 @@ void	 reply_error_data(const char *, size_t, int, const char *,
 void	 reply_cache_hints(struct buf *, int);
 void	 reply_text(const char *, size_t, const char *, bool);
 void	 reply_structured(const char *, size_t, const struct buf *);
+
+/* A structured result written in pieces (reply_structured_by). */
+struct piece {
+	struct buf	*out;		/* The reply. */
+	struct buf	 raw;		/* Written, to be escaped into it. */
+	bool		 escape;	/* The text's turn, not the object's. */
+};
+
+void	 reply_structured_by(const char *, size_t,
+	    void (*)(struct piece *, const void *), const void *);
+struct buf *piece_buf(struct piece *);
+void	 piece_done(struct piece *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
@@ -626,14 +657,17 @@ struct listing {
 enum list_status {
 	LIST_MORE,		/* The next page was asked for. */
 	LIST_DONE,		/* Complete: the new list is in place. */
-	LIST_FAILED		/* The previous list stays; why says why. */
+	LIST_FAILED,		/* The previous list stays; why says why. */
+	LIST_INVALID		/* Not a well-formed answer: nothing changed. */
 };
 
 struct server;
 
 const char *list_method(enum list_kind);
 void	 list_fetch(struct server *, enum list_kind);
-int	 list_answer(struct server *, enum list_kind, const struct json *,
+int	 list_answer(struct server *, enum list_kind, const char *, size_t,
+	    size_t, struct rpc_top *, struct buf *);
+int	 list_failed(struct server *, enum list_kind, bool, const char *,
 	    struct buf *);
 bool	 list_paging(const struct server *);
 void	 list_stop(struct server *);
@@ -669,6 +703,7 @@ bool	 res_watch(const char *, bool);
  * client in both modes (prompts, resources), built the same way.
  */
 void	 dyn_init(void);
+bool	 dyn_renames(enum list_kind);
 char	*dyn_native(const struct server *, enum list_kind,
 	    const struct json *, int, const char *);
 void	 dyn_put_tools(struct buf *);

@@ -262,7 +262,11 @@ test_unescape(void)
 static void
 test_emit(void)
 {
+	static char in[5000], want[5000];
 	struct buf b = { 0 };
+	struct json j = { 0 };
+	size_t i, k;
+	char *s;
 
 	json_put_str(&b, "a\"b\\c\n\t\001\xc3\xa9", 10);
 	CHECK(strcmp(buf_cstr(&b), "\"a\\\"b\\\\c\\n\\t\\u0001\xc3\xa9\"") ==
@@ -271,6 +275,27 @@ test_emit(void)
 	json_put_str(&b, "x\xff\xc3y\xed\xa0\x80", 7);
 	CHECK(strcmp(buf_cstr(&b), "\"x\xef\xbf\xbd\xef\xbf\xbdy\xef\xbf\xbd"
 	    "\xef\xbf\xbd\xef\xbf\xbd\"") == 0);
+	b.len = 0;
+	/* Blocks of sixteen: several escapes in one, and bytes that need
+	 * care at and across their edges, over more than one step. */
+	for (i = 0; i < 5000; i++) {
+		in[i] = "ab\"c\\defghijklmn\x01\xc3\xa9opq\xffrs\"\""[i % 25];
+		want[i] = in[i];
+	}
+	json_put_str(&b, in, 5000);
+	CHECK(json_parse_any(&j, b.data, b.len) == JSON_OK);
+	s = json_strdup(&j, 0);
+	CHECK(s != NULL && strlen(s) > 5000);
+	for (i = 0, k = 0; s != NULL && i < 5000; i++) {
+		if ((unsigned char)want[i] == 0xff) {
+			CHECK(memcmp(s + k, "\xef\xbf\xbd", 3) == 0);
+			k += 3;
+		} else if (s[k++] != want[i])
+			break;
+	}
+	CHECK(i == 5000 && s[k] == '\0');
+	free(s);
+	free(j.tok);
 	b.len = 0;
 	json_add_members(&b, "{}", 2);
 	CHECK(strcmp(buf_cstr(&b), "{") == 0);
