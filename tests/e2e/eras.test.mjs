@@ -440,6 +440,25 @@ describe('progress, cancellation and logging across the eras', () => {
 		});
 	});
 
+	test('progress of a call that waits for input stops there and resumes under the retry\'s token', T, async () => {
+		const meta = (token) => ({ ...E.META, progressToken: token, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } });
+		await L.withRaw(fixture, {}, async (raw) => {
+			raw.send(use(1, 'ask', { method: 'roots/list', progress: true }, meta('first')));
+			let lines = await until(raw, 1);
+			assert.deepEqual(lines.map((m) => m.method ?? m.result.resultType), ['notifications/progress', 'input_required']);
+			assert.equal(lines[0].params.progressToken, 'first');
+			const { requestState, inputRequests } = lines[1].result;
+			const retry = use(2, 'ask', { method: 'roots/list', progress: true }, meta('again'));
+			retry.params.requestState = requestState;
+			retry.params.inputResponses = { [Object.keys(inputRequests)[0]]: { roots: [{ uri: 'file:///x' }] } };
+			raw.send(retry);
+			lines = await until(raw, 2);
+			assert.deepEqual(lines.map((m) => m.method ?? m.id), ['notifications/progress', 2]);
+			assert.deepEqual(lines[0].params, { progressToken: 'again', progress: 2 });
+			assert.match(lines[1].result.content[0].text, /file:\/\/\/x/);
+		});
+	});
+
 	test('2025 client, modern-only server: progress comes back under the client\'s token; cancellation reaches the server', T, async () => {
 		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
 		await L.withWorkbench(config, {}, async (wb) => {

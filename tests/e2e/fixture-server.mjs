@@ -19,10 +19,11 @@
 //                        (final_delay_ms after the last progress) JSON
 //                        {"token": <token received>, "steps": N}
 //   meta {}              answers JSON of the params._meta it received
-//   ask {method, params?, id_raw?}
+//   ask {method, params?, id_raw?, progress?}
 //                        sends a request to the client (id: id_raw as raw
 //                        JSON text, default "fx-N") and answers with the raw
-//                        line of the response it got
+//                        line of the response it got; with progress, sends
+//                        progress 1 before asking and 2 once answered
 //   ask_cancel {method, params?, after_ms?}
 //                        sends a request, after after_ms (default 100) sends
 //                        notifications/cancelled for it, answers JSON {"id"}
@@ -138,7 +139,14 @@ function callTool(id, params) {
 	case 'ask': {
 		const rid = a.id_raw ?? JSON.stringify(`fx-${++seq}`);
 		const key = JSON.stringify(JSON.parse(rid));
-		asked.set(key, (line) => text(id, line));
+		const token = a.progress ? meta?.progressToken : undefined;
+		const progress = (n) => token !== undefined &&
+		    out({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: n } });
+		progress(1);
+		asked.set(key, (line) => {
+			progress(2);
+			text(id, line);
+		});
 		const p = a.params === undefined ? '' : `,"params":${JSON.stringify(a.params)}`;
 		out(`{"jsonrpc":"2.0","id":${rid},"method":${JSON.stringify(a.method)}${p}}`);
 		return;
