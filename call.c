@@ -607,31 +607,62 @@ call_reads_whole(const struct server *s, const struct request *r)
 	return call_stamps(s, r) || call_keeps(s, r);
 }
 
+/* The span of a result's _meta object, when it has one. */
+static struct span
+result_meta(const char *line, size_t n)
+{
+	static const struct field meta[] = { FIELD("_meta", 1, NULL, false),
+	    FIELD_END };
+	static const struct field top[] = { FIELD("result", 0, meta, false),
+	    FIELD_END };
+	struct span v[2], none = { NULL, 0 };
+
+	if (!json_shape(line, n, top, v, 2) || v[1].p == NULL ||
+	    v[1].p[0] != '{')
+		return none;
+	return v[1];
+}
+
 /*
  * An answer goes back under the client's id.  A legacy server's result
- * (its '{' at offset at, or 0 for an error) to a modern client gets the
- * resultType that era requires, first in the object.
+ * (its '{' at offset at, or 0 for an error) to a modern client gets what
+ * that era's results carry: resultType first in the object, and the
+ * workbench's serverInfo in its _meta.
  */
 static void
 call_reply(const struct server *s, const struct request *r,
     const char *line, size_t n, const char *id, size_t idlen, size_t at)
 {
-	struct cut cut[2] = { { { id, idlen }, text_get(&r->cid),
+	struct buf stamp = { 0 }, info = { 0 };
+	struct span meta;
+	struct cut cut[3] = { { { id, idlen }, text_get(&r->cid),
 	    r->cid.len } };
-	size_t k;
+	int nc = 1;
 
 	if (at == 0 || !call_stamps(s, r)) {
 		rpc_splice_line(client_out(), line, n, id, idlen,
 		    text_get(&r->cid), r->cid.len);
 		return;
 	}
-	for (k = at + 1; k < n && json_space(line[k]); k++)
-		;
-	cut[1].at.p = line + at + 1;
-	cut[1].with = "\"resultType\":\"complete\",";
-	cut[1].wlen = strlen(cut[1].with) - (k < n && line[k] == '}');
-	rpc_splice_cuts(client_out(), line, n, cut, 2);
+	buf_puts(&stamp, "\"resultType\":\"complete\"");
+	if ((meta = result_meta(line, n)).p == NULL) {
+		buf_putc(&stamp, ',');
+		era_put_server_info(&stamp);
+	} else {
+		era_put_server_info_member(&info);
+		if (!object_empty(meta.p))
+			buf_putc(&info, ',');
+		cut[nc++] = (struct cut){ { meta.p + 1, 0 }, info.data,
+		    info.len };
+	}
+	if (!object_empty(line + at))
+		buf_putc(&stamp, ',');
+	cut[nc++] = (struct cut){ { line + at + 1, 0 }, stamp.data,
+	    stamp.len };
+	rpc_splice_cuts(client_out(), line, n, cut, nc);
 	buf_putc(client_out(), '\n');
+	buf_free(&stamp);
+	buf_free(&info);
 }
 
 /*

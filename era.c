@@ -149,13 +149,21 @@ era_check(const struct json *j, int params, struct era *e,
 	return ERA_MODERN;
 }
 
+/* "io.modelcontextprotocol/serverInfo":{...}, a member of a _meta. */
+void
+era_put_server_info_member(struct buf *b)
+{
+	buf_printf(b, "\"" ERA_KEY "serverInfo\":{\"name\":\"" WB_NAME "\","
+	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"}", wb_version);
+}
+
 /* "_meta":{"io.modelcontextprotocol/serverInfo":{...}}, for a result. */
 void
 era_put_server_info(struct buf *b)
 {
-	buf_printf(b, "\"_meta\":{\"" ERA_KEY "serverInfo\":{\"name\":\""
-	    WB_NAME "\",\"title\":\"MCP Workbench\",\"version\":\"%s\"}}",
-	    wb_version);
+	buf_puts(b, "\"_meta\":{");
+	era_put_server_info_member(b);
+	buf_putc(b, '}');
 }
 
 /*

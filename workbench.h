@@ -522,6 +522,7 @@ unsigned era_caps(const struct json *, int, struct buf *);
 int	 era_check(const struct json *, int, struct era *,
 	    struct era_error *);
 void	 era_put_server_info(struct buf *);
+void	 era_put_server_info_member(struct buf *);
 void	 era_put_request_meta(struct buf *, const struct buf *);
 
 /*

@@ -136,6 +136,7 @@ describe('the workbench as a modern server', () => {
 			    arguments: { tool: { toolbox: 'box', server: 'm', name: 'echo' }, arguments: { message: 'x' } } }), 10000);
 			assert.equal(json.result.resultType, 'complete');
 			assert.equal(json.result.content[0].text, 'x');
+			assert.equal(json.result._meta['io.modelcontextprotocol/serverInfo'].name, 'mcp-workbench');
 			// Modern and 2025 requests side by side in one process.
 			await raw.initialize();
 			const legacy = (await raw.request({ jsonrpc: '2.0', id: 4, method: 'tools/list' })).json.result;
@@ -523,6 +524,11 @@ describe('subscriptions/listen', () => {
 			assert.equal((await raw.request(open(1, 'r'))).json.id, 1);
 			const list = (await raw.request(E.modern('l', 'resources/list'))).json.result;
 			assert.deepEqual([list.resources.length > 0, list.ttlMs, list.cacheScope, list.resultType], [true, 0, 'private', 'complete']);
+			// A legacy server's result keeps its own _meta, serverInfo added.
+			const blob = (await raw.request(E.modern('b', 'resources/read', { uri: 'mock://blob' }))).json.result;
+			assert.equal(blob.resultType, 'complete');
+			assert.equal(blob._meta.x, 'é/\n');
+			assert.equal(blob._meta['io.modelcontextprotocol/serverInfo'].name, 'mcp-workbench');
 			raw.send(E.modern('w', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['mock://r/0', 'nope://x'] } }));
 			const ack = await raw.readJson();
 			assert.deepEqual(ack.params.notifications, { resourceSubscriptions: ['mock://r/0'] });
