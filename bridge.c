@@ -22,7 +22,7 @@
 #include "workbench.h"
 
 #define PARKED_MAX	64	/* Calls waiting for a modern client's retry. */
-#define ASKED_MAX	16	/* Questions from the server, per parked call. */
+#define ASKED_MAX	16	/* Questions from the server at once, per call. */
 #define ROUNDS_MAX	16	/* A modern server's rounds of asking, per call. */
 #define STATE_PREFIX	"wb1."
 #define STATE_RANDOM	16	/* Bytes of randomness, written in hex. */
@@ -518,6 +518,11 @@ ask_refused(const struct json *js, int reqs, int state, int rounds,
 	if (rounds >= ROUNDS_MAX) {
 		buf_printf(why, "the server asked for input more than %d "
 		    "times", ROUNDS_MAX);
+		return buf_cstr(why);
+	}
+	if (reqs >= 0 && js->tok[reqs].size > ASKED_MAX) {
+		buf_printf(why, "the server asked for more than %d inputs at "
+		    "once", ASKED_MAX);
 		return buf_cstr(why);
 	}
 	for (k = reqs >= 0 ? reqs + 1 : js->ntok; k < js->ntok &&
