@@ -339,10 +339,12 @@ park_deliver(struct park *p, const char *id, size_t idlen)
 
 	text_set(&t.cid, id, idlen);
 	text_set(&t.tool, text_get(&p->name), p->name.len);
-	if (p->failed != NULL)
-		call_error(p->srv, &t, p->failed);
-	else if (json_parse(&j, p->answer.data, p->answer.len) == JSON_OK)
+	if (p->failed == NULL && json_parse(&j, p->answer.data,
+	    p->answer.len) == JSON_OK)
 		call_answered(p->srv, &t, &j, p->answer.data, p->answer.len);
+	else
+		call_error(p->srv, &t, p->failed != NULL ? p->failed :
+		    "the call ended without an answer");
 	json_release(&j);
 	req_free(&t);
 }
