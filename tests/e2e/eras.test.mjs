@@ -460,6 +460,24 @@ describe('progress, cancellation and logging across the eras', () => {
 		});
 	});
 
+	test('modern client, modern server: progress under the client\'s token, cancellation reaches the server, logLevel passed on', T, async () => {
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		const v2 = (id, name, args, meta = E.META) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name }, arguments: args } }, meta);
+		await L.withRaw(config, {}, async (raw) => {
+			raw.send(v2(1, 'slow', { ms: 50 }, { ...E.META, progressToken: 'pt' }));
+			let lines = await until(raw, 1);
+			assert.deepEqual(lines.filter((m) => m.method === 'notifications/progress').map((m) => [m.params.progressToken, m.params.progress]), [['pt', 1], ['pt', 2]]);
+			assert.equal(lines.at(-1).result.content[0].text, 'done');
+			const got = (await raw.request(v2(2, 'meta', {}, { ...E.META, [LOG]: 'warning' }))).json.result;
+			assert.match(got.content[0].text, /"logLevel":"warning"|"io\.modelcontextprotocol\/logLevel":"warning"/);
+			raw.send(v2(3, 'slow', { ms: 20000 }));
+			await L.sleep(300);
+			raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
+			await L.waitFor(() => /v2-server: cancelled/.test(raw.stderr), 5000, 'the server cancelled');
+			await raw.expectSilence(200);
+		});
+	});
+
 	test('2025 client, modern-only server: progress comes back under the client\'s token; cancellation reaches the server', T, async () => {
 		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
 		await L.withWorkbench(config, {}, async (wb) => {

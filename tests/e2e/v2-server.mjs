@@ -1,6 +1,7 @@
 // An SDK v2 server for the era tests: `v2-server.mjs reject` serves only
 // 2026-07-28 (serveStdio legacy: 'reject'), `v2-server.mjs serve` both eras.
-// Tools: echo, structured, fail, rpc_error, meta (the _meta it got), slow
+// Tools: echo, structured, fail, rpc_error, meta (the _meta and era envelope
+// it got), slow
 // (progress, then a wait that cancellation ends, said on stderr), and
 // ask_elicit / ask_sample / ask_roots, which need input (MRTR); a prompt,
 // greet.
@@ -26,8 +27,8 @@ serveStdio(() => {
 	    async () => {
 		    throw new ProtocolError(-32000, 'rpc error from v2');
 	    });
-	s.registerTool('meta', { description: 'Its _meta.', inputSchema: obj() },
-	    async (a, ctx) => text(JSON.stringify(ctx.mcpReq?._meta ?? null)));
+	s.registerTool('meta', { description: 'Its _meta and the era envelope the SDK read from it.', inputSchema: obj() },
+	    async (a, ctx) => text(JSON.stringify({ meta: ctx.mcpReq?._meta ?? null, envelope: ctx.mcpReq?.envelope ?? null })));
 	s.registerTool('slow', { description: 'Reports progress twice, then waits ms or until cancelled.', inputSchema: obj({ ms: { type: 'number' } }) },
 	    async (a, ctx) => {
 		    const token = ctx.mcpReq._meta?.progressToken;
