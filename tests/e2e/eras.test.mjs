@@ -460,6 +460,19 @@ describe('progress, cancellation and logging across the eras', () => {
 		});
 	});
 
+	test('a 2025 server\'s request that belongs to no call (roots/list at start) is refused as by a client without roots', T, async () => {
+		const cfg = { toolboxes: { box: { description: 'x', mcpServers: { f: L.fixtureServer('--roots-on-init') } } } };
+		const meta = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+		await L.withRaw(cfg, {}, async (raw) => {
+			raw.send(use(1, 'meta', {}, meta));
+			const lines = await until(raw, 1);
+			assert.equal(lines.length, 1, `nothing but the answer: ${JSON.stringify(lines)}`);
+			assert.equal(lines[0].result.isError, undefined, JSON.stringify(lines[0]));
+			const got = (await raw.request(use(2, 'init_roots', {}, meta))).json.result.content[0].text;
+			assert.equal(JSON.parse(got).error.code, -32601, got);
+		});
+	});
+
 	test('modern client, modern server: progress under the client\'s token, cancellation reaches the server, logLevel passed on', T, async () => {
 		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
 		const v2 = (id, name, args, meta = E.META) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'v', name }, arguments: args } }, meta);

@@ -36,12 +36,18 @@
 //   received {}          answers JSON of every request and notification the
 //                        server received so far: [{method, id?, params?}]
 //   crash {code?}        exits with code (default 5), no answer
+//   init_roots {}        with --roots-on-init (a roots/list request sent
+//                        right after initialize), the raw answer it got
 
 let logging = true;
+let rootsOnInit = false;
+let initRoots = null;	// the raw answer to the roots/list asked at start
 let name = 'fixture-server';
 for (let i = 2; i < process.argv.length; i++) {
 	if (process.argv[i] === '--no-logging')
 		logging = false;
+	else if (process.argv[i] === '--roots-on-init')
+		rootsOnInit = true;
 	else if (process.argv[i] === '--name')
 		name = process.argv[++i];
 }
@@ -80,6 +86,7 @@ const TOOLS = [
 	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
 	{ name: 'relist_fails', description: 'Announces a list change, then fails tools/list once.', inputSchema: obj },
 	{ name: 'received', description: 'Lists what the server received.', inputSchema: obj },
+	{ name: 'init_roots', description: 'The answer to the roots/list asked at start.', inputSchema: obj },
 	{ name: 'crash', description: 'Exits without answering.', inputSchema: obj },
 ];
 
@@ -186,6 +193,9 @@ function callTool(id, params) {
 	case 'received':
 		text(id, JSON.stringify(received));
 		return;
+	case 'init_roots':
+		text(id, initRoots ?? 'none');
+		return;
 	case 'crash':
 		process.stderr.write('fixture-server: crashing\n');
 		process.exit(a.code ?? 5);
@@ -240,6 +250,12 @@ function handle(line) {
 			capabilities: caps,
 			serverInfo: { name, version: '1.0.0' },
 		});
+		if (rootsOnInit) {
+			asked.set(JSON.stringify('init-roots'), (line) => {
+				initRoots = line;
+			});
+			out({ jsonrpc: '2.0', id: 'init-roots', method: 'roots/list' });
+		}
 		return;
 	}
 	case 'ping':
