@@ -328,9 +328,30 @@ json_strdup(const struct json *j, int i)
 const char *
 json_str(const struct json *j, int i, struct buf *b)
 {
+	struct span v;
+
+	if (!json_is(j, i, JSMN_STRING)) {
+		b->len = 0;
+		return NULL;
+	}
+	v.p = json_raw(j, i, &v.n);
+	return json_span_str(&v, b);
+}
+
+/*
+ * A string as written (quotes included, checked already) unescaped into
+ * b (emptied first); NULL when v is not a string or holds \u0000.
+ */
+const char *
+json_span_str(const struct span *v, struct buf *b)
+{
 	b->len = 0;
-	if (!json_is(j, i, JSMN_STRING) || !unescape(j->js + j->tok[i].start,
-	    j->tok[i].end - j->tok[i].start, b))
+	if (v->n < 2 || v->p[0] != '"')
+		return NULL;
+	/* Most have no escape: copied at once. */
+	if (memchr(v->p + 1, '\\', v->n - 2) == NULL)
+		buf_put(b, v->p + 1, v->n - 2);
+	else if (!unescape(v->p + 1, v->n - 2, b))
 		return NULL;
 	return buf_cstr(b);
 }
@@ -343,18 +364,12 @@ char *
 json_span_strdup(const struct span *v)
 {
 	struct buf b = { 0 };
+	char *dup = NULL;
 
-	if (v->n < 2 || v->p[0] != '"')
-		return NULL;
-	/* Most have no escape: then exactly their size, kept by the many. */
-	if (memchr(v->p + 1, '\\', v->n - 2) == NULL)
-		return xstrndup(v->p + 1, v->n - 2);
-	if (!unescape(v->p + 1, v->n - 2, &b)) {
-		buf_free(&b);
-		return NULL;
-	}
-	buf_cstr(&b);
-	return xrealloc(b.data, b.len + 1);
+	if (json_span_str(v, &b) != NULL)
+		dup = xstrndup(b.data, b.len);
+	buf_free(&b);
+	return dup;
 }
 
 /* Is the string v as written (quotes included) s once unescaped? */
