@@ -756,8 +756,10 @@ match_mask(const bytes16 *hit)
  * JSON text is dense with quotes, so a block of sixteen bytes is looked
  * at once and each quote or backslash in it escaped in turn, the plain
  * bytes between copied sixteen at a time (past the end of what they
- * need: the output moves on only by what counts).  Any other byte that
- * needs care goes through escape_one, and the blocks start again after it.
+ * need: the output moves on only by what counts).  A block with nothing
+ * else, the usual one, only puts a backslash before each (the byte itself
+ * goes with the next run).  Any other byte that needs care goes through
+ * escape_one, and the blocks start again after it.
  */
 static char *
 escape_to(char *d, const char *s, size_t n)
@@ -775,6 +777,23 @@ escape_to(char *d, const char *s, size_t n)
 	while (i + sizeof(w) <= n) {
 		memcpy(&w, s + i, sizeof(w));
 		memcpy(blk, &w, sizeof(w));
+		hit = (bytes16)((w < space) | (w > top));
+		if (match_mask(&hit) == 0) {
+			/* Only quotes and backslashes: each gets its backslash. */
+			hit = (bytes16)((w == quote) | (w == slash));
+			for (m = match_mask(&hit), run = 0; m != 0;
+			    m &= m - 1) {
+				k = (size_t)__builtin_ctz(m);
+				memcpy(d, blk + run, 16);
+				d += k - run;
+				*d++ = '\\';
+				run = k;
+			}
+			memcpy(d, blk + run, 16);
+			d += sizeof(w) - run;
+			i += sizeof(w);
+			continue;
+		}
 		hit = (bytes16)((w == quote) | (w == slash) | (w < space) |
 		    (w > top));
 		for (m = match_mask(&hit), run = 0; m != 0; m &= m - 1) {
