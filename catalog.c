@@ -27,6 +27,7 @@
 
 #define CATALOG_VERSION	1
 #define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */
+#define ENTRY_PIECE	(64u * 1024)		/* Written at a time. */
 
 static enum { DIR_UNKNOWN, DIR_OK, DIR_NONE } dir_state;
 static char *dir;
@@ -110,8 +111,10 @@ lists_hash(const struct server *s)
 
 	for (k = 0; k < LIST_KINDS; k++) {
 		l = &s->lists[k];
-		for (i = 0; i < l->n; i++)
-			h = hash_bytes(h, l->items[i].json, l->items[i].len + 1);
+		for (i = 0; i < l->n; i++) {
+			h = hash_bytes(h, l->items[i].json, l->items[i].len);
+			h = hash_bytes(h, "", 1);	/* Where it ends. */
+		}
 		h = hash_bytes(h, members[k], strlen(members[k]));
 	}
 	return h;
@@ -189,61 +192,97 @@ catalog_load(struct server *s)
 	buf_free(&path);
 }
 
-static void
-entry_text(const struct server *s, struct buf *b)
+/* Write b whole to fd, and empty it.  0, or -1 with errno. */
+static int
+put_out(int fd, struct buf *b)
 {
-	const struct listing *l;
-	int i, k;
+	size_t off = 0;
+	ssize_t n;
 
-	buf_printf(b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
-	    CATALOG_VERSION);
-	json_put_cstr(b, s->cfg->fingerprint);
-	buf_puts(b, ",\"server\":");
-	json_put_cstr(b, s->label);
-	for (k = 0; k < LIST_KINDS; k++) {
-		l = &s->lists[k];
-		buf_printf(b, ",\"%s\":[", members[k]);
-		for (i = 0; i < l->n; i++) {
-			if (i > 0)
-				buf_putc(b, ',');
-			buf_put(b, l->items[i].json, l->items[i].len);
-		}
-		buf_putc(b, ']');
+	while (off < b->len) {
+		if ((n = write(fd, b->data + off, b->len - off)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		off += (size_t)n;
 	}
-	buf_puts(b, "}\n");
+	b->len = 0;
+	return 0;
 }
 
-/* Write text whole to path, through a temporary file and a rename. */
+/* A list's entries to fd, through b, a piece of ENTRY_PIECE at a time. */
 static int
-write_atomically(const char *path, const struct buf *text)
+put_list(int fd, struct buf *b, const struct listing *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (i > 0)
+			buf_putc(b, ',');
+		buf_put(b, l->items[i].json, l->items[i].len);
+		if (b->len >= ENTRY_PIECE && put_out(fd, b) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A server's entry, written to fd as it is made: the lists it holds are
+ * as large as the server's, and are not copied whole beside them.
+ */
+static int
+entry_write(int fd, const struct server *s)
+{
+	struct buf b = { 0 };
+	int k, r = 0;
+
+	buf_printf(&b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
+	    CATALOG_VERSION);
+	json_put_cstr(&b, s->cfg->fingerprint);
+	buf_puts(&b, ",\"server\":");
+	json_put_cstr(&b, s->label);
+	for (k = 0; k < LIST_KINDS && r == 0; k++) {
+		buf_printf(&b, ",\"%s\":[", members[k]);
+		r = put_list(fd, &b, &s->lists[k]);
+		buf_putc(&b, ']');
+	}
+	buf_puts(&b, "}\n");
+	if (r == 0)
+		r = put_out(fd, &b);
+	buf_free(&b);
+	return r;
+}
+
+/* Write the entry to path, through a temporary file and a rename. */
+static int
+write_atomically(const char *path, const struct server *s)
 {
 	struct buf tmp = { 0 };
-	size_t off = 0;
-	ssize_t n = 0;
-	int fd;
+	int fd, r = -1, e;
 
 	buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid());
 	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0600);
-	while (fd >= 0 && off < text->len && ((n = write(fd, text->data + off,
-	    text->len - off)) > 0 || (n < 0 && errno == EINTR)))
-		off += n > 0 ? (size_t)n : 0;
-	if (fd < 0 || off < text->len || close(fd) < 0 ||
-	    rename(tmp.data, path) < 0) {
-		if (fd >= 0)
+	if (fd >= 0) {
+		r = entry_write(fd, s);
+		if (close(fd) < 0 || (r == 0 && rename(tmp.data, path) < 0))
+			r = -1;
+		if (r < 0) {
+			e = errno;	/* For the warning, not unlink's. */
 			unlink(tmp.data);
-		buf_free(&tmp);
-		return -1;
+			errno = e;
+		}
 	}
 	buf_free(&tmp);
-	return 0;
+	return r;
 }
 
 /* A server listed its tools: its entry follows, if they changed. */
 void
 catalog_store(struct server *s)
 {
-	struct buf path = { 0 }, text = { 0 };
+	struct buf path = { 0 };
 	unsigned long h;
 
 	s->catalog_read = true;		/* Its own list is newer. */
@@ -251,13 +290,11 @@ catalog_store(struct server *s)
 	    (h = lists_hash(s)) == s->catalog_hash)
 		return;
 	entry_path(s, &path);
-	entry_text(s, &text);
-	if (write_atomically(buf_cstr(&path), &text) < 0) {
+	if (write_atomically(buf_cstr(&path), s) < 0) {
 		wb_log("catalogue: cannot write %s: %s; tool lists are kept "
 		    "in memory only", path.data, strerror(errno));
 		dir_state = DIR_NONE;
 	} else
 		s->catalog_hash = h;
 	buf_free(&path);
-	buf_free(&text);
 }

@@ -328,9 +328,30 @@ json_strdup(const struct json *j, int i)
 const char *
 json_str(const struct json *j, int i, struct buf *b)
 {
+	struct span v;
+
+	if (!json_is(j, i, JSMN_STRING)) {
+		b->len = 0;
+		return NULL;
+	}
+	v.p = json_raw(j, i, &v.n);
+	return json_span_str(&v, b);
+}
+
+/*
+ * A string as written (quotes included, checked already) unescaped into
+ * b (emptied first); NULL when v is not a string or holds \u0000.
+ */
+const char *
+json_span_str(const struct span *v, struct buf *b)
+{
 	b->len = 0;
-	if (!json_is(j, i, JSMN_STRING) || !unescape(j->js + j->tok[i].start,
-	    j->tok[i].end - j->tok[i].start, b))
+	if (v->n < 2 || v->p[0] != '"')
+		return NULL;
+	/* Most have no escape: copied at once. */
+	if (memchr(v->p + 1, '\\', v->n - 2) == NULL)
+		buf_put(b, v->p + 1, v->n - 2);
+	else if (!unescape(v->p + 1, v->n - 2, b))
 		return NULL;
 	return buf_cstr(b);
 }
@@ -343,18 +364,12 @@ char *
 json_span_strdup(const struct span *v)
 {
 	struct buf b = { 0 };
+	char *dup = NULL;
 
-	if (v->n < 2 || v->p[0] != '"')
-		return NULL;
-	/* Most have no escape: then exactly their size, kept by the many. */
-	if (memchr(v->p + 1, '\\', v->n - 2) == NULL)
-		return xstrndup(v->p + 1, v->n - 2);
-	if (!unescape(v->p + 1, v->n - 2, &b)) {
-		buf_free(&b);
-		return NULL;
-	}
-	buf_cstr(&b);
-	return xrealloc(b.data, b.len + 1);
+	if (json_span_str(v, &b) != NULL)
+		dup = xstrndup(b.data, b.len);
+	buf_free(&b);
+	return dup;
 }
 
 /* Is the string v as written (quotes included) s once unescaped? */
@@ -741,8 +756,10 @@ match_mask(const bytes16 *hit)
  * JSON text is dense with quotes, so a block of sixteen bytes is looked
  * at once and each quote or backslash in it escaped in turn, the plain
  * bytes between copied sixteen at a time (past the end of what they
- * need: the output moves on only by what counts).  Any other byte that
- * needs care goes through escape_one, and the blocks start again after it.
+ * need: the output moves on only by what counts).  A block with nothing
+ * else, the usual one, only puts a backslash before each (the byte itself
+ * goes with the next run).  Any other byte that needs care goes through
+ * escape_one, and the blocks start again after it.
  */
 static char *
 escape_to(char *d, const char *s, size_t n)
@@ -760,6 +777,23 @@ escape_to(char *d, const char *s, size_t n)
 	while (i + sizeof(w) <= n) {
 		memcpy(&w, s + i, sizeof(w));
 		memcpy(blk, &w, sizeof(w));
+		hit = (bytes16)((w < space) | (w > top));
+		if (match_mask(&hit) == 0) {
+			/* Only quotes and backslashes: each gets its backslash. */
+			hit = (bytes16)((w == quote) | (w == slash));
+			for (m = match_mask(&hit), run = 0; m != 0;
+			    m &= m - 1) {
+				k = (size_t)__builtin_ctz(m);
+				memcpy(d, blk + run, 16);
+				d += k - run;
+				*d++ = '\\';
+				run = k;
+			}
+			memcpy(d, blk + run, 16);
+			d += sizeof(w) - run;
+			i += sizeof(w);
+			continue;
+		}
 		hit = (bytes16)((w == quote) | (w == slash) | (w < space) |
 		    (w > top));
 		for (m = match_mask(&hit), run = 0; m != 0; m &= m - 1) {

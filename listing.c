@@ -13,6 +13,7 @@
 #include "workbench.h"
 
 #define LIST_PAGES_MAX	1000
+#define PAGE_WHOLE	(64 * 1024)	/* A page this long may be kept whole. */
 
 static const struct kind {
 	const char	*method;
@@ -85,11 +86,10 @@ list_paging(const struct server *s)
 /*
  * Entries.
  */
+/* What an entry holds beside its list's arena. */
 static void
 item_free(struct item *it)
 {
-	free(it->key);
-	free(it->json);
 	free(it->native);
 	free(it->words);
 }
@@ -113,6 +113,7 @@ paging_free(struct listing *l)
 	items_free(l->fresh, l->nfresh);
 	l->fresh = NULL;
 	l->nfresh = 0;
+	arena_free(&l->fmem);
 	for (i = 0; i < l->ncursors; i++)
 		free(l->cursors[i]);
 	free(l->cursors);
@@ -203,10 +204,13 @@ list_install(struct server *s, enum list_kind k)
 	struct listing *l = &s->lists[k];
 
 	items_free(l->items, l->n);
+	arena_free(&l->mem);
 	l->items = l->fresh;
 	l->n = l->nfresh;
+	l->mem = l->fmem;
 	l->fresh = NULL;
 	l->nfresh = 0;
+	memset(&l->fmem, 0, sizeof(l->fmem));
 	list_index(s, k);
 	paging_free(l);
 }
@@ -232,13 +236,15 @@ filters_of(const struct server *s, enum list_kind k)
 }
 
 /*
- * Add an entry, of key key (taken; NULL when it has none), to the list
- * being paged in, if it passes the filters.  The array grows by doubling:
- * its size follows from the count.
+ * Add an entry, of key key (NULL when it has none; copied), to the list
+ * being paged in, if it passes the filters.  Its text raw[0, len) stays
+ * where it is: in the page, kept with the list (keep_page), or copied by
+ * the caller.  The array grows by doubling: its size follows from the
+ * count.
  */
 static struct item *
-add_item(struct server *s, enum list_kind k, char *key, const char *raw,
-    size_t len)
+add_item(struct server *s, enum list_kind k, const char *key,
+    const char *raw, size_t len)
 {
 	struct listing *l = &s->lists[k];
 	size_t n = (size_t)l->nfresh;
@@ -249,18 +255,35 @@ add_item(struct server *s, enum list_kind k, char *key, const char *raw,
 		    kinds[k].method, kinds[k].key);
 		return NULL;
 	}
-	if (!tool_filter_match(filters_of(s, k), key)) {
-		free(key);
+	if (!tool_filter_match(filters_of(s, k), key))
 		return NULL;
-	}
 	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
 		l->fresh = xrealloc(l->fresh, (n < 16 ? 16 : 2 * n) *
 		    sizeof(*l->fresh));
 	it = &l->fresh[l->nfresh++];
 	memset(it, 0, sizeof(*it));
-	it->key = key;
-	it->json = xstrndup(raw, len);
+	it->key = arena_strndup(&l->fmem, key, strlen(key));
+	it->json = raw;
 	it->len = len;
+	return it;
+}
+
+/* Names are unescaped here before they are kept, if they are. */
+static struct buf unescaped;
+
+/* An entry, token t of j, added (add_item) with its native form. */
+static struct item *
+keep_tokens(struct server *s, enum list_kind k, const struct json *j, int t)
+{
+	struct item *it;
+	const char *raw, *key = NULL;
+	size_t len;
+
+	if (json_is(j, t, JSMN_OBJECT))
+		key = json_str(j, json_get(j, t, kinds[k].key), &unescaped);
+	raw = json_raw(j, t, &len);
+	if ((it = add_item(s, k, key, raw, len)) != NULL)
+		it->native = dyn_native(s, k, j, t, it->key);
 	return it;
 }
 
@@ -269,15 +292,10 @@ void
 list_keep(struct server *s, enum list_kind k, const struct json *j, int t)
 {
 	struct item *it;
-	const char *raw;
-	size_t len;
-	char *key = NULL;
 
-	if (json_is(j, t, JSMN_OBJECT))
-		key = json_strdup(j, json_get(j, t, kinds[k].key));
-	raw = json_raw(j, t, &len);
-	if ((it = add_item(s, k, key, raw, len)) != NULL)
-		it->native = dyn_native(s, k, j, t, it->key);
+	/* Its text goes with j's: a copy is kept. */
+	if ((it = keep_tokens(s, k, j, t)) != NULL)
+		it->json = arena_strndup(&s->lists[k].fmem, it->json, it->len);
 }
 
 /*
@@ -308,25 +326,60 @@ cursor_seen(struct listing *l, const char *cursor)
 	return false;
 }
 
-/* After a page: the next one, or the list is complete. */
-static int
-next_page(struct server *s, enum list_kind k, const char *cursor,
+/*
+ * The entries of a page, from before on, point into its line text[0, n),
+ * which goes away after it is handled: their text is kept with the list.
+ * A page mostly kept is kept whole, without a copy: the server's input
+ * buffer that holds it goes with the list (peer_give_line).  Otherwise
+ * each entry is copied, so that a filter keeping a few tools of many
+ * does not keep them all.
+ */
+static void
+keep_page(struct server *s, enum list_kind k, const char *text, size_t n,
     int before)
 {
 	struct listing *l = &s->lists[k];
+	struct item *it;
+	size_t kept = 0;
+	char *line;
+	int i;
 
-	if (cursor != NULL && cursor[0] != '\0' && cursor_seen(l, cursor)) {
+	for (i = before; i < l->nfresh; i++)
+		kept += l->fresh[i].len;
+	if (n >= PAGE_WHOLE && kept >= n / 2 &&
+	    (line = peer_give_line(&s->proc.io, text, n)) != NULL) {
+		arena_adopt(&l->fmem, line);
+		return;
+	}
+	for (i = before; i < l->nfresh; i++) {
+		it = &l->fresh[i];
+		it->json = arena_strndup(&l->fmem, it->json, it->len);
+	}
+}
+
+/* After a page, its line text[0, n): the next one, or the list is done. */
+static int
+next_page(struct server *s, enum list_kind k, const char *text, size_t n,
+    const char *cursor, int before)
+{
+	struct listing *l = &s->lists[k];
+	bool more = cursor != NULL && cursor[0] != '\0';
+
+	if (more && cursor_seen(l, cursor)) {
 		/* A server that loops repeats its pages: drop this one. */
 		wb_log("%s: %s repeated a cursor; keeping the first %d pages",
 		    s->label, kinds[k].method, l->ncursors);
 		drop_fresh(l, before);
-	} else if (cursor != NULL && cursor[0] != '\0' &&
-	    l->ncursors >= LIST_PAGES_MAX)
-		wb_log("%s: %s has more than %d pages; keeping the first %d",
-		    s->label, kinds[k].method, LIST_PAGES_MAX, LIST_PAGES_MAX);
-	else if (cursor != NULL && cursor[0] != '\0') {
-		send_page(s, k, cursor);
-		return LIST_MORE;
+	} else {
+		keep_page(s, k, text, n, before);
+		if (more && l->ncursors >= LIST_PAGES_MAX)
+			wb_log("%s: %s has more than %d pages; keeping the "
+			    "first %d", s->label, kinds[k].method,
+			    LIST_PAGES_MAX, LIST_PAGES_MAX);
+		else if (more) {
+			send_page(s, k, cursor);
+			return LIST_MORE;
+		}
 	}
 	list_install(s, k);
 	if (l->again) {
@@ -356,7 +409,8 @@ list_abandon(struct server *s, enum list_kind k)
  * tokenizing it.  False when it is not JSON.
  */
 static bool
-entry_key(struct jwalk *a, enum list_kind k, struct span *v, char **key)
+entry_key(struct jwalk *a, enum list_kind k, struct span *v,
+    const char **key)
 {
 	struct jwalk e;
 	struct span mk, mv;
@@ -368,13 +422,11 @@ entry_key(struct jwalk *a, enum list_kind k, struct span *v, char **key)
 		return json_walk_value(a, v);
 	while ((r = json_walk_next(&e, &mk)) > 0 && json_walk_value(&e, &mv))
 		if (!seen && json_span_is(&mk, kinds[k].key)) {
-			*key = json_span_strdup(&mv);
+			*key = json_span_str(&mv, &unescaped);
 			seen = true;
 		}
-	if (r != 0) {
-		free(*key);
+	if (r != 0)
 		return false;
-	}
 	v->p = a->s + a->i;
 	v->n = e.i - a->i;
 	a->i = e.i;
@@ -388,7 +440,7 @@ entry_key(struct jwalk *a, enum list_kind k, struct span *v, char **key)
  */
 static bool
 keep_entry(struct server *s, enum list_kind k, const struct span *v,
-    char *key)
+    const char *key)
 {
 	static struct json entry;
 
@@ -396,10 +448,9 @@ keep_entry(struct server *s, enum list_kind k, const struct span *v,
 		(void)add_item(s, k, key, v->p, v->n);
 		return true;
 	}
-	free(key);
 	if (json_tokenize_span(&entry, v) != JSON_OK)
 		return false;
-	list_keep(s, k, &entry, 0);
+	(void)keep_tokens(s, k, &entry, 0);
 	json_release(&entry);
 	return true;
 }
@@ -419,7 +470,7 @@ page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
 	struct jwalk w, a;
 	struct span key, v;
 	bool array = false, next = false;
-	char *name;
+	const char *name;
 	int r, e;
 
 	if (!json_walk(&w, text, n, at, 2) || !w.object)
@@ -475,7 +526,7 @@ list_answer(struct server *s, enum list_kind k, const char *text, size_t n,
 	if (!found)
 		st = list_failed(s, k, true, NULL, why);
 	else
-		st = next_page(s, k, cursor, before);
+		st = next_page(s, k, text, n, cursor, before);
 	free(cursor);
 	return st;
 }

@@ -13,6 +13,7 @@
  * handler reads from stays valid, and the reader stops there.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -207,6 +208,13 @@ step_line(struct reader *r)
 		drop_end(r);
 	} else
 		peer_line(r, p->in.data + r->pos, n);
+	if (p->gave) {
+		/* The line went with the buffer: the rest is in a fresh one. */
+		p->gave = false;
+		p->mode = PEER_LINES;
+		r->pos = r->pumped = p->scanned = 0;
+		return STEP_MORE;
+	}
 	(void)line_done(r, nl);
 	/* A long run of lines is no convoy: what they queued goes now. */
 	if (r->ops->pump != NULL && r->pos - r->pumped >= PUMP_BYTES) {
@@ -286,7 +294,7 @@ peer_release(struct peer *p)
 	p->dropped_id = NULL;
 	p->scanned = p->dropped = p->outoff = p->taillen = 0;
 	p->mode = PEER_LINES;
-	p->eof = p->closed = false;
+	p->eof = p->closed = p->gave = false;
 }
 
 /*
@@ -330,6 +338,36 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 	p->in.len += (size_t)n;
 	peer_input(p, max, ops, ctx);
 	return n;
+}
+
+/*
+ * The handler of the line line[0, n) keeps it beyond its return: the peer
+ * gives up its input buffer, which holds the line, and returns it (the
+ * caller frees it); the input after the line moves to a fresh buffer.  A
+ * large line is kept so without a copy, and without two buffers as large
+ * at once.  NULL when the line is not in the peer's input (the caller
+ * copies it): not being handled, or repaired into another buffer.
+ */
+char *
+peer_give_line(struct peer *p, const char *line, size_t n)
+{
+	char *data = p->in.data;
+	const char *end = line + n, *nl;
+	size_t at = (size_t)((uintptr_t)line - (uintptr_t)data);
+	struct buf rest = { 0 };
+
+	if (!p->reading || p->gave || data == NULL || at >= p->in.len ||
+	    n > p->in.len - at)
+		return NULL;
+	/* After line[n] may come the '\r' the handler was not shown. */
+	nl = memchr(end, '\n', p->in.len - at - n);
+	if (nl == NULL)
+		return NULL;
+	buf_reserve(&rest, READ_CHUNK);
+	buf_put(&rest, nl + 1, (size_t)(data + p->in.len - (nl + 1)));
+	p->in = rest;
+	p->gave = true;
+	return data;
 }
 
 /* The line being streamed broke off: the rest of it is skipped. */

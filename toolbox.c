@@ -186,16 +186,27 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 	return s;
 }
 
-/* A tool object with toolbox_name and source_server added. */
+/*
+ * The members open_toolbox adds to each tool of a server, and the closing
+ * brace: written once per server, not escaped again for every tool.
+ */
 static void
-put_tool(struct buf *b, const struct server *s, const struct item *t)
+tool_origin(struct buf *b, const struct server *s)
 {
-	json_add_members(b, t->json, t->len);
+	b->len = 0;
 	buf_puts(b, "\"toolbox_name\":");
 	json_put_cstr(b, s->box->cfg->name);
 	buf_puts(b, ",\"source_server\":");
 	json_put_cstr(b, s->cfg->name);
 	buf_putc(b, '}');
+}
+
+/* A tool object with its origin (tool_origin) added. */
+static void
+put_tool(struct buf *b, const struct item *t, const struct buf *origin)
+{
+	json_add_members(b, t->json, t->len);
+	buf_put(b, origin->data, origin->len);
 }
 
 /* Still starting, its tools known from the catalogue. */
@@ -281,7 +292,7 @@ put_summary(struct piece *p, const void *arg)
 {
 	const struct toolbox *b = arg;
 	const struct server *s;
-	struct buf *out = piece_buf(p);
+	struct buf *out = piece_buf(p), origin = { 0 };
 	int i, k, ready = 0, n = 0;
 
 	buf_puts(out, "{\"toolbox\":");
@@ -293,15 +304,17 @@ put_summary(struct piece *p, const void *arg)
 	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
+		tool_origin(&origin, s);
 		for (k = 0; srv_known(s) && k < s->lists[LIST_TOOLS].n; k++) {
 			if (n++ > 0)
 				buf_putc(out, ',');
-			put_tool(out, s, &s->lists[LIST_TOOLS].items[k]);
+			put_tool(out, &s->lists[LIST_TOOLS].items[k], &origin);
 			if (n % TOOLS_PER_PIECE == 0)
 				piece_done(p);
 		}
 	}
 	buf_putc(out, ']');
+	buf_free(&origin);
 	put_servers(out, b, "servers", srv_known, put_offers, true);
 	put_servers(out, b, "from_catalogue", from_catalogue, put_name, false);
 	put_servers(out, b, "servers_failed", unknown, put_failure, false);

@@ -206,6 +206,66 @@ buf_cstr(struct buf *b)
 	return b->data;
 }
 
+/*
+ * Arenas.  A block is carved for allocations up to a quarter of its size;
+ * a larger one gets a block of its own, so that the block being carved
+ * is not left mostly empty.
+ */
+#define ARENA_BLOCK	(16 * 1024)
+
+/* Free block with the arena; it must come from malloc.  Returns it. */
+char *
+arena_adopt(struct arena *a, char *block)
+{
+	size_t n = a->n;
+
+	/* The array grows by doubling: its size follows from the count. */
+	if (n == 0 || (n >= 8 && (n & (n - 1)) == 0))
+		a->blocks = xrealloc(a->blocks, (n < 8 ? 8 : 2 * n) *
+		    sizeof(*a->blocks));
+	a->blocks[a->n++] = block;
+	return block;
+}
+
+/* n bytes, unaligned (text only), freed with the arena. */
+char *
+arena_alloc(struct arena *a, size_t n)
+{
+	char *p;
+
+	if (n > a->room) {
+		if (n > ARENA_BLOCK / 4)
+			return arena_adopt(a, xmalloc(n));
+		a->next = arena_adopt(a, xmalloc(ARENA_BLOCK));
+		a->room = ARENA_BLOCK;
+	}
+	p = a->next;
+	a->next += n;
+	a->room -= n;
+	return p;
+}
+
+char *
+arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void
+arena_free(struct arena *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->blocks[i]);
+	free(a->blocks);
+	memset(a, 0, sizeof(*a));
+}
+
 unsigned long
 hash_bytes(unsigned long h, const void *p, size_t n)
 {

@@ -584,6 +584,81 @@ test_close_while_reading(void)
 	CHECK(p.in.data == NULL && !p.closed);
 }
 
+/*
+ * An arena carves small allocations from shared blocks, gives a large one
+ * a block of its own, and frees all at once.
+ */
+static void
+test_arena(void)
+{
+	struct arena a = { 0 };
+	char big[20000], *p, *q;
+	int i;
+
+	memset(big, 'x', sizeof(big));
+	p = arena_strndup(&a, "name", 4);
+	q = arena_strndup(&a, "other", 5);
+	CHECK(strcmp(p, "name") == 0 && strcmp(q, "other") == 0);
+	CHECK(a.n == 1 && q == p + 5);
+	p = arena_strndup(&a, big, sizeof(big));
+	CHECK(a.n == 2 && p[sizeof(big)] == '\0' && p[0] == 'x');
+	CHECK(arena_alloc(&a, 1) == q + 6);	/* Carving goes on. */
+	for (i = 0; i < 100; i++)
+		arena_adopt(&a, xmalloc(10));
+	CHECK(a.n == 102);
+	arena_free(&a);
+	CHECK(a.n == 0 && a.blocks == NULL && a.room == 0);
+}
+
+/* A handler that keeps the line "keep\r" (peer_give_line), and reads it. */
+static struct peer *giving;
+static struct buf given;
+
+static void
+on_line_give(void *ctx, char *s, size_t n)
+{
+	char *block;
+
+	if (n != 4 || memcmp(s, "keep", 4) != 0) {
+		on_line(ctx, s, n);
+		return;
+	}
+	block = peer_give_line(giving, s, n);
+	CHECK(block != NULL && peer_give_line(giving, s, n) == NULL);
+	on_line(ctx, s, n);	/* Still there: the block holds it. */
+	buf_put(&given, s, n);
+	free(block);
+}
+
+/*
+ * A line kept beyond its handler takes the input buffer with it; the
+ * lines after it, and the part of one, go on from a fresh buffer.  A line
+ * not in the input is not given.
+ */
+static void
+test_give_line(void)
+{
+	static const struct peer_ops ops = { on_line_give, on_oversize, NULL,
+	    NULL, NULL };
+	struct peer p = { 0 };
+	char elsewhere[] = "keep";
+
+	lines.len = given.len = 0;
+	giving = &p;
+	buf_puts(&p.in, "a\nkeep\r\nb\nkeep\nc\npart");
+	peer_input(&p, 100, &ops, NULL);
+	CHECK(strcmp(buf_cstr(&lines), "a|keep|b|keep|c|") == 0);
+	CHECK(strcmp(buf_cstr(&given), "keepkeep") == 0);
+	CHECK(p.in.len == 4 && memcmp(p.in.data, "part", 4) == 0);
+	CHECK(!p.gave && p.mode == PEER_LINES && p.scanned == 4);
+	CHECK(peer_give_line(&p, p.in.data, 4) == NULL);	/* Not reading. */
+	p.reading = true;
+	CHECK(peer_give_line(&p, elsewhere, 4) == NULL);
+	p.reading = false;
+	peer_close(&p);
+	buf_free(&given);
+}
+
 /* A stream that takes what it is given, or declines when told to. */
 static struct buf streamed;
 static bool decline;
@@ -726,6 +801,8 @@ test_framing(void)
 	test_held_lines(&p);
 	test_pump();
 	test_close_while_reading();
+	test_give_line();
+	test_arena();
 	test_modes();
 	peer_close(&p);
 	buf_free(&lines);
