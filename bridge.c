@@ -48,6 +48,7 @@ struct park {
 	struct text	 name;		/* The tool, prompt or URI it is for. */
 	struct asked	 asked[ASKED_MAX];
 	int		 nasked;
+	size_t		 bytes;		/* Of the asked bodies, at most a message. */
 	int		 next_key;
 	bool		 ended;		/* The call is over: */
 	struct buf	 answer;	/* its answer, */
@@ -103,6 +104,7 @@ mint(struct park *p)
 static void
 asked_remove(struct park *p, int i)
 {
+	p->bytes -= p->asked[i].blen;
 	free(p->asked[i].sid);
 	free(p->asked[i].body);
 	memmove(&p->asked[i], &p->asked[i + 1],
@@ -248,12 +250,17 @@ park_ask(struct park *p, const struct json *js, int id, int method)
 		buf_put(&body, raw, len);
 	}
 	buf_putc(&body, '}');
+	if (p->bytes + body.len > wb.cfg.max_message / 2) {
+		buf_free(&body);	/* Its InputRequiredResult must fit. */
+		return false;
+	}
 	a = &p->asked[p->nasked++];
 	raw = json_raw(js, id, &len);
 	a->sid = xstrndup(raw, len);
 	a->sidlen = len;
 	a->body = body.data;
 	a->blen = body.len;
+	p->bytes += body.len;
 	a->key = ++p->next_key;
 	return true;
 }
@@ -306,7 +313,7 @@ bridge_server_request(struct server *s, const struct json *js, int id,
 		    "for the client's input");
 	else if (!park_ask(r->park, js, id, method))
 		relay_refuse(s, raw, len, -32603, "too many requests for "
-		    "input in one call");
+		    "input in one call, or too large");
 	else if (r->cid.len > 0)
 		park_call(r);
 	return true;
@@ -436,9 +443,10 @@ bridge_resume(struct server *s, const char *method, const char *name,
 		return true;
 	}
 	text_set(&r->cid, id, idlen);
-	if (in->token != NULL)
+	if (in->token != NULL && r->ptok != 0) {	/* The server has one. */
 		r->token = xstrndup(in->token, in->toklen);
-	r->tokenlen = in->toklen;
+		r->tokenlen = in->toklen;
+	}
 	r->park = NULL;
 	park_free(p);
 	call_arm(s, r, loop_ms());

@@ -254,30 +254,6 @@ call_in_tokens(const struct json *j, int args, int params, struct call_in *in)
 }
 
 /*
- * A call's _meta: the client's; to a modern server from a 2025 client,
- * with the era's members added.
- */
-static void
-call_put_meta(struct buf *b, const struct server *s,
-    const struct request *r, const struct buf *meta)
-{
-	if (!s->modern || r->modern) {
-		if (meta->len > 0) {
-			buf_puts(b, ",\"_meta\":");
-			buf_put(b, meta->data, meta->len);
-		}
-		return;
-	}
-	buf_puts(b, ",\"_meta\":");
-	if (meta->len > 0)
-		json_add_members(b, meta->data, meta->len);
-	else
-		buf_putc(b, '{');
-	era_put_request_meta(b, client_caps());
-	buf_putc(b, '}');
-}
-
-/*
  * A call's params for the server: the tool's own name, the client's
  * arguments and _meta as they came, except that a progressToken is
  * replaced by our request id, unique on that server, and kept to map
@@ -288,8 +264,9 @@ call_params(struct buf *b, const struct server *s, struct request *r,
     const void *arg)
 {
 	const struct call_in *in = arg;
-	struct buf meta = { 0 }, id = { 0 };
+	struct buf id = { 0 };
 
+	(void)s;
 	buf_puts(b, "{\"name\":");
 	json_put_str(b, text_get(&r->tool), r->tool.len);
 	buf_puts(b, ",\"arguments\":");
@@ -297,19 +274,19 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 		buf_put(b, in->args, in->alen);
 	else
 		buf_puts(b, "{}");
+	if (in->meta != NULL)
+		buf_puts(b, ",\"_meta\":");
 	if (in->meta != NULL && in->token == NULL)
-		buf_put(&meta, in->meta, in->mlen);
+		buf_put(b, in->meta, in->mlen);
 	else if (in->meta != NULL) {
 		r->token = xstrndup(in->token, in->toklen);
 		r->tokenlen = in->toklen;
 		r->ptok = r->id;
 		buf_put_int(&id, r->id);
-		rpc_splice(&meta, in->meta, in->mlen, in->token, in->toklen,
+		rpc_splice(b, in->meta, in->mlen, in->token, in->toklen,
 		    id.data, id.len);
 		buf_free(&id);
 	}
-	call_put_meta(b, s, r, &meta);
-	buf_free(&meta);
 	if (r->modern && in->responses != NULL) {
 		buf_puts(b, ",\"inputResponses\":");
 		buf_put(b, in->responses, in->rlen);
@@ -322,14 +299,71 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 }
 
 /*
- * A 2025 client's call to a modern server keeps its params after they
- * are sent: should the server ask for input, the call is sent again
- * with the answers (bridge.c).
+ * A 2025 client's request to a modern server is bridged: its params get
+ * the era's _meta when it is sent (only then is the server's era sure),
+ * and are kept after: should the server ask for input, the request is
+ * sent again with the answers (bridge.c).
  */
 static bool
 call_keeps(const struct server *s, const struct request *r)
 {
 	return s->modern && !r->modern;
+}
+
+/* Is the object at p (its '{') empty? */
+static bool
+object_empty(const char *p)
+{
+	for (p++; json_space(*p); p++)
+		;
+	return *p == '}';
+}
+
+/* The span of the params' _meta (p NULL: none), or false if not an object. */
+static bool
+params_meta(const char *params, size_t plen, struct span *meta)
+{
+	static const struct field top[] = { FIELD("_meta", 0, NULL, false),
+	    FIELD_END };
+
+	if (!json_shape(params, plen, top, meta, 1))
+		meta->p = NULL;
+	return meta->p == NULL || meta->p[0] == '{';
+}
+
+/*
+ * Send a bridged request (call_keeps), its params taken over: the era's
+ * members go into the _meta they have, or a _meta is put first.
+ */
+static void
+send_bridged(struct server *s, struct request *r, char *params, size_t plen)
+{
+	struct buf with = { 0 }, out = { 0 };
+	struct span meta;
+	struct cut c;
+	const char *obj;
+
+	if (!params_meta(params, plen, &meta)) {
+		srv_send(s, r, r->method, params, plen);	/* As it came. */
+		r->params = params;
+		r->plen = plen;
+		return;
+	}
+	obj = meta.p != NULL ? meta.p : params;
+	if (meta.p == NULL)
+		buf_puts(&with, "\"_meta\":{");
+	era_put_request_meta(&with, client_caps());
+	if (meta.p == NULL)
+		buf_putc(&with, '}');
+	if (!object_empty(obj))
+		buf_putc(&with, ',');
+	c = (struct cut){ { obj + 1, 0 }, with.data, with.len };
+	rpc_splice_cuts(&out, params, plen, &c, 1);
+	free(params);
+	buf_free(&with);
+	srv_send(s, r, r->method, out.data, out.len);
+	r->params = out.data;
+	r->plen = out.len;
 }
 
 /*
@@ -378,8 +412,10 @@ call_send_waiting(struct server *s)
 		if (!req_for_client(r) || r->sent || r->ask != NULL ||
 		    !call_sendable(s, r, true))
 			continue;
-		srv_send(s, r, r->method, r->params, r->plen);
-		if (!call_keeps(s, r)) {
+		if (call_keeps(s, r))
+			send_bridged(s, r, r->params, r->plen);
+		else {
+			srv_send(s, r, r->method, r->params, r->plen);
 			free(r->params);
 			r->params = NULL;
 		}
@@ -398,8 +434,7 @@ route(struct server *s, struct request *r,
     const void *),
     const void *in)
 {
-	struct buf p = { 0 }, *b;
-	size_t at;
+	struct buf p = { 0 };
 
 	if (srv_backing_off(s, loop_ms(), &p)) {
 		call_error(s, r, buf_cstr(&p));
@@ -411,14 +446,13 @@ route(struct server *s, struct request *r,
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r, false)) {
-		b = srv_send_head(s, r, r->method);
-		at = b->len;
-		put(b, s, r, in);
 		if (call_keeps(s, r)) {
-			r->plen = b->len - at;
-			r->params = xstrndup(b->data + at, r->plen);
+			put(&p, s, r, in);
+			send_bridged(s, r, p.data, p.len);
+		} else {
+			put(srv_send_head(s, r, r->method), s, r, in);
+			buf_puts(&s->proc.io.out, "}\n");
 		}
-		buf_puts(b, "}\n");
 		call_arm(s, r, loop_ms());
 	}
 }
@@ -443,52 +477,22 @@ call_route(struct server *s, const char *tool, size_t toollen,
 	route(s, r, call_params, in);
 }
 
-/* Is the object at p (its '{') empty? */
-static bool
-object_empty(const char *p)
-{
-	for (p++; json_space(*p); p++)
-		;
-	return *p == '}';
-}
-
-/*
- * For a modern server from a 2025 client: the era's members, put into
- * the _meta the params have, or a _meta put first in the params.
- */
-static void
-era_meta_cut(struct cut *c, struct buf *with, const struct pass_in *in)
-{
-	const char *obj = in->meta.p != NULL ? in->meta.p : in->params;
-
-	if (in->meta.p == NULL)
-		buf_puts(with, "\"_meta\":{");
-	era_put_request_meta(with, client_caps());
-	if (in->meta.p == NULL)
-		buf_putc(with, '}');
-	if (!object_empty(obj))
-		buf_putc(with, ',');
-	c->at.p = obj + 1;
-	c->at.n = 0;
-	c->with = with->data;
-	c->wlen = with->len;
-}
-
 /*
  * The params of a passed request: the client's, with the name it was
- * shown (a prompt's) replaced by the server's own, a progressToken by
- * our request id, kept to map progress back, and for a modern server
- * from a 2025 client the era's _meta added.
+ * shown (a prompt's) replaced by the server's own, and a progressToken
+ * by our request id, kept to map progress back.
  */
 static void
 pass_params(struct buf *b, const struct server *s, struct request *r,
     const void *arg)
 {
 	const struct pass_in *in = arg;
-	struct buf name = { 0 }, id = { 0 }, meta = { 0 };
+	struct buf name = { 0 }, id = { 0 };
 	struct pass_in none;
-	struct cut cut[3];
+	struct cut cut[2];
 	int n = 0;
+
+	(void)s;
 
 	if (in->params == NULL) {
 		none = *in;
@@ -507,12 +511,9 @@ pass_params(struct buf *b, const struct server *s, struct request *r,
 		buf_put_int(&id, r->id);
 		cut[n++] = (struct cut){ in->token, id.data, id.len };
 	}
-	if (s->modern && !r->modern)
-		era_meta_cut(&cut[n++], &meta, in);
 	rpc_splice_cuts(b, in->params, in->plen, cut, n);
 	buf_free(&name);
 	buf_free(&id);
-	buf_free(&meta);
 }
 
 /* A request of the client's for one server: its answer comes back as is. */

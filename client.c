@@ -102,8 +102,9 @@ reply_end(void)
 	struct buf *b = client_out();
 
 	if (modern_reply) {
+		/* Its start may be written out already (piece_done): not empty. */
 		b->len--;
-		if (b->data[b->len - 1] != '{')
+		if (b->len == 0 || b->data[b->len - 1] != '{')
 			buf_putc(b, ',');
 		buf_puts(b, "\"resultType\":\"complete\",");
 		era_put_server_info(b);

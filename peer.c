@@ -346,7 +346,9 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
  * caller frees it); the input after the line moves to a fresh buffer.  A
  * large line is kept so without a copy, and without two buffers as large
  * at once.  NULL when the line is not in the peer's input (the caller
- * copies it): not being handled, or repaired into another buffer.
+ * copies it): not being handled, or repaired into another buffer; or when
+ * the buffer is much larger than the line (a long line before it made it
+ * so), which should not stay held for the line's sake.
  */
 char *
 peer_give_line(struct peer *p, const char *line, size_t n)
@@ -358,6 +360,9 @@ peer_give_line(struct peer *p, const char *line, size_t n)
 
 	if (!p->reading || p->gave || data == NULL || at >= p->in.len ||
 	    n > p->in.len - at)
+		return NULL;
+	/* A block much larger than the line is not kept for it: copied. */
+	if (p->in.cap / 4 > n + READ_CHUNK)
 		return NULL;
 	/* After line[n] may come the '\r' the handler was not shown. */
 	nl = memchr(end, '\n', p->in.len - at - n);

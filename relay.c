@@ -180,7 +180,7 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 void
 relay_answer(const struct json *j, int id, const char *line, size_t n)
 {
-	struct upreq *u;
+	struct upreq u;
 	const char *raw;
 	long long v;
 	size_t len;
@@ -192,14 +192,17 @@ relay_answer(const struct json *j, int id, const char *line, size_t n)
 		;
 	if (i == nups)
 		return;
-	u = &ups[i];
+	/* Out of the table first: what it answers may forget others. */
+	u = ups[i];
+	ups[i] = ups[--nups];
 	raw = json_raw(j, id, &len);
-	if (u->key != NULL)
-		bridge_client_answer(u->srv, u->rid, u->key, u->keylen, j);
-	else if (u->srv->proc.io.wfd >= 0)
-		rpc_splice_line(&u->srv->proc.io.out, line, n, raw, len,
-		    u->sid, u->sidlen);
-	up_remove(i);
+	if (u.key != NULL)
+		bridge_client_answer(u.srv, u.rid, u.key, u.keylen, j);
+	else if (u.srv->proc.io.wfd >= 0)
+		rpc_splice_line(&u.srv->proc.io.out, line, n, raw, len, u.sid,
+		    u.sidlen);
+	free(u.sid);
+	free(u.key);
 }
 
 /* Progress for a call: the client's own token goes back in. */

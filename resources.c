@@ -252,8 +252,6 @@ pass(struct server *s, const char *method, const struct json *j,
 	call_in_tokens(j, -1, params, &in.retry);
 	in.token.p = in.retry.token;
 	in.token.n = in.retry.toklen;
-	in.meta.p = in.retry.meta;
-	in.meta.n = in.retry.mlen;
 	call_pass(s, &in, id, idlen);
 }
 

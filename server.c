@@ -652,7 +652,7 @@ on_response(struct server *s, int id, const char *line, size_t n)
 		return;
 	}
 	req_take(s, i, &r);
-	if (req_for_client(&r))
+	if (req_is_call(&r))
 		call_answered(s, &r, &j, line, n);
 	else if (r.kind == REQ_INIT || r.kind == REQ_DISCOVER)
 		on_init_answer(s, r.kind);
@@ -713,7 +713,7 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	}
 	buf_printf(&why, "the result is %zu bytes, more than the %zu-byte "
 	    "limit (maxMessageBytes)", size, wb.cfg.max_message);
-	if (req_for_client(&s->req[i]))
+	if (req_is_call(&s->req[i]))
 		call_error(s, &s->req[i], buf_cstr(&why));
 	else if (s->req[i].kind == REQ_LIST && !list_fatal(s,
 	    s->req[i].list)) {

@@ -921,8 +921,7 @@ struct pass_in {
 	size_t		 plen;
 	struct span	 name;		/* Within params, quotes included. */
 	const char	*original;	/* What goes there. */
-	struct span	 token;		/* Within params, */
-	struct span	 meta;		/* as its _meta is. */
+	struct span	 token;		/* Within params. */
 	struct span	 bind;		/* What a requestState is bound to. */
 	struct call_in	 retry;		/* An MRTR retry's members. */
 };

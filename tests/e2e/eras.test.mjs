@@ -308,6 +308,37 @@ describe('input a server needs, across the eras (MRTR bridged)', () => {
 		}
 	});
 
+	test('2025 client that answers the question with an error: the call fails with it, and the workbench goes on', T, async () => {
+		const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		const wb = await L.startWorkbench(config, { capabilities: CAPS });
+		try {
+			wb.client.setRequestHandler(ElicitRequestSchema, async () => {
+				throw new Error('the user walked away');
+			});
+			await L.openOk(wb, 'box');
+			const r = await wb.useTool('box', 'v', 'ask_elicit', {});
+			assert.equal(r.isError, true);
+			assert.match(L.text(r), /did not answer the server's request for input: .*the user walked away/);
+			check(await wb.useTool('box', 'v', 'echo', { message: 'still here' }), 'still here', 'after');
+		} finally {
+			await wb.close();
+		}
+	});
+
+	test('a 2025 client\'s calls that wait for a modern server\'s start get the era\'s _meta when sent', T, async () => {
+		const cacheDir = L.makeTempDir('wb-cat-');
+		const config = { cacheDir, toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');	/* Fills the catalogue. */
+		});
+		await L.withWorkbench(config, {}, async (wb) => {
+			const opened = L.resultJson(await wb.openToolbox('box'));
+			assert.deepEqual(opened.from_catalogue, ['v'], JSON.stringify(opened).slice(0, 200));
+			check(await wb.useTool('box', 'v', 'echo', { message: 'early' }), 'early', 'a call that waited for the start');
+		});
+	});
+
 	test('2025 client without the capability: the modern server is told so, and the call fails with its reason', T, async () => {
 		const config = { toolboxes: { box: { description: 'x', mcpServers: { v: E.v2Server('reject') } } } };
 		await L.withWorkbench(config, {}, async (wb) => {
@@ -345,6 +376,21 @@ describe('input a server needs, across the eras (MRTR bridged)', () => {
 			const a = (await raw.request(askElicit(6))).json.result.requestState;
 			const b = (await raw.request(askElicit(7))).json.result.requestState;
 			assert.notEqual(a, b);
+		});
+	});
+
+	test('a parked call that the 2025 server ends meanwhile: the retry gets its answer', T, async () => {
+		const cfg = { toolboxes: { box: { description: 'x', mcpServers: { f: L.fixtureServer() } } } };
+		const meta = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+		const call = (id, extra = {}) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'f', name: 'ask_cancel' }, arguments: { method: 'roots/list', after_ms: 100 } }, ...extra }, meta);
+		await L.withRaw(cfg, {}, async (raw) => {
+			const first = (await raw.request(call(1), 10000)).json.result;
+			assert.equal(first.resultType, 'input_required', JSON.stringify(first));
+			await L.sleep(400);
+			const r = (await raw.request(call(2, { requestState: first.requestState, inputResponses: {} }))).json;
+			assert.equal(r.id, 2);
+			assert.equal(r.result?.resultType, 'complete', JSON.stringify(r));
+			assert.match(r.result.content[0].text, /"id"/);
 		});
 	});
 
