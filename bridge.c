@@ -68,19 +68,6 @@ static struct park *parks[PARKED_MAX];
 static int nparks;
 static struct json j;			/* A stored answer, or responses. */
 
-/* The capability a server's request for input needs, or 0. */
-static unsigned
-input_cap(const struct json *js, int method)
-{
-	if (json_eq(js, method, "sampling/createMessage"))
-		return CAN_SAMPLE;
-	if (json_eq(js, method, "elicitation/create"))
-		return CAN_ELICIT;
-	if (json_eq(js, method, "roots/list"))
-		return CAN_ROOTS;
-	return 0;
-}
-
 /*
  * Parked calls.
  */
@@ -203,16 +190,14 @@ reply_input_required(struct park *p, const char *id, size_t idlen)
 	struct buf *b = reply_begin(id, idlen);
 	int i;
 
-	buf_puts(b, "{\"resultType\":\"input_required\",\"inputRequests\":{");
+	buf_puts(b, "{\"inputRequests\":{");
 	for (i = 0; i < p->nasked; i++) {
 		buf_printf(b, "%s\"in%d\":", i > 0 ? "," : "", p->asked[i].key);
 		buf_put(b, p->asked[i].body, p->asked[i].blen);
 	}
-	buf_printf(b, "},\"requestState\":\"%s\",", p->state);
-	era_put_server_info(b);
-	buf_putc(b, '}');
-	reply_era(false);		/* Its resultType is written. */
-	reply_end();
+	buf_printf(b, "},\"requestState\":\"%s\"}", p->state);
+	reply_era(true);
+	reply_end_as("input_required");
 }
 
 /*
@@ -294,7 +279,7 @@ bool
 bridge_server_request(struct server *s, const struct json *js, int id,
     int method)
 {
-	unsigned need = input_cap(js, method);
+	unsigned need = era_input_cap(js, method);
 	struct request *r;
 	const char *raw;
 	size_t len;
@@ -518,7 +503,7 @@ ask_refused(const struct json *js, int reqs, int state, int rounds,
 {
 	const char *raw;
 	size_t len;
-	int k, m;
+	int i, k, m;
 
 	if ((reqs >= 0 && !json_is(js, reqs, JSMN_OBJECT)) ||
 	    (state >= 0 && !json_is(js, state, JSMN_STRING)) ||
@@ -535,14 +520,14 @@ ask_refused(const struct json *js, int reqs, int state, int rounds,
 		    "once", ASKED_MAX);
 		return buf_cstr(why);
 	}
-	for (k = reqs >= 0 ? reqs + 1 : js->ntok; k < js->ntok &&
-	    js->tok[k].start < js->tok[reqs].end; k = json_next(js, k + 1)) {
+	for (i = 0, k = reqs + 1; reqs >= 0 && i < js->tok[reqs].size;
+	    i++, k = json_next(js, k + 1)) {
 		m = json_get(js, k + 1, "method");
 		if (!json_is(js, k + 1, JSMN_OBJECT) ||
 		    !json_is(js, m, JSMN_STRING))
 			return "protocol error: an input request is not "
 			    "{\"method\", \"params\"}";
-		if (input_cap(js, m) == 0 || !client_has(input_cap(js, m))) {
+		if (!client_has(era_input_cap(js, m))) {
 			raw = json_raw(js, m, &len);
 			buf_printf(why, "the server asked the client for %.*s, "
 			    "which the client did not declare", (int)len, raw);
@@ -598,7 +583,7 @@ void
 bridge_ask_client(struct server *s, struct request *old,
     const struct json *js, int result)
 {
-	int reqs = json_get(js, result, "inputRequests"), k, n = 0;
+	int reqs = json_get(js, result, "inputRequests"), i, k, n;
 	int state = json_get(js, result, "requestState");
 	struct buf why = { 0 };
 	struct request *r;
@@ -622,11 +607,9 @@ bridge_ask_client(struct server *s, struct request *old,
 		r->ask->state = xstrndup(raw, len);
 		r->ask->slen = len;
 	}
-	for (k = reqs >= 0 ? reqs + 1 : js->ntok; k < js->ntok &&
-	    js->tok[k].start < js->tok[reqs].end; k = json_next(js, k + 1)) {
+	n = reqs >= 0 ? js->tok[reqs].size : 0;
+	for (i = 0, k = reqs + 1; i < n; i++, k = json_next(js, k + 1))
 		relay_ask(s, r->id, js, k);
-		n++;
-	}
 	if ((r->ask->waiting = n) == 0)
 		ask_retry(s, r);
 }

@@ -351,10 +351,9 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	}
 	obj = meta.p != NULL ? meta.p : params;
 	if (meta.p == NULL)
-		buf_puts(&with, "\"_meta\":{");
-	era_put_request_meta(&with, client_caps());
-	if (meta.p == NULL)
-		buf_putc(&with, '}');
+		srv_put_meta(s, &with);
+	else
+		era_put_request_meta(&with, client_caps());
 	if (!object_empty(obj))
 		buf_putc(&with, ',');
 	c = (struct cut){ { obj + 1, 0 }, with.data, with.len };

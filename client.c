@@ -93,11 +93,11 @@ reply_era(bool modern)
 }
 
 /*
- * The end of a result.  A modern one gets its resultType and serverInfo
- * first, inside the result object just written.
+ * The end of a result.  A modern one gets its resultType (type) and
+ * serverInfo last, inside the result object just written.
  */
 void
-reply_end(void)
+reply_end_as(const char *type)
 {
 	struct buf *b = client_out();
 
@@ -106,12 +106,18 @@ reply_end(void)
 		b->len--;
 		if (b->len == 0 || b->data[b->len - 1] != '{')
 			buf_putc(b, ',');
-		buf_puts(b, "\"resultType\":\"complete\",");
+		buf_printf(b, "\"resultType\":\"%s\",", type);
 		era_put_server_info(b);
 		buf_putc(b, '}');
 	}
 	modern_reply = era.modern;
 	buf_puts(b, "}\n");
+}
+
+void
+reply_end(void)
+{
+	reply_end_as("complete");
 }
 
 /*

@@ -52,6 +52,22 @@ era_level(const struct json *j, int tok)
 }
 
 /*
+ * The capability a server's request for input needs of the client
+ * (sampling, elicitation, roots), or 0 for any other method.
+ */
+unsigned
+era_input_cap(const struct json *j, int method)
+{
+	if (json_eq(j, method, "sampling/createMessage"))
+		return CAN_SAMPLE;
+	if (json_eq(j, method, "elicitation/create"))
+		return CAN_ELICIT;
+	if (json_eq(j, method, "roots/list"))
+		return CAN_ROOTS;
+	return 0;
+}
+
+/*
  * The capabilities a client declared that the workbench can bridge to
  * its servers (roots, sampling, elicitation): their bits, and the
  * members as declared, for what servers are told.

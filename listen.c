@@ -63,13 +63,13 @@ static void
 watch_uris(struct listener *l, const struct json *j, int uris,
     struct buf *uri)
 {
-	int k;
+	int i, k;
 
 	if (!json_is(j, uris, JSMN_ARRAY))
 		return;
 	l->asked_uris = true;
-	for (k = uris + 1; k < j->ntok && j->tok[k].start < j->tok[uris].end &&
-	    l->nuris < URIS_MAX; k = json_next(j, k))
+	for (i = 0, k = uris + 1; i < j->tok[uris].size && l->nuris < URIS_MAX;
+	    i++, k = json_next(j, k))
 		if (json_str(j, k, uri) != NULL && res_watch(uri->data, true))
 			l->uris[l->nuris++] = xstrdup(uri->data);
 }

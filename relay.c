@@ -74,11 +74,9 @@ relay_pending(const struct server *s)
 static bool
 client_can_answer(const struct json *j, int method)
 {
-	return (json_eq(j, method, "sampling/createMessage") &&
-	    client_has(CAN_SAMPLE)) ||
-	    (json_eq(j, method, "elicitation/create") &&
-	    client_has(CAN_ELICIT)) ||
-	    (json_eq(j, method, "roots/list") && client_has(CAN_ROOTS));
+	unsigned need = era_input_cap(j, method);
+
+	return need != 0 && client_has(need);
 }
 
 static struct upreq *

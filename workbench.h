@@ -541,6 +541,7 @@ int	 era_level(const struct json *, int);
 unsigned era_caps(const struct json *, int, struct buf *);
 int	 era_check(const struct json *, int, struct era *,
 	    struct era_error *);
+unsigned era_input_cap(const struct json *, int);
 void	 era_put_server_info(struct buf *);
 void	 era_put_server_info_member(struct buf *);
 void	 era_put_request_meta(struct buf *, const struct buf *);
@@ -559,6 +560,7 @@ struct buf *client_out(void);
 void	 client_send_line(const char *, size_t);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
+void	 reply_end_as(const char *);
 void	 reply_era(bool);
 void	 reply_error(const char *, size_t, int, const char *);
 void	 reply_error_data(const char *, size_t, int, const char *,
