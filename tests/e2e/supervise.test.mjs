@@ -107,6 +107,7 @@ describe('no orphans', () => {
 		const s = await opened(config, 'b');
 		await L.waitFor(() => s.grandchildren.size === 1, T(3000), 'grandchild pid');
 		const pids = [...s.pids, ...s.grandchildren];
+		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		const guardians = H.guardians(s.pid);
 		assert.equal(guardians.length, 1, 'one guardian process');
 		process.kill(s.pid, 'SIGKILL');
@@ -120,6 +121,8 @@ describe('no orphans', () => {
 	test('the guardian lets the client see the end at once: stdout closes with the workbench', { timeout: T(20000) }, async () => {
 		const config = { toolboxes: { b: { description: 'x', mcpServers: { a: L.mock() } } } };
 		const s = await opened(config, 'b');
+		// The guardian names itself just after its fork: wait for the name.
+		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		assert.equal(H.guardians(s.pid).length, 1);
 		const closed = new Promise((resolve) => s.proc.stdout.once('close', resolve));
 		process.kill(s.pid, 'SIGKILL');
