@@ -34,18 +34,6 @@ static unsigned can;			/* enum client_cap */
 static struct era era;			/* The modern request being handled. */
 static bool modern_reply;		/* The next reply answers a modern one. */
 
-/*
- * Where a message for the client goes: its queue, or while a server's
- * result is being streamed into that, the queue held behind the stream.
- */
-struct buf *
-client_out(void)
-{
-	struct buf *held = stream_held();
-
-	return held != NULL ? held : &client.out;
-}
-
 /* The queue itself, for the stream that owns it meanwhile. */
 struct buf *
 client_queue(void)
@@ -90,6 +78,16 @@ void
 reply_era(bool modern)
 {
 	modern_reply = modern;
+}
+
+/* The era of a reply made later (a paced one): it is taken now. */
+bool
+reply_take_era(void)
+{
+	bool modern = modern_reply;
+
+	modern_reply = era.modern;
+	return modern;
 }
 
 /*
@@ -172,73 +170,6 @@ reply_text(const char *id, size_t idlen, const char *text, bool error)
 	json_put_cstr(b, text);
 	buf_puts(b, error ? "}],\"isError\":true}" : "}]}");
 	reply_end();
-}
-
-/*
- * A large reply is written to the client as it is made, every
- * REPLY_FLUSH bytes of it, so that the queue need not hold all of it.
- */
-#define REPLY_FLUSH	(64u * 1024)
-
-/* Where a piece of a structured result is written (see piece_done). */
-struct buf *
-piece_buf(struct piece *p)
-{
-	return p->escape ? &p->raw : p->out;
-}
-
-/*
- * The pieces written so far go into the reply, escaped as the text's
- * characters the first time round; and what the client has room for is
- * written now, unless a stream owns its queue.  A large result thus
- * never waits whole in memory, nor twice.
- */
-void
-piece_done(struct piece *p)
-{
-	if (p->escape) {
-		json_put_chars(p->out, p->raw.data, p->raw.len);
-		p->raw.len = 0;
-	}
-	if (p->out == &client.out && peer_queued(&client) >= REPLY_FLUSH)
-		(void)peer_flush(&client);	/* Errors: flush_all's. */
-}
-
-/*
- * A tool result whose JSON object is given as text and as itself: put
- * writes the object twice, in pieces (piece_buf, piece_done).
- */
-void
-reply_structured_by(const char *id, size_t idlen,
-    void (*put)(struct piece *, const void *), const void *arg)
-{
-	struct piece p = { reply_begin(id, idlen), { 0 }, true };
-
-	buf_puts(p.out, "{\"content\":[{\"type\":\"text\",\"text\":\"");
-	put(&p, arg);
-	piece_done(&p);
-	buf_puts(p.out, "\"}],\"structuredContent\":");
-	p.escape = false;
-	put(&p, arg);
-	piece_done(&p);
-	buf_putc(p.out, '}');
-	buf_free(&p.raw);
-	reply_end();
-}
-
-static void
-put_buf(struct piece *p, const void *obj)
-{
-	const struct buf *b = obj;
-
-	buf_put(piece_buf(p), b->data, b->len);
-}
-
-/* The same for an object made already. */
-void
-reply_structured(const char *id, size_t idlen, const struct buf *obj)
-{
-	reply_structured_by(id, idlen, put_buf, obj);
 }
 
 /*
@@ -805,7 +736,7 @@ client_busy(void)
 	long long now = loop_ms();
 	struct server *s;
 
-	if (peer_queued(&client) > HIGH_WATER || stream_holds_much())
+	if (peer_queued(&client) > HIGH_WATER || client_holds_much())
 		return true;
 	SRV_EACH(s)
 		if (srv_busy(s, now))

@@ -203,6 +203,7 @@ list_install(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];
 
+	pace_finish();		/* A paced reply may be reading the list. */
 	items_free(l->items, l->n);
 	arena_free(&l->mem);
 	l->items = l->fresh;

@@ -4,8 +4,8 @@
  * goes (jstream), instead of being held whole: a large result then costs
  * the client no extra wait and us no more memory than what the client has
  * not read yet.  The client's queue belongs to the stream until the line
- * ends; whatever else is for the client waits in the held queue
- * (client_out()).  Should the result break off after part of it went out,
+ * ends (client_own, pace.c); whatever else is for the client waits
+ * behind it.  Should the result break off after part of it went out,
  * the client's line is ended where it is (one line the client cannot
  * parse) and the call fails.
  */
@@ -30,7 +30,6 @@ static struct stream {
 	long long	 held_at;	/* Since when others wait, or 0. */
 } st;
 static struct server *streaming;	/* Whose result it is, or NULL. */
-static struct buf held;			/* For the client, after it. */
 
 /* The line ended, or was cut: what was held goes to the client. */
 static void
@@ -41,8 +40,7 @@ stream_finish(void)
 	memset(&st, 0, sizeof(st));
 	jstream_init(&st.check, 0);
 	streaming = NULL;
-	buf_put(client_queue(), held.data, held.len);
-	held.len = 0;
+	client_release();
 }
 
 /*
@@ -138,7 +136,7 @@ stream_start(struct server *s, const char *text, size_t n)
 
 	while (i < n && json_space(text[i]))
 		i++;
-	if (streaming != NULL || i >= n || text[i] != '{' ||
+	if (client_owned() || i >= n || text[i] != '{' ||
 	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
 	    top.method != NULL || top.error || text[top.at] != '{' ||
 	    top.jsonrpc != top.v2)
@@ -159,6 +157,7 @@ stream_start(struct server *s, const char *text, size_t n)
 	st.done = r == JSON_OK;
 	st.v2 = top.v2;
 	streaming = s;
+	client_own();
 	if (k >= 0) {
 		st.rid = v;
 		st.cid = xstrndup(text_get(&s->req[k].cid),
@@ -314,7 +313,7 @@ stream_check(struct server *s, long long now)
 		st.held_at = 0;
 		return;
 	}
-	if (held.len == 0)
+	if (client_held() == 0)
 		st.held_at = 0;
 	else if (st.held_at == 0)
 		st.held_at = now;
@@ -363,17 +362,4 @@ bool
 stream_of_call(const struct server *s, long long id)
 {
 	return streaming == s && st.rid == id;
-}
-
-/* Where the client's messages wait while a stream owns its queue. */
-struct buf *
-stream_held(void)
-{
-	return streaming != NULL ? &held : NULL;
-}
-
-bool
-stream_holds_much(void)
-{
-	return held.len > HIGH_WATER;
 }

@@ -279,46 +279,122 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
 		buf_putc(out, ']');
 }
 
-/* Tools written between two piece_done calls. */
+/* Tools written in one piece of the answer. */
 #define TOOLS_PER_PIECE	64
 
 /*
- * The open_toolbox result object, for content and structuredContent
- * (reply_structured_by): written a few tools at a time, straight into
- * the reply.
+ * The open_toolbox result object, for content and structuredContent,
+ * written a piece at a time as the client reads it (reply_structured_by):
+ * its head, the tools a few at a time, its tail.  What it says is fixed
+ * when it begins; the lists it reads do not change before it ends (a list
+ * about to change finishes it first: pace_finish).
  */
-static void
-put_summary(struct piece *p, const void *arg)
-{
-	const struct toolbox *b = arg;
-	const struct server *s;
-	struct buf *out = piece_buf(p), origin = { 0 };
-	int i, k, ready = 0, n = 0;
+struct summary {
+	const struct toolbox	*b;
+	int			 ready;		/* servers_connected */
+	int			*count;		/* Each server's tools listed. */
+	int			 total;
+	struct buf		 tail;		/* After the tools. */
+	struct buf		 origin;	/* tool_origin of the one below. */
+	int			 origin_of;
+};
 
+static void
+put_head(struct buf *out, const struct summary *m)
+{
 	buf_puts(out, "{\"toolbox\":");
-	json_put_cstr(out, b->cfg->name);
+	json_put_cstr(out, m->b->cfg->name);
 	buf_puts(out, ",\"description\":");
-	json_put_cstr(out, b->cfg->description);
-	for (i = 0; i < b->nservers; i++)
-		ready += srv_serving(&b->servers[i]);
-	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", ready);
+	json_put_cstr(out, m->b->cfg->description);
+	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", m->ready);
+}
+
+/* Tools from the first'th on (0 for the first of all), a piece of them. */
+static int
+put_tools(struct buf *out, struct summary *m, int first)
+{
+	int i = 0, k = first, n = 0;
+
+	while (k >= m->count[i])
+		k -= m->count[i++];
+	for (; n < TOOLS_PER_PIECE && first + n < m->total; n++, k++) {
+		while (k >= m->count[i]) {
+			k = 0;
+			i++;
+		}
+		if (m->origin_of != i) {
+			tool_origin(&m->origin, &m->b->servers[i]);
+			m->origin_of = i;
+		}
+		if (first + n > 0)
+			buf_putc(out, ',');
+		put_tool(out, &m->b->servers[i].lists[LIST_TOOLS].items[k],
+		    &m->origin);
+	}
+	return n;
+}
+
+/* Piece *at: 0 the head, then 1 + the index of the next tool, then the tail. */
+static bool
+put_summary(struct buf *out, const void *arg, size_t *at)
+{
+	struct summary *m = (struct summary *)arg;
+
+	if (*at == 0)
+		put_head(out, m);
+	else if (*at <= (size_t)m->total)
+		*at += (size_t)put_tools(out, m, (int)*at - 1) - 1;
+	else {
+		buf_put(out, m->tail.data, m->tail.len);
+		return false;
+	}
+	++*at;
+	return true;
+}
+
+static struct summary *
+summary_new(const struct toolbox *b)
+{
+	struct summary *m = xcalloc(1, sizeof(*m));
+	const struct server *s;
+	int i;
+
+	m->b = b;
+	m->count = xcalloc((size_t)b->nservers, sizeof(*m->count));
+	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		tool_origin(&origin, s);
-		for (k = 0; srv_known(s) && k < s->lists[LIST_TOOLS].n; k++) {
-			if (n++ > 0)
-				buf_putc(out, ',');
-			put_tool(out, &s->lists[LIST_TOOLS].items[k], &origin);
-			if (n % TOOLS_PER_PIECE == 0)
-				piece_done(p);
-		}
+		m->ready += srv_serving(s);
+		m->count[i] = srv_known(s) ? s->lists[LIST_TOOLS].n : 0;
+		m->total += m->count[i];
 	}
-	buf_putc(out, ']');
-	buf_free(&origin);
-	put_servers(out, b, "servers", srv_known, put_offers, true);
-	put_servers(out, b, "from_catalogue", from_catalogue, put_name, false);
-	put_servers(out, b, "servers_failed", unknown, put_failure, false);
-	buf_putc(out, '}');
+	buf_putc(&m->tail, ']');
+	put_servers(&m->tail, b, "servers", srv_known, put_offers, true);
+	put_servers(&m->tail, b, "from_catalogue", from_catalogue, put_name,
+	    false);
+	put_servers(&m->tail, b, "servers_failed", unknown, put_failure,
+	    false);
+	buf_putc(&m->tail, '}');
+	return m;
+}
+
+static void
+summary_free(void *arg)
+{
+	struct summary *m = arg;
+
+	free(m->count);
+	buf_free(&m->tail);
+	buf_free(&m->origin);
+	free(m);
+}
+
+static void
+reply_summary(const struct toolbox *b, const char *cid, size_t cidlen)
+{
+	struct pieces p = { put_summary, summary_free, summary_new(b) };
+
+	reply_structured_by(cid, cidlen, &p);
 }
 
 /* How many servers' tools open_toolbox would list. */
@@ -373,8 +449,8 @@ box_settle(struct toolbox *b)
 			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
 			    buf_cstr(&failed), true);
 		else
-			reply_structured_by(b->waiters[i].cid,
-			    b->waiters[i].cidlen, put_summary, b);
+			reply_summary(b, b->waiters[i].cid,
+			    b->waiters[i].cidlen);
 		free(b->waiters[i].cid);
 	}
 	free(b->waiters);

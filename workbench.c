@@ -119,7 +119,7 @@ static void
 build_pollfds(void)
 {
 	bool client_full = peer_queued(client_peer()) > HIGH_WATER;
-	bool held_full = stream_holds_much();
+	bool held_full = client_holds_much();
 	struct server *s;
 
 	npfd = 0;
@@ -281,6 +281,29 @@ dispatch(long long now)
 	check_timeouts(now);
 }
 
+/*
+ * Write the client's queue, and while a paced reply drains it at once,
+ * make more of the reply.
+ */
+static int
+flush_client(void)
+{
+	int r;
+
+	do {
+		pace_run();
+		r = peer_flush(client_peer());
+	} while (r == 0 && pace_active() && peer_queued(client_peer()) == 0);
+	return r;
+}
+
+/* Has the client been given all there is for it? */
+static bool
+client_written(void)
+{
+	return peer_queued(client_peer()) == 0 && !pace_active();
+}
+
 static void
 flush_all(void)
 {
@@ -290,7 +313,8 @@ flush_all(void)
 	/* A probe has no client: nothing is said to one. */
 	if (probing)
 		peer_drop_output(client_peer());
-	else if (peer_flush(client_peer()) < 0) {
+	else if (flush_client() < 0) {
+		pace_drop();
 		peer_drop_output(client_peer());
 		begin_shutdown();
 	}
@@ -358,7 +382,8 @@ run(void)
 			begin_shutdown();
 		}
 		now = now_ms();
-		if (wb.stopping && (proc_dying() == 0 || now >= stop_at))
+		if (wb.stopping && ((proc_dying() == 0 && client_written()) ||
+		    now >= stop_at))
 			break;
 		build_pollfds();
 		timeout = poll_timeout(now);

@@ -556,7 +556,6 @@ ssize_t	 client_read(void);
 bool	 client_busy(void);
 void	 client_resume(void);
 struct buf *client_queue(void);
-struct buf *client_out(void);
 void	 client_send_line(const char *, size_t);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
@@ -567,19 +566,20 @@ void	 reply_error_data(const char *, size_t, int, const char *,
 	    const char *, size_t);
 void	 reply_cache_hints(struct buf *, int);
 void	 reply_text(const char *, size_t, const char *, bool);
-void	 reply_structured(const char *, size_t, const struct buf *);
 
-/* A structured result written in pieces (reply_structured_by). */
-struct piece {
-	struct buf	*out;		/* The reply. */
-	struct buf	 raw;		/* Written, to be escaped into it. */
-	bool		 escape;	/* The text's turn, not the object's. */
+bool	 reply_take_era(void);
+
+/*
+ * A JSON object written in pieces: put writes the piece at *at (0 first)
+ * to out and moves *at on, false once the object is complete; release,
+ * if not NULL, frees arg after the last.
+ */
+struct pieces {
+	bool	(*put)(struct buf *, const void *, size_t *);
+	void	(*release)(void *);
+	void	 *arg;
 };
 
-void	 reply_structured_by(const char *, size_t,
-	    void (*)(struct piece *, const void *), const void *);
-struct buf *piece_buf(struct piece *);
-void	 piece_done(struct piece *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
@@ -1008,9 +1008,25 @@ bool	 stream_of(const struct server *);
 bool	 stream_of_call(const struct server *, long long);
 void	 stream_abort(struct server *, const char *);
 void	 stream_output_ended(struct server *);
-struct buf *stream_held(void);
-bool	 stream_holds_much(void);
 long long stream_deadline(const struct server *);
 void	 stream_check(struct server *, long long);
+
+/*
+ * pace.c: who writes into the client's queue: one long message at a time
+ * owns it (a stream, a paced reply), the others wait held behind it.
+ */
+struct buf *client_out(void);
+bool	 client_owned(void);
+void	 client_own(void);
+void	 client_release(void);
+size_t	 client_held(void);
+bool	 client_holds_much(void);
+void	 pace_reply(bool (*)(void *), void (*)(void *), void *);
+void	 pace_run(void);
+bool	 pace_active(void);
+void	 pace_finish(void);
+void	 pace_drop(void);
+void	 reply_structured_by(const char *, size_t, const struct pieces *);
+void	 reply_structured(const char *, size_t, const struct buf *);
 
 #endif /* WORKBENCH_H */

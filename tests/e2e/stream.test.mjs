@@ -524,3 +524,87 @@ describe('a streamed answer that breaks', () => {
 		});
 	});
 });
+
+// ===========================================================================
+
+describe('a long open_toolbox answer is made as the client reads it', () => {
+	// 20,000 tools: a list of 2.1 MB, an answer of about 6 MB (the list as
+	// text and as structuredContent), far more than the workbench keeps
+	// queued for the client.
+	const NTOOLS = 20000;
+	const BIGBOX = { toolboxes: { big: box({ a: L.mock('--tools', String(NTOOLS)) }, 'Many tools') } };
+	const SETTLE = T(1500);		// the server starts and lists meanwhile
+
+	// The answer, whole and the same twice; its tools.
+	function answerTools(l, what) {
+		assert.ok(l.json?.result, `${what}: not a result: ${l.text.slice(0, 300)}`);
+		const r = l.json.result;
+		assert.equal(r.isError, undefined, `${what}: ${l.text.slice(0, 300)}`);
+		assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, `${what}: text and structuredContent differ`);
+		return r.structuredContent.tools;
+	}
+
+	async function openPaused(s) {
+		await s.initialize();
+		s.pause();
+		await s.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 'o', method: 'tools/call',
+		    params: { name: 'open_toolbox', arguments: { toolbox_name: 'big' } } }));
+		await L.sleep(SETTLE);
+	}
+
+	test('what comes after it waits and keeps its order; the answer never waits whole in memory', { timeout: T(30000) }, async (t) => {
+		const s = H.startSession(BIGBOX);
+		await openPaused(s);
+		await s.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+		await s.sendLine(useToolLine('c', 'big', 'a', 'echo', { message: 'after' }));
+		await L.sleep(T(500));
+		const hwm = H.hwmKb(s.pid);
+		s.resume();
+		const first = await s.readLine(T(10000));
+		assert.equal(first.json?.id, 'o', `the first line answers ${JSON.stringify(first.json?.id)}`);
+		const tools = answerTools(first, 'open_toolbox');
+		assert.ok(tools.length >= NTOOLS, `${tools.length} tools`);
+		assert.ok(tools.every((x) => x.toolbox_name === 'big' && x.source_server === 'a'), 'every tool has its origin');
+		assert.equal(new Set(tools.map((x) => x.name)).size, tools.length, 'no tool twice');
+		const rest = [await s.readLine(T(5000)), await s.readLine(T(5000))];
+		assert.deepEqual(rest.map((l) => l.json?.id).sort(), ['c', 'p'], 'the ping and the call after it');
+		assert.equal(H.text(rest.find((l) => l.json.id === 'c')), 'after');
+		t.diagnostic(`answer ${first.buf.length} bytes; VmHWM while the client did not read: ${hwm} kB`);
+		if (H.CHECK_RSS)
+			assert.ok(hwm * 1024 < first.buf.length, `peak RSS ${hwm} kB while the client did not read: the ${first.buf.length}-byte answer waited whole`);
+		await finish(s);
+	});
+
+	test('a list that changes while it is made: the answer gives the list as it was, whole', { timeout: T(30000) }, async () => {
+		const s = H.startSession(BIGBOX);
+		await openPaused(s);
+		// The server adds a tool and says so: the workbench lists it again.
+		await s.sendLine(useToolLine('c', 'big', 'a', 'notify_list_changed', {}));
+		await L.sleep(T(1000));
+		s.resume();
+		const first = await s.readLine(T(10000));
+		assert.equal(first.json?.id, 'o', `the first line answers ${JSON.stringify(first.json?.id)}`);
+		const before = answerTools(first, 'open_toolbox, before').length;
+		await s.waitId('c', T(5000));
+		const again = answerTools(await s.open('big'), 'open_toolbox, after');
+		assert.equal(again.length, before + 1, 'the added tool is listed by the next open');
+		await finish(s);
+	});
+
+	test('the client closes its input meanwhile: the answer still arrives whole', { timeout: T(30000) }, async () => {
+		const s = H.startSession(BIGBOX);
+		await openPaused(s);
+		s.proc.stdin.end();
+		await L.sleep(T(300));
+		// Its output is read to the end before the lines are looked at.
+		const ended = new Promise((r) => s.proc.stdout.once('close', r));
+		s.resume();
+		await L.withTimeout(ended, T(10000), 'the end of the output');
+		const first = await s.readLine(T(1000));
+		assert.equal(first.json?.id, 'o');
+		assert.ok(answerTools(first, 'open_toolbox').length >= NTOOLS);
+		const r = await L.withTimeout(s.exited, T(5000), 'the workbench to exit');
+		assert.equal(r.code, 0, `exit status; ${s.describe()}`);
+		H.forget(s);
+	});
+});
