@@ -1360,6 +1360,7 @@ json_walk(struct jwalk *w, const char *s, size_t n, size_t at, size_t level)
 	w->i = at + 1;
 	w->level = level;
 	w->first = true;
+	w->checked = false;
 	w->object = at < n && s[at] == '{';
 	return level <= JSON_DEPTH_MAX && at < n && (s[at] == '{' ||
 	    s[at] == '[');
@@ -1400,13 +1401,53 @@ json_walk_next(struct jwalk *w, struct span *key)
 	return i < n ? 1 : -1;
 }
 
-/* Past the value at w->i, checked, its span in *v; false if not JSON. */
+/*
+ * Past the value at s[i] of text checked already (peer_checked): strings
+ * passed by blocks, brackets counted, nothing looked at twice.
+ */
+static size_t
+skip_checked(const char *s, size_t i, size_t n)
+{
+	size_t depth = 0;
+
+	do {
+		switch (s[i]) {
+		case '"':
+			/* Past each escape's backslash and the byte after it. */
+			while ((i = string_stop(s, i + 1, n)) < n && s[i] != '"')
+				i++;
+			i = i < n ? i + 1 : n;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			i++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			i++;
+			break;
+		default:
+			i = depth > 0 ? i + 1 : primitive_end(s, i, n);
+		}
+	} while (depth > 0 && i < n);
+	return i;
+}
+
+/*
+ * Past the value at w->i, checked unless the text was (w->checked), its
+ * span in *v; false if not JSON.
+ */
 bool
 json_walk_value(struct jwalk *w, struct span *v)
 {
-	size_t end, bad, depth;
+	size_t end, bad, depth = 0;
 
-	end = check_value(w->s, w->i, w->n, &bad, &depth);
+	if (w->checked)
+		end = skip_checked(w->s, w->i, w->n);
+	else
+		end = check_value(w->s, w->i, w->n, &bad, &depth);
 	if (end == 0 || w->level + depth > JSON_DEPTH_MAX)
 		return false;
 	v->p = w->s + w->i;

@@ -421,6 +421,7 @@ entry_key(struct jwalk *a, enum list_kind k, struct span *v,
 	*key = NULL;
 	if (!json_walk(&e, a->s, a->n, a->i, a->level + 1) || !e.object)
 		return json_walk_value(a, v);
+	e.checked = a->checked;
 	while ((r = json_walk_next(&e, &mk)) > 0 && json_walk_value(&e, &mv))
 		if (!seen && json_span_is(&mk, kinds[k].key)) {
 			*key = json_span_str(&mv, &unescaped);
@@ -466,7 +467,7 @@ keep_entry(struct server *s, enum list_kind k, const struct span *v,
  */
 static size_t
 page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
-    size_t at, bool *found, char **cursor)
+    size_t at, bool checked, bool *found, char **cursor)
 {
 	struct jwalk w, a;
 	struct span key, v;
@@ -476,9 +477,11 @@ page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
 
 	if (!json_walk(&w, text, n, at, 2) || !w.object)
 		return 0;
+	w.checked = checked;
 	while ((r = json_walk_next(&w, &key)) > 0) {
 		if (!array && json_span_is(&key, kinds[k].array) &&
 		    json_walk(&a, text, n, w.i, 3) && !a.object) {
+			a.checked = checked;
 			while ((e = json_walk_next(&a, NULL)) > 0 &&
 			    entry_key(&a, k, &v, &name) &&
 			    keep_entry(s, k, &v, name))
@@ -504,20 +507,22 @@ page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
  * The answer to a page: the line text[0, n), its result object at
  * text[at].  With top (the members before the result, as rpc_scan_head
  * left them) the rest of the line is checked too; without, the line was
- * checked whole.  LIST_MORE when the next page was asked for, LIST_DONE
+ * checked whole.  checked: the whole line was checked already (by the
+ * tokenizer), so its entries are walked without being checked again.
+ * LIST_MORE when the next page was asked for, LIST_DONE
  * when the list is complete, LIST_FAILED with the reason in why, or
  * LIST_INVALID when the line is not a well-formed answer: nothing changed.
  */
 int
 list_answer(struct server *s, enum list_kind k, const char *text, size_t n,
-    size_t at, struct rpc_top *top, struct buf *why)
+    size_t at, bool checked, struct rpc_top *top, struct buf *why)
 {
 	int before = s->lists[k].nfresh, st;
 	char *cursor = NULL;
 	bool found = false;
 	size_t end;
 
-	end = page_entries(s, k, text, n, at, &found, &cursor);
+	end = page_entries(s, k, text, n, at, checked, &found, &cursor);
 	if (end == 0 || (top != NULL && (rpc_members(text, n, end, false,
 	    false, top) != 0 || top->error || top->method != NULL))) {
 		drop_fresh(&s->lists[k], before);

@@ -7,17 +7,13 @@
  * paced reply thus never waits whole in our memory, however slowly the
  * client reads.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "workbench.h"
 
 /* A paced reply is made while the client's queue holds less than this. */
-#define PACE_QUEUE	(256u * 1024)
-/* The client's pipe, once a reply is long (fewer, larger writes). */
-#define PACE_PIPE	(1024 * 1024)
+#define PACE_QUEUE	(128u * 1024)
 
 static struct buf held;		/* For the client, after the owner's. */
 static bool owned;		/* The queue belongs to one message. */
@@ -74,24 +70,6 @@ client_holds_much(void)
 	return held.len > HIGH_WATER;
 }
 
-/*
- * A long reply is under way: the client's pipe is made larger, once, so
- * that it takes the reply in fewer writes (and wakes fewer times).  Not
- * every stdout is a pipe, nor may every user enlarge one: it is only
- * tried.
- */
-static void
-pipe_grow(void)
-{
-#ifdef F_SETPIPE_SZ
-	static bool tried;
-
-	if (!tried)
-		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PACE_PIPE);
-	tried = true;
-#endif
-}
-
 static void
 pace_end(void)
 {
@@ -142,8 +120,9 @@ pace_run(void)
 {
 	while (pacer.step != NULL && peer_queued(client_peer()) < PACE_QUEUE)
 		(void)pace_step();
+	/* A long reply is under way. */
 	if (pacer.step != NULL)
-		pipe_grow();
+		peer_widen(client_peer(), client_peer()->wfd);
 }
 
 bool

@@ -13,6 +13,7 @@
  * handler reads from stays valid, and the reader stops there.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,7 @@ peer_release(struct peer *p)
 	p->scanned = p->dropped = p->outoff = p->taillen = 0;
 	p->mode = PEER_LINES;
 	p->eof = p->closed = p->gave = false;
+	p->widened = 0;
 }
 
 /*
@@ -337,7 +339,29 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		return n;
 	p->in.len += (size_t)n;
 	peer_input(p, max, ops, ctx);
+	/* What is left is part of a long line: more of it is coming. */
+	if (p->mode != PEER_LINES || p->in.len >= READ_CHUNK)
+		peer_widen(p, p->rfd);
 	return n;
+}
+
+/*
+ * A long line passes through fd, one of the peer's: its pipe is made
+ * PIPE_WIDE, once, so that the line takes fewer writes and wake-ups on
+ * either side.  Not every descriptor is a pipe, nor may every user
+ * enlarge one (pipe-max-size, pipe-user-pages-soft): it is only tried.
+ */
+void
+peer_widen(struct peer *p, int fd)
+{
+	unsigned bit = fd == p->rfd ? 1 : 2;
+
+	if (fd < 0 || (p->widened & bit) != 0)
+		return;
+	p->widened |= bit;
+#ifdef F_SETPIPE_SZ
+	(void)fcntl(fd, F_SETPIPE_SZ, PIPE_WIDE);
+#endif
 }
 
 /*

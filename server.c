@@ -512,7 +512,7 @@ on_list_answer(struct server *s, enum list_kind k, const char *line,
 
 	if (error < 0 && json_is(&j, result, JSMN_OBJECT))
 		st = list_answer(s, k, line, n, (size_t)j.tok[result].start,
-		    NULL, &why);
+		    true, NULL, &why);
 	if (st == LIST_INVALID) {
 		msg = json_strdup(&j, json_get(&j, error, "message"));
 		st = list_failed(s, k, error < 0 && result >= 0, msg, &why);
@@ -523,10 +523,11 @@ on_list_answer(struct server *s, enum list_kind k, const char *line,
 }
 
 /*
- * A page whose id comes before its result, as most servers write it, is
- * read without tokenizing the whole line (list_answer).  False for any
- * other line, and for one that is not well-formed, which the general path
- * then handles.
+ * A page is read without tokenizing the whole line (list_answer), its id
+ * found before its result or, as the TypeScript SDK writes it, as the
+ * last member (which list_answer then checks with the rest).  False for
+ * any other line, and for one that is not well-formed, which the general
+ * path then handles.
  */
 static bool
 list_page(struct server *s, const char *line, size_t n)
@@ -535,16 +536,22 @@ list_page(struct server *s, const char *line, size_t n)
 	struct request r;
 	struct buf why = { 0 };
 	enum list_kind k;
+	const char *id;
+	size_t idlen;
 	long long v;
 	int i, st;
 
-	if (rpc_scan_head(line, n, &top) != 1 || top.id == NULL ||
-	    top.method != NULL || top.error || line[top.at] != '{' ||
-	    !rpc_int_id(top.id, top.idlen, &v) || (i = req_find(s, v)) < 0 ||
+	if (rpc_scan_head(line, n, &top) != 1 || top.method != NULL ||
+	    top.error || line[top.at] != '{')
+		return false;
+	id = top.id;
+	idlen = top.idlen;
+	if ((id == NULL && rpc_scan_id_tail(line, n, &id, &idlen) < 0) ||
+	    !rpc_int_id(id, idlen, &v) || (i = req_find(s, v)) < 0 ||
 	    s->req[i].kind != REQ_LIST)
 		return false;
 	k = s->req[i].list;
-	if ((st = list_answer(s, k, line, n, top.at, &top, &why)) ==
+	if ((st = list_answer(s, k, line, n, top.at, false, &top, &why)) ==
 	    LIST_INVALID)
 		return false;
 	req_take(s, req_find(s, v), &r);

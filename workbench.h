@@ -233,6 +233,7 @@ struct jwalk {
 	size_t		 level;		/* Nesting of the value walked. */
 	bool		 object;
 	bool		 first;
+	bool		 checked;	/* The text was checked already. */
 };
 
 bool	 json_walk(struct jwalk *, const char *, size_t, size_t, size_t);
@@ -322,8 +323,11 @@ struct peer {
 	bool		 reading;	/* Its lines are being handled, */
 	bool		 closed;	/* and it was closed meanwhile, */
 	bool		 gave;		/* or gave its buffer away. */
+	unsigned	 widened;	/* 1: rfd's pipe, 2: wfd's (peer_widen) */
 };
 
+/* The pipe of a peer that writes or is written long lines (peer_widen). */
+#define PIPE_WIDE	(1024 * 1024)
 /* A line this long without its newline yet is offered to ops->stream. */
 #define STREAM_MIN	(256u * 1024)
 #define PEER_NOSTREAM	((size_t)-1)	/* ops->stream: keep it whole */
@@ -351,6 +355,7 @@ struct peer_ops {
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
 void	 peer_input(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
+void	 peer_widen(struct peer *, int);
 void	 peer_drop_output(struct peer *);
 void	 peer_skip_line(struct peer *);
 char	*peer_give_line(struct peer *, const char *, size_t);
@@ -691,7 +696,7 @@ struct server;
 const char *list_method(enum list_kind);
 void	 list_fetch(struct server *, enum list_kind);
 int	 list_answer(struct server *, enum list_kind, const char *, size_t,
-	    size_t, struct rpc_top *, struct buf *);
+	    size_t, bool, struct rpc_top *, struct buf *);
 int	 list_failed(struct server *, enum list_kind, bool, const char *,
 	    struct buf *);
 bool	 list_paging(const struct server *);

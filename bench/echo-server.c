@@ -19,6 +19,8 @@
  * Options:
  *	--tools N		also list N generated tools
  *	--init-delay MS		answer initialize after MS milliseconds
+ *	--id-last		write the tools/list answer's id last, as the
+ *				TypeScript SDK does
  *
  * It exits with status 0 at end of file on standard input.
  */
@@ -48,6 +50,7 @@ static struct obuf toollist;	/* The tools/list result object. */
 static char *blob;		/* 'x' repeated, grown on demand. */
 static size_t bloblen;
 static long init_delay_ms;
+static bool id_last;
 
 static void
 die(const char *what)
@@ -300,7 +303,13 @@ on_line(const char *line, size_t n)
 		on_call(id, params);
 	else if (span_is(method, "\"initialize\""))
 		on_initialize(id, params);
-	else if (span_is(method, "\"tools/list\"")) {
+	else if (span_is(method, "\"tools/list\"") && id_last) {
+		ob_puts(&out, "{\"result\":");
+		ob_put(&out, toollist.p, toollist.len);
+		ob_puts(&out, ",\"jsonrpc\":\"2.0\",\"id\":");
+		ob_put(&out, id.p, id.n);
+		ob_puts(&out, "}\n");
+	} else if (span_is(method, "\"tools/list\"")) {
 		begin_result(id);
 		ob_put(&out, toollist.p, toollist.len);
 		ob_puts(&out, "}\n");
@@ -353,9 +362,11 @@ main(int argc, char *argv[])
 			ntools = strtol(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--init-delay") == 0 && i + 1 < argc)
 			init_delay_ms = strtol(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--id-last") == 0)
+			id_last = true;
 		else {
 			fprintf(stderr, "usage: echo-server [--tools N] "
-			    "[--init-delay MS]\n");
+			    "[--init-delay MS] [--id-last]\n");
 			return 2;
 		}
 	}

@@ -294,7 +294,9 @@ conn_flush(struct conn *c)
 
 /*
  * The id of a response line, or -1 for anything else.  Requests and
- * notifications name their method near the start of the line.
+ * notifications name their method near the start of the line; the id is
+ * near the start too, or (the TypeScript SDK's order, echo-server
+ * --id-last) at the end.
  */
 static long long
 resp_id(const char *line, size_t n)
@@ -304,7 +306,8 @@ resp_id(const char *line, size_t n)
 
 	if (memmem(line, m, "\"method\"", 8) != NULL)
 		return -1;
-	if ((p = memmem(line, m, "\"id\":", 5)) == NULL)
+	if ((p = memmem(line, m, "\"id\":", 5)) == NULL &&
+	    (p = memmem(line + n - m, m, "\"id\":", 5)) == NULL)
 		return -1;
 	return strtoll(p + 5, NULL, 10);
 }

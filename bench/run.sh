@@ -102,6 +102,8 @@ for n in 1 4 8 10 100; do
 done
 config "$T/slow.json" 10 "$NOCAT" "[\"--init-delay\",\"$SLOW_MS\"]"
 config "$T/big.json" 1 "$NOCAT" "[\"--tools\",\"$BIG_TOOLS\"]"
+config "$T/bigsdk.json" 1 "$NOCAT" \
+    "[\"--tools\",\"$BIG_TOOLS\",\"--id-last\"]"
 config "$T/bigdyn.json" 1 "$NOCAT\"toolMode\":\"dynamic\"," \
     "[\"--tools\",\"$BIG_TOOLS\"]"
 config "$T/cat.json" 1 "" "[\"--tools\",\"98\"]"
@@ -434,11 +436,38 @@ say "$BIG_TOOLS tools: open_toolbox and dynamic tools/list ($BIG_RUNS runs)"
 EARGS="--tools $BIG_TOOLS"
 pair median_ms min "$T/big.json" -r "$BIG_RUNS" open
 D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
-row open_10k "open_toolbox, $BIG_TOOLS tools (direct: start+list)" ms "-" -
+OPEN_D=$D
+row open_10k "open_toolbox, $BIG_TOOLS tools (direct: start+list)" ms \
+    "<= 2x direct" "$(check 'w <= 2 * d')"
 BIG_LIST=$(val bytes "$r1")
+BIG_ANSWER=$(val bytes "$r2")
 D=n/a; isnum "$BIG_LIST" && D=$(calc "$BIG_LIST / 1024")
+LIST_KB=$D
 W=$(val hwm_kb "$r2")
-row open_10k_mem "peak RSS, $BIG_TOOLS tools open (d: list size)" KB "-" -
+row open_10k_mem "peak RSS, $BIG_TOOLS tools open (d: list size)" KB \
+    "<= 3x list" "$(check 'w <= 3 * d')"
+# What the answer's size alone costs the client (the list as text and as
+# structuredContent): as many bytes, straight from a running echo server.
+if isnum "$BIG_ANSWER"; then
+	_b=$(direct -z "$BIG_ANSWER" -n "$BLOB16_N" blob); err "$_b"
+	W=$(val median_ms "$_b")
+else
+	W=n/a
+fi
+D=$OPEN_D
+row open_10k_bytes "  receiving the answer's bytes alone, direct (d: start+list)" \
+    ms "-" -
+# The same toolbox from a server that writes a page's id last, as the
+# TypeScript SDK does.
+EARGS="--tools $BIG_TOOLS --id-last"
+pair median_ms min "$T/bigsdk.json" -r "$BIG_RUNS" open
+D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
+row open_10k_idlast "  the same, the server's id last (d: start+list)" ms \
+    "<= 2x direct" "$(check 'w <= 2 * d')"
+D=$LIST_KB; W=$(val hwm_kb "$r2")
+row open_10k_idlast_mem "  its peak RSS (d: list size)" KB "<= 3x list" \
+    "$(check 'w <= 3 * d')"
+EARGS="--tools $BIG_TOOLS"
 pair median_ms min "$T/bigdyn.json" -r "$BIG_RUNS" list
 EARGS=
 DYN_NOTE=

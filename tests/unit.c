@@ -120,6 +120,39 @@ test_stream_check(void)
 			    end != strlen(bad[i]));
 }
 
+/*
+ * A walk of text checked already (jwalk.checked) finds the same members
+ * and values as one that checks them, escapes and nesting included.
+ */
+static void
+test_walk_checked(void)
+{
+	static const char obj[] = "{\"a\":\"x\\\"}\\\\\",\"b\" : [1, {\"c\":"
+	    "\"]\"}, \"\\u005d\"] ,\"d\":-1.5e3,\"e\":{\"f\":[[]]},\"g\":null}";
+	struct jwalk w[2];
+	struct span k[2], v[2];
+	int pass, r[2], members = 0;
+
+	for (pass = 0; pass < 2; pass++) {
+		CHECK(json_walk(&w[pass], obj, strlen(obj), 0, 1));
+		w[pass].checked = pass == 1;
+	}
+	for (;;) {
+		for (pass = 0; pass < 2; pass++)
+			r[pass] = json_walk_next(&w[pass], &k[pass]);
+		CHECK(r[0] == r[1]);
+		if (r[0] != 1 || r[1] != 1)
+			break;
+		for (pass = 0; pass < 2; pass++)
+			CHECK(json_walk_value(&w[pass], &v[pass]));
+		CHECK(k[0].p == k[1].p && k[0].n == k[1].n);
+		CHECK(v[0].p == v[1].p && v[0].n == v[1].n);
+		members++;
+	}
+	CHECK(members == 5);
+	CHECK(w[0].i == strlen(obj) && w[1].i == w[0].i);
+}
+
 /* A text of depth levels of arrays under "a". */
 static char *
 nested(size_t depth)
@@ -1170,6 +1203,7 @@ main(void)
 {
 	test_parse();
 	test_stream_check();
+	test_walk_checked();
 	test_shape();
 	test_deep();
 	test_lookup();
