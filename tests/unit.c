@@ -129,28 +129,27 @@ test_walk_checked(void)
 {
 	static const char obj[] = "{\"a\":\"x\\\"}\\\\\",\"b\" : [1, {\"c\":"
 	    "\"]\"}, \"\\u005d\"] ,\"d\":-1.5e3,\"e\":{\"f\":[[]]},\"g\":null}";
-	struct jwalk w[2];
-	struct span k[2], v[2];
-	int pass, r[2], members = 0;
+	struct jwalk a, b;		/* Checking, and not. */
+	struct span ka, kb, va, vb;
+	int ra, rb, members = 0;
 
-	for (pass = 0; pass < 2; pass++) {
-		CHECK(json_walk(&w[pass], obj, strlen(obj), 0, 1));
-		w[pass].checked = pass == 1;
-	}
+	CHECK(json_walk(&a, obj, strlen(obj), 0, 1));
+	CHECK(json_walk(&b, obj, strlen(obj), 0, 1));
+	b.checked = true;
 	for (;;) {
-		for (pass = 0; pass < 2; pass++)
-			r[pass] = json_walk_next(&w[pass], &k[pass]);
-		CHECK(r[0] == r[1]);
-		if (r[0] != 1 || r[1] != 1)
+		ra = json_walk_next(&a, &ka);
+		rb = json_walk_next(&b, &kb);
+		CHECK(ra == rb);
+		if (ra != 1 || rb != 1)
 			break;
-		for (pass = 0; pass < 2; pass++)
-			CHECK(json_walk_value(&w[pass], &v[pass]));
-		CHECK(k[0].p == k[1].p && k[0].n == k[1].n);
-		CHECK(v[0].p == v[1].p && v[0].n == v[1].n);
+		CHECK(json_walk_value(&a, &va));
+		CHECK(json_walk_value(&b, &vb));
+		CHECK(ka.p == kb.p && ka.n == kb.n);
+		CHECK(va.p == vb.p && va.n == vb.n);
 		members++;
 	}
 	CHECK(members == 5);
-	CHECK(w[0].i == strlen(obj) && w[1].i == w[0].i);
+	CHECK(a.i == strlen(obj) && b.i == a.i);
 }
 
 /* A text of depth levels of arrays under "a". */
