@@ -122,7 +122,7 @@ pace_run(void)
 		(void)pace_step();
 	/* A long reply is under way. */
 	if (pacer.step != NULL)
-		peer_widen(client_peer(), client_peer()->wfd);
+		peer_widen(client_peer(), client_peer()->wfd, true);
 }
 
 bool

@@ -340,28 +340,34 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 	p->in.len += (size_t)n;
 	peer_input(p, max, ops, ctx);
 	/* What is left is part of a long line: more of it is coming. */
-	if (p->mode != PEER_LINES || p->in.len >= READ_CHUNK)
-		peer_widen(p, p->rfd);
+	peer_widen(p, p->rfd, p->mode != PEER_LINES ||
+	    p->in.len >= READ_CHUNK);
 	return n;
 }
 
 /*
- * A long line passes through fd, one of the peer's: its pipe is made
- * PIPE_WIDE, once, so that the line takes fewer writes and wake-ups on
- * either side.  Not every descriptor is a pipe, nor may every user
- * enlarge one (pipe-max-size, pipe-user-pages-soft): it is only tried.
+ * While a long line passes through fd, one of the peer's, its pipe is
+ * PIPE_WIDE, so that the line takes fewer writes and wake-ups on either
+ * side; after it, the pipe is narrowed back, since a user's pipes share
+ * one allowance (pipe-user-pages-soft) and many servers could use it up.
+ * Not every descriptor is a pipe, nor may every user enlarge one
+ * (pipe-max-size): it is only tried, once per line.  A pipe that holds
+ * more than the narrow size cannot be narrowed yet: that is tried again.
  */
 void
-peer_widen(struct peer *p, int fd)
+peer_widen(struct peer *p, int fd, bool wide)
 {
 	unsigned bit = fd == p->rfd ? 1 : 2;
+	bool is = (p->widened & bit) != 0;
 
-	if (fd < 0 || (p->widened & bit) != 0)
+	if (fd < 0 || is == wide)
 		return;
-	p->widened |= bit;
 #ifdef F_SETPIPE_SZ
-	(void)fcntl(fd, F_SETPIPE_SZ, PIPE_WIDE);
+	if (fcntl(fd, F_SETPIPE_SZ, wide ? PIPE_WIDE : PIPE_NARROW) < 0 &&
+	    !wide && errno == EBUSY)
+		return;
 #endif
+	p->widened ^= bit;
 }
 
 /*

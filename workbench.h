@@ -326,8 +326,9 @@ struct peer {
 	unsigned	 widened;	/* 1: rfd's pipe, 2: wfd's (peer_widen) */
 };
 
-/* The pipe of a peer that writes or is written long lines (peer_widen). */
+/* The pipe of a long line, and of others (peer_widen). */
 #define PIPE_WIDE	(1024 * 1024)
+#define PIPE_NARROW	(64 * 1024)
 /* A line this long without its newline yet is offered to ops->stream. */
 #define STREAM_MIN	(256u * 1024)
 #define PEER_NOSTREAM	((size_t)-1)	/* ops->stream: keep it whole */
@@ -355,7 +356,7 @@ struct peer_ops {
 ssize_t	 peer_read(struct peer *, size_t, const struct peer_ops *, void *);
 void	 peer_input(struct peer *, size_t, const struct peer_ops *, void *);
 int	 peer_flush(struct peer *);
-void	 peer_widen(struct peer *, int);
+void	 peer_widen(struct peer *, int, bool);
 void	 peer_drop_output(struct peer *);
 void	 peer_skip_line(struct peer *);
 char	*peer_give_line(struct peer *, const char *, size_t);
