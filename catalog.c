@@ -31,7 +31,6 @@
 
 static enum { DIR_UNKNOWN, DIR_OK, DIR_NONE } dir_state;
 static char *dir;
-static struct json j;			/* The entry being read. */
 
 /* mkdir -p, the last level 0700. */
 static int
@@ -120,43 +119,37 @@ lists_hash(const struct server *s)
 	return h;
 }
 
-/* Is the entry read into j one of ours, for this server?  Else why. */
+/*
+ * Is the entry text[0, n) one of ours, for this server?  Else why (NULL
+ * for no warning).  It is checked whole, in one pass and without tokens,
+ * so that a list of 10,000 tools is then read entry by entry.
+ */
 static bool
-entry_valid(const struct server *s, const char **why)
+entry_valid(const struct server *s, const char *text, size_t n,
+    const char **why)
 {
-	long long version;
+	static const struct field top[] = {
+		FIELD("mcpWorkbenchCatalogue", 0, NULL, false),
+		FIELD("fingerprint", 1, NULL, false),
+		FIELD("tools", 2, NULL, false), FIELD_END };
+	struct span v[3];
+	char version[16];
 
+	*why = "not valid JSON";
+	if (!json_shape(text, n, top, v, 3))
+		return false;
 	*why = "not a catalogue entry";
-	if (!json_get_int(&j, json_get(&j, 0, "mcpWorkbenchCatalogue"),
-	    &version))
+	if (v[0].p == NULL || v[0].p[0] < '0' || v[0].p[0] > '9')
 		return false;
 	*why = "written by another version";
-	if (version != CATALOG_VERSION)
+	snprintf(version, sizeof(version), "%d", CATALOG_VERSION);
+	if (v[0].n != strlen(version) || memcmp(v[0].p, version, v[0].n) != 0)
 		return false;
 	*why = NULL;		/* Another configuration's: no warning. */
-	if (!json_eq(&j, json_get(&j, 0, "fingerprint"), s->cfg->fingerprint))
+	if (v[1].p == NULL || !json_span_is(&v[1], s->cfg->fingerprint))
 		return false;
 	*why = "no tools array";
-	return json_is(&j, json_get(&j, 0, "tools"), JSMN_ARRAY);
-}
-
-/* Take the lists of an entry read into j as the server's lists. */
-static void
-adopt_entry(struct server *s)
-{
-	int a, t, n, k;
-
-	for (k = 0; k < LIST_KINDS; k++) {
-		if (!json_is(&j, a = json_get(&j, 0, members[k]), JSMN_ARRAY))
-			continue;
-		for (t = a + 1, n = 0; n < j.tok[a].size; n++) {
-			list_keep(s, k, &j, t);
-			t = json_next(&j, t);
-		}
-		list_install(s, k);
-	}
-	s->catalogued = true;
-	s->catalog_hash = lists_hash(s);
+	return v[2].p != NULL && v[2].p[0] == '[';
 }
 
 /*
@@ -180,14 +173,15 @@ catalog_load(struct server *s)
 		if (errno != ENOENT)
 			wb_log("catalogue: ignoring %s: %s", path.data,
 			    strerror(errno));
-	} else if (json_parse(&j, text, len) != JSON_OK)
-		wb_log("catalogue: ignoring %s: not valid JSON", path.data);
-	else if (!entry_valid(s, &why)) {
+	} else if (!entry_valid(s, text, len, &why)) {
 		if (why != NULL)
 			wb_log("catalogue: ignoring %s: %s", path.data, why);
-	} else
-		adopt_entry(s);
-	json_release(&j);
+	} else {
+		if (list_take_entry(s, text, len))
+			text = NULL;	/* A list keeps it. */
+		s->catalogued = true;
+		s->catalog_hash = lists_hash(s);
+	}
 	free(text);
 	buf_free(&path);
 }

@@ -34,11 +34,23 @@ static unsigned can;			/* enum client_cap */
 static struct era era;			/* The modern request being handled. */
 static bool modern_reply;		/* The next reply answers a modern one. */
 
-/* The queue itself, for the stream that owns it meanwhile. */
+/* The queue itself, for the message that owns it meanwhile (pace.c). */
 struct buf *
 client_queue(void)
 {
 	return &client.out;
+}
+
+/*
+ * Where a message for the client goes: its queue, or while a long message
+ * owns that, the held queue behind it.
+ */
+struct buf *
+client_out(void)
+{
+	struct buf *held = pace_held();
+
+	return held != NULL ? held : &client.out;
 }
 
 /* A line from a server that goes to the client as it is. */
@@ -100,7 +112,7 @@ reply_end_as(const char *type)
 	struct buf *b = client_out();
 
 	if (modern_reply) {
-		/* Its start may be written out already (piece_done): not empty. */
+		/* Its start may be out already (a paced reply): not empty. */
 		b->len--;
 		if (b->len == 0 || b->data[b->len - 1] != '{')
 			buf_putc(b, ',');
@@ -170,6 +182,109 @@ reply_text(const char *id, size_t idlen, const char *text, bool error)
 	json_put_cstr(b, text);
 	buf_puts(b, error ? "}],\"isError\":true}" : "}]}");
 	reply_end();
+}
+
+/*
+ * A tool result whose JSON object is given as text and as itself, made
+ * as the client reads it: the object is written twice, by put, a piece
+ * at a time (see struct pieces).
+ */
+enum structured_phase { S_HEAD, S_TEXT, S_OBJECT };
+
+struct structured {
+	char			*cid;		/* The client's id, raw. */
+	size_t			 cidlen;
+	bool			 modern;	/* The era of the request. */
+	struct pieces		 obj;
+	size_t			 at;		/* The next piece's place. */
+	enum structured_phase	 phase;
+	struct buf		 raw;		/* A piece, before escaping. */
+};
+
+static bool
+structured_step(void *ctx)
+{
+	struct structured *r = ctx;
+	struct buf *out = client_out();
+	bool more;
+
+	switch (r->phase) {
+	case S_HEAD:
+		buf_puts(reply_begin(r->cid, r->cidlen),
+		    "{\"content\":[{\"type\":\"text\",\"text\":\"");
+		r->phase = S_TEXT;
+		return true;
+	case S_TEXT:
+		more = r->obj.put(&r->raw, r->obj.arg, &r->at);
+		json_put_chars(out, r->raw.data, r->raw.len);
+		r->raw.len = 0;
+		if (!more) {
+			buf_puts(out, "\"}],\"structuredContent\":");
+			r->phase = S_OBJECT;
+			r->at = 0;
+		}
+		return true;
+	case S_OBJECT:
+		if (r->obj.put(out, r->obj.arg, &r->at))
+			return true;
+		buf_putc(out, '}');
+		reply_era(r->modern);
+		reply_end();
+		return false;
+	}
+	return false;
+}
+
+static void
+structured_release(void *ctx)
+{
+	struct structured *r = ctx;
+
+	if (r->obj.release != NULL)
+		r->obj.release(r->obj.arg);
+	free(r->cid);
+	buf_free(&r->raw);
+	free(r);
+}
+
+void
+reply_structured_by(const char *id, size_t idlen, const struct pieces *obj)
+{
+	struct structured *r = xcalloc(1, sizeof(*r));
+
+	r->cid = id != NULL ? xstrndup(id, idlen) : NULL;
+	r->cidlen = idlen;
+	r->modern = reply_take_era();
+	r->obj = *obj;
+	pace_reply(structured_step, structured_release, r);
+}
+
+/* An object made already, in one piece (a copy is written). */
+static bool
+put_whole(struct buf *out, const void *arg, size_t *at)
+{
+	const struct buf *b = arg;
+
+	buf_put(out, b->data, b->len);
+	(void)at;
+	return false;
+}
+
+static void
+free_whole(void *arg)
+{
+	buf_free(arg);
+	free(arg);
+}
+
+void
+reply_structured(const char *id, size_t idlen, const struct buf *obj)
+{
+	struct buf *copy = xcalloc(1, sizeof(*copy));
+	struct pieces p = { put_whole, free_whole, copy };
+
+	buf_put(copy, obj->data, obj->len);
+	reply_structured_by(id, idlen, &p);
 }
 
 /*
@@ -736,7 +851,7 @@ client_busy(void)
 	long long now = loop_ms();
 	struct server *s;
 
-	if (peer_queued(&client) > HIGH_WATER || client_holds_much())
+	if (peer_queued(&client) > HIGH_WATER || pace_holds_much())
 		return true;
 	SRV_EACH(s)
 		if (srv_busy(s, now))

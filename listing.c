@@ -197,15 +197,56 @@ list_find(const struct server *s, enum list_kind k, const char *key,
 	return NULL;
 }
 
+/*
+ * Lists replaced while a paced reply is made or waits (an open_toolbox
+ * answer reads the lists it names as it goes) are kept until none is,
+ * so that the answer gives each list as it was when it began.
+ */
+static struct retired {
+	struct item	*items;
+	int		 n;
+	struct arena	 mem;
+} *retired;
+static int nretired;
+
+static void
+list_retire(struct listing *l)
+{
+	/* The array grows by doubling: its size follows from the count. */
+	if (nretired == 0 || (nretired >= 4 && (nretired & (nretired - 1)) ==
+	    0))
+		retired = xrealloc(retired, (size_t)(nretired < 4 ? 4 :
+		    2 * nretired) * sizeof(*retired));
+	retired[nretired].items = l->items;
+	retired[nretired].n = l->n;
+	retired[nretired++].mem = l->mem;
+}
+
+/* No paced reply is left: the lists kept for them go. */
+void
+list_free_retired(void)
+{
+	while (nretired > 0) {
+		nretired--;
+		items_free(retired[nretired].items, retired[nretired].n);
+		arena_free(&retired[nretired].mem);
+	}
+	free(retired);
+	retired = NULL;
+}
+
 /* The new list (paged in, or read from the catalogue) replaces the old. */
 void
 list_install(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];
 
-	pace_finish();		/* A paced reply may be reading the list. */
-	items_free(l->items, l->n);
-	arena_free(&l->mem);
+	if (pace_active())
+		list_retire(l);
+	else {
+		items_free(l->items, l->n);
+		arena_free(&l->mem);
+	}
 	l->items = l->fresh;
 	l->n = l->nfresh;
 	l->mem = l->fmem;
@@ -288,17 +329,6 @@ keep_tokens(struct server *s, enum list_kind k, const struct json *j, int t)
 	return it;
 }
 
-/* Keep one listed entry, token t of j, if it passes the filters. */
-void
-list_keep(struct server *s, enum list_kind k, const struct json *j, int t)
-{
-	struct item *it;
-
-	/* Its text goes with j's: a copy is kept. */
-	if ((it = keep_tokens(s, k, j, t)) != NULL)
-		it->json = arena_strndup(&s->lists[k].fmem, it->json, it->len);
-}
-
 /*
  * Paging.
  */
@@ -328,34 +358,42 @@ cursor_seen(struct listing *l, const char *cursor)
 }
 
 /*
- * The entries of a page, from before on, point into its line text[0, n),
- * which goes away after it is handled: their text is kept with the list.
- * A page mostly kept is kept whole, without a copy: the server's input
- * buffer that holds it goes with the list (peer_give_line).  Otherwise
- * each entry is copied, so that a filter keeping a few tools of many
- * does not keep them all.
+ * The entries of a page, from before on, point into its text[0, n), which
+ * goes away after it is handled: their text is kept with the list.  A
+ * page mostly kept is kept whole, without a copy: take gives up the
+ * buffer that holds it (the server's input, or a catalogue entry read),
+ * which goes with the list; true then.  Otherwise each entry is copied,
+ * so that a filter keeping a few tools of many does not keep them all.
  */
-static void
+static bool
 keep_page(struct server *s, enum list_kind k, const char *text, size_t n,
-    int before)
+    int before, char *(*take)(struct server *, const char *, size_t))
 {
 	struct listing *l = &s->lists[k];
 	struct item *it;
 	size_t kept = 0;
-	char *line;
+	char *page;
 	int i;
 
 	for (i = before; i < l->nfresh; i++)
 		kept += l->fresh[i].len;
-	if (n >= PAGE_WHOLE && kept >= n / 2 &&
-	    (line = peer_give_line(&s->proc.io, text, n)) != NULL) {
-		arena_adopt(&l->fmem, line);
-		return;
+	if (n >= PAGE_WHOLE && kept >= n / 2 && take != NULL &&
+	    (page = take(s, text, n)) != NULL) {
+		arena_adopt(&l->fmem, page);
+		return true;
 	}
 	for (i = before; i < l->nfresh; i++) {
 		it = &l->fresh[i];
 		it->json = arena_strndup(&l->fmem, it->json, it->len);
 	}
+	return false;
+}
+
+/* A page from the server's input, which gives up its buffer for it. */
+static char *
+take_line(struct server *s, const char *text, size_t n)
+{
+	return peer_give_line(&s->proc.io, text, n);
 }
 
 /* After a page, its line text[0, n): the next one, or the list is done. */
@@ -372,7 +410,7 @@ next_page(struct server *s, enum list_kind k, const char *text, size_t n,
 		    s->label, kinds[k].method, l->ncursors);
 		drop_fresh(l, before);
 	} else {
-		keep_page(s, k, text, n, before);
+		(void)keep_page(s, k, text, n, before, take_line);
 		if (more && l->ncursors >= LIST_PAGES_MAX)
 			wb_log("%s: %s has more than %d pages; keeping the "
 			    "first %d", s->label, kinds[k].method,
@@ -535,6 +573,44 @@ list_answer(struct server *s, enum list_kind k, const char *text, size_t n,
 		st = next_page(s, k, text, n, cursor, before);
 	free(cursor);
 	return st;
+}
+
+/* A catalogue entry read, whose buffer is the text itself. */
+static char *
+take_text(struct server *s, const char *text, size_t n)
+{
+	(void)s;
+	(void)n;
+	return (char *)text;	/* The caller's, given up (list_take_entry). */
+}
+
+/*
+ * Take a server's lists from a catalogue entry, the object text[0, n)
+ * checked already: each kind's array entry by entry, as a page.  True
+ * when a list kept the text itself, which is then no longer the caller's
+ * to free.
+ */
+bool
+list_take_entry(struct server *s, char *text, size_t n)
+{
+	enum list_kind k;
+	bool found, taken = false;
+	char *cursor;
+
+	for (k = 0; k < LIST_KINDS; k++) {
+		found = false;
+		cursor = NULL;
+		if (page_entries(s, k, text, n, 0, true, &found, &cursor) ==
+		    0 || !found) {
+			drop_fresh(&s->lists[k], 0);
+			free(cursor);
+			continue;
+		}
+		free(cursor);
+		taken |= keep_page(s, k, text, n, 0, taken ? NULL : take_text);
+		list_install(s, k);
+	}
+	return taken;
 }
 
 /*

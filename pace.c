@@ -3,9 +3,10 @@
  * until its line ends: a server's result passed on as it arrives
  * (stream.c), or a long answer of ours, made a piece at a time as the
  * client takes it (a paced reply).  Meanwhile every other message for the
- * client waits in the held queue (client_out()) and goes after it.  A
- * paced reply thus never waits whole in our memory, however slowly the
- * client reads.
+ * client waits in the held queue (client_out()) and goes after it; a
+ * paced reply made meanwhile waits its turn in line with them.  A paced
+ * reply thus never waits whole in our memory, however slowly the client
+ * reads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,241 +15,173 @@
 
 /* A paced reply is made while the client's queue holds less than this. */
 #define PACE_QUEUE	(128u * 1024)
+/*
+ * More paced replies than this in line, and the client is not reading
+ * them: what it asks for next waits (backpressure), as when HIGH_WATER
+ * bytes are held, since each of them is owed in full.
+ */
+#define PACE_LINE_MAX	16
+
+/* A paced reply: steps that each write a piece of it. */
+struct pacer {
+	bool	(*step)(void *);	/* False once it is complete. */
+	void	(*release)(void *);
+	void	 *ctx;
+	size_t	  after;		/* Held bytes that go before it. */
+};
 
 static struct buf held;		/* For the client, after the owner's. */
 static bool owned;		/* The queue belongs to one message. */
 static bool owner_writes;	/* The paced reply writes it just now. */
-
-/* The paced reply, if any: steps that each write a piece of it. */
-static struct pacer {
-	bool	(*step)(void *);	/* False once it is complete. */
-	void	(*release)(void *);
-	void	 *ctx;
-} pacer;
+static struct pacer *line;	/* line[0] owns the queue when it is made; */
+static int nline;		/* the others wait their turn. */
+static bool making;		/* line[0] is being made. */
 
 /*
- * Where a message for the client goes: its queue, or while a message owns
- * that (and is not the one writing), the held queue.
+ * Where a message for the client waits while a message owns the queue
+ * (and is not the one writing): the held queue; else NULL.
  */
 struct buf *
-client_out(void)
+pace_held(void)
 {
-	return owned && !owner_writes ? &held : client_queue();
+	return owned && !owner_writes ? &held : NULL;
 }
 
 /* Is the queue owned?  Then no other message may take it. */
 bool
-client_owned(void)
+pace_owned(void)
 {
 	return owned;
 }
 
 void
-client_own(void)
+pace_own(void)
 {
 	owned = true;
 }
 
-/* The owner's line ended: what was held goes to the client. */
+/*
+ * The owner's line ended: what was held before the next paced reply goes
+ * to the client, and that reply, if any, owns the queue now.
+ */
 void
-client_release(void)
+pace_release(void)
 {
+	size_t upto = nline > 0 ? line[0].after : held.len;
+	int i;
+
 	owned = false;
-	buf_put(client_queue(), held.data, held.len);
-	held.len = 0;
+	buf_put(client_queue(), held.data, upto);
+	buf_consume(&held, upto);
+	for (i = 0; i < nline; i++)
+		line[i].after -= upto;
+	if (nline > 0) {
+		owned = making = true;
+		peer_widen(client_peer(), client_peer()->wfd, true);
+	}
 }
 
 size_t
-client_held(void)
+pace_held_bytes(void)
 {
 	return held.len;
 }
 
 bool
-client_holds_much(void)
+pace_holds_much(void)
 {
-	return held.len > HIGH_WATER;
+	return held.len > HIGH_WATER || nline > PACE_LINE_MAX;
 }
 
+/*
+ * The reply first in line leaves it.  A reply may read the servers'
+ * lists as it goes: those replaced meanwhile are kept while any reply is
+ * in line (list_install), and go with the last.
+ */
 static void
-pace_end(void)
+pace_leave(void)
 {
-	pacer.release(pacer.ctx);
-	memset(&pacer, 0, sizeof(pacer));
-	client_release();
+	struct pacer p = line[0];
+
+	memmove(line, line + 1, (size_t)--nline * sizeof(*line));
+	p.release(p.ctx);
+	if (nline == 0)
+		list_free_retired();	/* Kept for the replies. */
 }
 
-/* One step of the paced reply, into the client's queue. */
-static bool
+/* The reply being made is complete: the next one's turn. */
+static void
+pace_next(void)
+{
+	pace_leave();
+	making = false;
+	pace_release();
+}
+
+/* One step of the reply being made, into the client's queue. */
+static void
 pace_step(void)
 {
 	bool more;
 
 	owner_writes = true;
-	more = pacer.step(pacer.ctx);
+	more = line[0].step(line[0].ctx);
 	owner_writes = false;
 	if (!more)
-		pace_end();
-	return more;
+		pace_next();
 }
 
 /*
  * Make a reply by steps: each writes the next piece of it to client_out()
- * and says whether more is to come; release frees ctx at the end.  While
- * another message owns the queue, the whole reply is made at once into
- * the held queue, after it.
+ * and says whether more is to come; release frees ctx at the end.  It
+ * waits its turn behind what the client is owed already.
  */
 void
 pace_reply(bool (*step)(void *), void (*release)(void *), void *ctx)
 {
-	if (owned) {
-		while (step(ctx))
-			;
-		release(ctx);
-		return;
-	}
-	client_own();
-	pacer.step = step;
-	pacer.release = release;
-	pacer.ctx = ctx;
+	/* The array grows by doubling: its size follows from the count. */
+	if (nline == 0 || (nline >= 4 && (nline & (nline - 1)) == 0))
+		line = xrealloc(line, (size_t)(nline < 4 ? 4 : 2 * nline) *
+		    sizeof(*line));
+	line[nline].step = step;
+	line[nline].release = release;
+	line[nline].ctx = ctx;
+	line[nline++].after = held.len;
+	if (!owned)
+		pace_release();		/* Its turn is now. */
 	pace_run();
 }
 
-/* More of the paced reply, as far as the client's queue has room. */
+/* More of the reply being made, as far as the client's queue has room. */
 void
 pace_run(void)
 {
-	while (pacer.step != NULL && peer_queued(client_peer()) < PACE_QUEUE)
-		(void)pace_step();
-	/* A long reply is under way. */
-	if (pacer.step != NULL)
-		peer_widen(client_peer(), client_peer()->wfd, true);
+	while (making && peer_queued(client_peer()) < PACE_QUEUE)
+		pace_step();
 }
 
+/* Is a paced reply being made, or waiting its turn? */
 bool
 pace_active(void)
 {
-	return pacer.step != NULL;
+	return nline > 0;
 }
 
-/*
- * The rest of the paced reply, now: what it reads is about to change
- * (a server's list), or the session is ending.
- */
-void
-pace_finish(void)
+/* Is one being made now (not waiting behind another message)? */
+bool
+pace_making(void)
 {
-	while (pacer.step != NULL && pace_step())
-		;
+	return making;
 }
 
-/* The client is gone: nothing more of the reply is made. */
+/* The client is gone: nothing more of any reply is made. */
 void
 pace_drop(void)
 {
-	if (pacer.step != NULL)
-		pace_end();
-}
-
-/*
- * A tool result whose JSON object is given as text and as itself, made
- * as the client reads it: the object is written twice, by put, a piece
- * at a time (see struct pieces).
- */
-enum structured_phase { S_HEAD, S_TEXT, S_OBJECT };
-
-struct structured {
-	char			*cid;		/* The client's id, raw. */
-	size_t			 cidlen;
-	bool			 modern;	/* The era of the request. */
-	struct pieces		 obj;
-	size_t			 at;		/* The next piece's place. */
-	enum structured_phase	 phase;
-	struct buf		 raw;		/* A piece, before escaping. */
-};
-
-static bool
-structured_step(void *ctx)
-{
-	struct structured *r = ctx;
-	struct buf *out = client_out();
-	bool more;
-
-	switch (r->phase) {
-	case S_HEAD:
-		buf_puts(reply_begin(r->cid, r->cidlen),
-		    "{\"content\":[{\"type\":\"text\",\"text\":\"");
-		r->phase = S_TEXT;
-		return true;
-	case S_TEXT:
-		more = r->obj.put(&r->raw, r->obj.arg, &r->at);
-		json_put_chars(out, r->raw.data, r->raw.len);
-		r->raw.len = 0;
-		if (!more) {
-			buf_puts(out, "\"}],\"structuredContent\":");
-			r->phase = S_OBJECT;
-			r->at = 0;
-		}
-		return true;
-	case S_OBJECT:
-		if (r->obj.put(out, r->obj.arg, &r->at))
-			return true;
-		buf_putc(out, '}');
-		reply_era(r->modern);
-		reply_end();
-		return false;
-	}
-	return false;
-}
-
-static void
-structured_release(void *ctx)
-{
-	struct structured *r = ctx;
-
-	if (r->obj.release != NULL)
-		r->obj.release(r->obj.arg);
-	free(r->cid);
-	buf_free(&r->raw);
-	free(r);
-}
-
-void
-reply_structured_by(const char *id, size_t idlen, const struct pieces *obj)
-{
-	struct structured *r = xcalloc(1, sizeof(*r));
-
-	r->cid = id != NULL ? xstrndup(id, idlen) : NULL;
-	r->cidlen = idlen;
-	r->modern = reply_take_era();
-	r->obj = *obj;
-	pace_reply(structured_step, structured_release, r);
-}
-
-/* An object made already, in one piece (a copy is written). */
-static bool
-put_whole(struct buf *out, const void *arg, size_t *at)
-{
-	const struct buf *b = arg;
-
-	buf_put(out, b->data, b->len);
-	(void)at;
-	return false;
-}
-
-static void
-free_whole(void *arg)
-{
-	buf_free(arg);
-	free(arg);
-}
-
-void
-reply_structured(const char *id, size_t idlen, const struct buf *obj)
-{
-	struct buf *copy = xcalloc(1, sizeof(*copy));
-	struct pieces p = { put_whole, free_whole, copy };
-
-	buf_put(copy, obj->data, obj->len);
-	reply_structured_by(id, idlen, &p);
+	while (nline > 0)
+		pace_leave();
+	if (making)
+		owned = false;
+	making = false;
+	held.len = 0;
 }

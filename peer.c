@@ -296,7 +296,7 @@ peer_release(struct peer *p)
 	p->scanned = p->dropped = p->outoff = p->taillen = 0;
 	p->mode = PEER_LINES;
 	p->eof = p->closed = p->gave = false;
-	p->widened = 0;
+	p->pipe_was[0] = p->pipe_was[1] = 0;
 }
 
 /*
@@ -339,35 +339,41 @@ peer_read(struct peer *p, size_t max, const struct peer_ops *ops, void *ctx)
 		return n;
 	p->in.len += (size_t)n;
 	peer_input(p, max, ops, ctx);
-	/* What is left is part of a long line: more of it is coming. */
-	peer_widen(p, p->rfd, p->mode != PEER_LINES ||
-	    p->in.len >= READ_CHUNK);
+	/* A long line is being read whole or passed on: more is coming. */
+	peer_widen(p, p->rfd, p->mode == PEER_WHOLE ||
+	    p->mode == PEER_STREAM);
 	return n;
 }
 
 /*
  * While a long line passes through fd, one of the peer's, its pipe is
  * PIPE_WIDE, so that the line takes fewer writes and wake-ups on either
- * side; after it, the pipe is narrowed back, since a user's pipes share
+ * side; after it, the pipe gets its size back, since a user's pipes share
  * one allowance (pipe-user-pages-soft) and many servers could use it up.
- * Not every descriptor is a pipe, nor may every user enlarge one
- * (pipe-max-size): it is only tried, once per line.  A pipe that holds
- * more than the narrow size cannot be narrowed yet: that is tried again.
+ * A pipe as wide already is left alone.  Not every descriptor is a pipe,
+ * nor may every user enlarge one (pipe-max-size): it is only tried, once
+ * per line.  A pipe that holds more than its old size cannot get it back
+ * yet: that is tried again.
  */
 void
 peer_widen(struct peer *p, int fd, bool wide)
 {
-	unsigned bit = fd == p->rfd ? 1 : 2;
-	bool is = (p->widened & bit) != 0;
+	int *was = &p->pipe_was[fd == p->rfd ? 0 : 1];
 
-	if (fd < 0 || is == wide)
+	if (fd < 0 || (*was != 0) == wide)
 		return;
 #ifdef F_SETPIPE_SZ
-	if (fcntl(fd, F_SETPIPE_SZ, wide ? PIPE_WIDE : PIPE_NARROW) < 0 &&
-	    !wide && errno == EBUSY)
+	if (wide) {
+		*was = fcntl(fd, F_GETPIPE_SZ);
+		if (*was <= 0 || *was >= PIPE_WIDE ||
+		    fcntl(fd, F_SETPIPE_SZ, PIPE_WIDE) < 0)
+			*was = -1;	/* Not widened: nothing to give back. */
+		return;
+	}
+	if (*was > 0 && fcntl(fd, F_SETPIPE_SZ, *was) < 0 && errno == EBUSY)
 		return;
 #endif
-	p->widened ^= bit;
+	*was = wide ? -1 : 0;
 }
 
 /*

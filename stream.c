@@ -4,7 +4,7 @@
  * goes (jstream), instead of being held whole: a large result then costs
  * the client no extra wait and us no more memory than what the client has
  * not read yet.  The client's queue belongs to the stream until the line
- * ends (client_own, pace.c); whatever else is for the client waits
+ * ends (pace_own, pace.c); whatever else is for the client waits
  * behind it.  Should the result break off after part of it went out,
  * the client's line is ended where it is (one line the client cannot
  * parse) and the call fails.
@@ -40,7 +40,7 @@ stream_finish(void)
 	memset(&st, 0, sizeof(st));
 	jstream_init(&st.check, 0);
 	streaming = NULL;
-	client_release();
+	pace_release();
 }
 
 /*
@@ -136,7 +136,7 @@ stream_start(struct server *s, const char *text, size_t n)
 
 	while (i < n && json_space(text[i]))
 		i++;
-	if (client_owned() || i >= n || text[i] != '{' ||
+	if (pace_owned() || i >= n || text[i] != '{' ||
 	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
 	    top.method != NULL || top.error || text[top.at] != '{' ||
 	    top.jsonrpc != top.v2)
@@ -157,7 +157,7 @@ stream_start(struct server *s, const char *text, size_t n)
 	st.done = r == JSON_OK;
 	st.v2 = top.v2;
 	streaming = s;
-	client_own();
+	pace_own();
 	if (k >= 0) {
 		st.rid = v;
 		st.cid = xstrndup(text_get(&s->req[k].cid),
@@ -313,7 +313,7 @@ stream_check(struct server *s, long long now)
 		st.held_at = 0;
 		return;
 	}
-	if (client_held() == 0)
+	if (pace_held_bytes() == 0)
 		st.held_at = 0;
 	else if (st.held_at == 0)
 		st.held_at = now;

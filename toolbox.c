@@ -286,17 +286,18 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
  * The open_toolbox result object, for content and structuredContent,
  * written a piece at a time as the client reads it (reply_structured_by):
  * its head, the tools a few at a time, its tail.  What it says is fixed
- * when it begins; the lists it reads do not change before it ends (a list
- * about to change finishes it first: pace_finish).
+ * when it begins: each server's list as it was then, which is kept until
+ * the answer ends even if a new one replaces it (list_install).
  */
 struct summary {
 	const struct toolbox	*b;
 	int			 ready;		/* servers_connected */
-	int			*count;		/* Each server's tools listed. */
+	const struct item	**items;	/* Each server's tools, */
+	int			*count;		/* so many of them. */
 	int			 total;
 	struct buf		 tail;		/* After the tools. */
-	struct buf		 origin;	/* tool_origin of the one below. */
-	int			 origin_of;
+	struct buf		 origin;	/* tool_origin of a server: */
+	int			 origin_of;	/* this one. */
 };
 
 static void
@@ -328,13 +329,12 @@ put_tools(struct buf *out, struct summary *m, int first)
 		}
 		if (first + n > 0)
 			buf_putc(out, ',');
-		put_tool(out, &m->b->servers[i].lists[LIST_TOOLS].items[k],
-		    &m->origin);
+		put_tool(out, &m->items[i][k], &m->origin);
 	}
 	return n;
 }
 
-/* Piece *at: 0 the head, then 1 + the index of the next tool, then the tail. */
+/* Piece *at: 0 the head, then 1 + the next tool's index, then the tail. */
 static bool
 put_summary(struct buf *out, const void *arg, size_t *at)
 {
@@ -360,11 +360,13 @@ summary_new(const struct toolbox *b)
 	int i;
 
 	m->b = b;
+	m->items = xcalloc((size_t)b->nservers, sizeof(*m->items));
 	m->count = xcalloc((size_t)b->nservers, sizeof(*m->count));
 	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
 		m->ready += srv_serving(s);
+		m->items[i] = s->lists[LIST_TOOLS].items;
 		m->count[i] = srv_known(s) ? s->lists[LIST_TOOLS].n : 0;
 		m->total += m->count[i];
 	}
@@ -383,6 +385,7 @@ summary_free(void *arg)
 {
 	struct summary *m = arg;
 
+	free(m->items);
 	free(m->count);
 	buf_free(&m->tail);
 	buf_free(&m->origin);

@@ -119,7 +119,7 @@ static void
 build_pollfds(void)
 {
 	bool client_full = peer_queued(client_peer()) > HIGH_WATER;
-	bool held_full = client_holds_much();
+	bool held_full = pace_holds_much();
 	struct server *s;
 
 	npfd = 0;
@@ -293,7 +293,7 @@ flush_client(void)
 	do {
 		pace_run();
 		r = peer_flush(client_peer());
-	} while (r == 0 && pace_active() && peer_queued(client_peer()) == 0);
+	} while (r == 0 && pace_making() && peer_queued(client_peer()) == 0);
 	return r;
 }
 

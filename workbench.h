@@ -323,12 +323,11 @@ struct peer {
 	bool		 reading;	/* Its lines are being handled, */
 	bool		 closed;	/* and it was closed meanwhile, */
 	bool		 gave;		/* or gave its buffer away. */
-	unsigned	 widened;	/* 1: rfd's pipe, 2: wfd's (peer_widen) */
+	int		 pipe_was[2];	/* rfd's, wfd's size (peer_widen) */
 };
 
-/* The pipe of a long line, and of others (peer_widen). */
+/* The pipe of a long line (peer_widen). */
 #define PIPE_WIDE	(1024 * 1024)
-#define PIPE_NARROW	(64 * 1024)
 /* A line this long without its newline yet is offered to ops->stream. */
 #define STREAM_MIN	(256u * 1024)
 #define PEER_NOSTREAM	((size_t)-1)	/* ops->stream: keep it whole */
@@ -562,6 +561,7 @@ ssize_t	 client_read(void);
 bool	 client_busy(void);
 void	 client_resume(void);
 struct buf *client_queue(void);
+struct buf *client_out(void);
 void	 client_send_line(const char *, size_t);
 struct buf *reply_begin(const char *, size_t);
 void	 reply_end(void);
@@ -585,6 +585,9 @@ struct pieces {
 	void	(*release)(void *);
 	void	 *arg;
 };
+
+void	 reply_structured_by(const char *, size_t, const struct pieces *);
+void	 reply_structured(const char *, size_t, const struct buf *);
 
 const char *client_protocol(void);
 bool	 client_session(void);
@@ -696,6 +699,8 @@ struct server;
 
 const char *list_method(enum list_kind);
 void	 list_fetch(struct server *, enum list_kind);
+void	 list_free_retired(void);
+bool	 list_take_entry(struct server *, char *, size_t);
 int	 list_answer(struct server *, enum list_kind, const char *, size_t,
 	    size_t, bool, struct rpc_top *, struct buf *);
 int	 list_failed(struct server *, enum list_kind, bool, const char *,
@@ -708,7 +713,6 @@ void	 list_warn(const struct server *, enum list_kind, const char *,
 	    bool);
 const struct item *list_find(const struct server *, enum list_kind,
 	    const char *, size_t);
-void	 list_keep(struct server *, enum list_kind, const struct json *, int);
 void	 list_install(struct server *, enum list_kind);
 
 /*
@@ -1021,18 +1025,16 @@ void	 stream_check(struct server *, long long);
  * pace.c: who writes into the client's queue: one long message at a time
  * owns it (a stream, a paced reply), the others wait held behind it.
  */
-struct buf *client_out(void);
-bool	 client_owned(void);
-void	 client_own(void);
-void	 client_release(void);
-size_t	 client_held(void);
-bool	 client_holds_much(void);
+struct buf *pace_held(void);
+bool	 pace_owned(void);
+void	 pace_own(void);
+void	 pace_release(void);
+size_t	 pace_held_bytes(void);
+bool	 pace_holds_much(void);
 void	 pace_reply(bool (*)(void *), void (*)(void *), void *);
 void	 pace_run(void);
 bool	 pace_active(void);
-void	 pace_finish(void);
+bool	 pace_making(void);
 void	 pace_drop(void);
-void	 reply_structured_by(const char *, size_t, const struct pieces *);
-void	 reply_structured(const char *, size_t, const struct buf *);
 
 #endif /* WORKBENCH_H */

@@ -302,13 +302,18 @@ static long long
 resp_id(const char *line, size_t n)
 {
 	size_t m = n < 96 ? n : 96;
-	const char *p;
+	const char *p, *q;
 
 	if (memmem(line, m, "\"method\"", 8) != NULL)
 		return -1;
-	if ((p = memmem(line, m, "\"id\":", 5)) == NULL &&
-	    (p = memmem(line + n - m, m, "\"id\":", 5)) == NULL)
-		return -1;
+	if ((p = memmem(line, m, "\"id\":", 5)) == NULL) {
+		/* The last one: the top level's, not a nested one. */
+		for (q = line + n - m; (q = memmem(q, (size_t)(line + n - q),
+		    "\"id\":", 5)) != NULL; q++)
+			p = q;
+		if (p == NULL)
+			return -1;
+	}
 	return strtoll(p + 5, NULL, 10);
 }
 

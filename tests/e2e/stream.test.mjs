@@ -575,6 +575,68 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		await finish(s);
 	});
 
+	test('three answers in a row: each is made as the client reads it, in order', { timeout: T(30000) }, async (t) => {
+		const s = H.startSession(BIGBOX);
+		await openPaused(s);
+		for (const id of ['o2', 'o3'])
+			await s.sendLine(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
+			    params: { name: 'open_toolbox', arguments: { toolbox_name: 'big' } } }));
+		await s.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+		await L.sleep(T(700));
+		const hwm = H.hwmKb(s.pid);
+		s.resume();
+		const lines = [];
+		for (let i = 0; i < 4; i++)
+			lines.push(await s.readLine(T(10000)));
+		assert.deepEqual(lines.map((l) => l.json?.id), ['o', 'o2', 'o3', 'p'], 'the order they were asked in');
+		for (const l of lines.slice(0, 3))
+			assert.ok(answerTools(l, `open_toolbox ${l.json.id}`).length >= NTOOLS);
+		t.diagnostic(`three answers of ${lines[0].buf.length} bytes; VmHWM while the client did not read: ${hwm} kB`);
+		if (H.CHECK_RSS)
+			assert.ok(hwm * 1024 < lines[0].buf.length, `peak RSS ${hwm} kB while the client did not read: an answer waited whole`);
+		await finish(s);
+	});
+
+	test('answered from the catalogue: the server\'s own list, arriving meanwhile, does not make the rest at once', { timeout: T(30000) }, async (t) => {
+		const config = { cacheDir: L.makeTempDir('wb-cat-'), ...BIGBOX };
+		const fill = H.startSession(config);
+		await fill.initialize();
+		answerTools(await fill.open('big'), 'open_toolbox, filling the catalogue');
+		await finish(fill);
+		// Whether the client reads or not, the catalogue's list and the
+		// server's are held at once for a while; the answer must not be.
+		const hwms = [];
+		for (const paused of [false, true]) {
+			const s = H.startSession(config);
+			if (paused) {
+				await openPaused(s);
+				hwms.push(H.hwmKb(s.pid));
+				s.resume();
+			} else {
+				await s.initialize();
+				await s.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 'o', method: 'tools/call',
+				    params: { name: 'open_toolbox', arguments: { toolbox_name: 'big' } } }));
+			}
+			const l = await s.waitId('o', T(10000));
+			const tools = answerTools(l, `open_toolbox (paused: ${paused})`);
+			assert.ok(tools.length >= NTOOLS);
+			// The server starts meanwhile and lists its tools (the same).
+			await L.sleep(SETTLE);
+			const again = await s.open('big');
+			assert.equal(answerTools(again, 'open_toolbox, again').length, tools.length);
+			assert.equal(again.json.result.structuredContent.from_catalogue, undefined, 'the server listed its tools');
+			if (!paused)
+				hwms.push(H.hwmKb(s.pid));
+			else {
+				assert.deepEqual(l.json.result.structuredContent.from_catalogue, ['a'], 'answered from the catalogue');
+				t.diagnostic(`answer ${l.buf.length} bytes; VmHWM reading: ${hwms[0]} kB, not reading: ${hwms[1]} kB`);
+				if (H.CHECK_RSS)
+					assert.ok((hwms[1] - hwms[0]) * 1024 < l.buf.length / 2, `peak RSS ${hwms[1]} kB while the client did not read, ${hwms[0]} kB while it did: the answer waited whole`);
+			}
+			await finish(s);
+		}
+	});
+
 	test('a list that changes while it is made: the answer gives the list as it was, whole', { timeout: T(30000) }, async () => {
 		const s = H.startSession(BIGBOX);
 		await openPaused(s);
