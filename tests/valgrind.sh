@@ -52,8 +52,9 @@ chmod 755 "$dir/mcp-workbench"
 
 status=0
 start=$(date +%s)
-# Two suite files side by side, as in make check: measured at about 75 s
-# for the whole suite on 2 cores (120 s one at a time), every timeout held.
+# Two suite files side by side, as in make check: measured at about 315 s
+# for the whole suite on 2 cores, every timeout held (the paced answers of
+# stream.test.mjs wait for servers listing thousands of tools).
 # VALGRIND_CONCURRENCY=1 runs them one at a time on a slower machine.
 tests=${VALGRIND_TESTS:-}
 if [ -z "$tests" ]; then
