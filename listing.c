@@ -306,7 +306,7 @@ add_item(struct server *s, enum list_kind k, const char *key,
 	memset(it, 0, sizeof(*it));
 	it->key = arena_strndup(&l->fmem, key, strlen(key));
 	it->json = raw;
-	it->len = len;
+	it->len = (unsigned int)len;	/* At most maxMessageBytes. */
 	return it;
 }
 

@@ -667,9 +667,9 @@ enum list_kind {
 struct item {
 	char		*key;		/* Its name, URI or URI template. */
 	const char	*json;		/* The object, raw (no NUL after). */
-	size_t		 len;
 	char		*native;	/* As the client is shown it, or NULL. */
 	char		*words;		/* search_tools' terms, once searched. */
+	unsigned int	 len;		/* Of json; a line is at most 1 GiB. */
 	bool		 shadowed;	/* Said once: another server has it. */
 };
 
