@@ -13,7 +13,9 @@
  * under a temporary name and renamed, 0600 in a 0700 directory.  Nothing
  * about the catalogue stops the workbench: an entry that cannot be read
  * is ignored with a warning, and a directory that cannot be written
- * leaves the catalogue in memory for the session, with one warning.
+ * leaves new lists in memory for the session, with one warning; its
+ * entries are still read (a catalogue filled by --probe may be part of a
+ * read-only system image).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,8 @@
 #define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */
 #define ENTRY_PIECE	(64u * 1024)		/* Written at a time. */
 
-static enum { DIR_UNKNOWN, DIR_OK, DIR_NONE } dir_state;
+/* DIR_READ: entries are read, but not written. */
+static enum { DIR_UNKNOWN, DIR_OK, DIR_READ, DIR_NONE } dir_state;
 static char *dir;
 
 /* mkdir -p, the last level 0700. */
@@ -53,7 +56,16 @@ make_dirs(char *path)
 	return 0;
 }
 
-/* The directory, made on first use; NULL when there is none. */
+/* From now on entries are only read: said once. */
+static void
+read_only(const char *what, const char *why)
+{
+	wb_log("catalogue: %s: %s; its entries are read, but new tool lists "
+	    "are kept in memory only", what, why);
+	dir_state = DIR_READ;
+}
+
+/* The directory, made on first use; NULL when there is none to read. */
 static const char *
 catalog_dir(void)
 {
@@ -61,7 +73,7 @@ catalog_dir(void)
 	struct buf b = { 0 };
 
 	if (dir_state != DIR_UNKNOWN)
-		return dir_state == DIR_OK ? dir : NULL;
+		return dir_state == DIR_NONE ? NULL : dir;
 	dir_state = DIR_NONE;
 	if (wb.cfg.cache_dir != NULL)
 		buf_printf(&b, "%s", wb.cfg.cache_dir);
@@ -75,12 +87,14 @@ catalog_dir(void)
 		return NULL;
 	}
 	dir = buf_cstr(&b);
-	if (make_dirs(dir) < 0 || access(dir, W_OK | X_OK) < 0) {
+	if (make_dirs(dir) < 0 || access(dir, R_OK | X_OK) < 0) {
 		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
 		    dir, strerror(errno));
 		return NULL;
 	}
 	dir_state = DIR_OK;
+	if (access(dir, W_OK) < 0)
+		read_only(dir, strerror(errno));
 	return dir;
 }
 
@@ -280,15 +294,13 @@ catalog_store(struct server *s)
 	unsigned long h;
 
 	s->catalog_read = true;		/* Its own list is newer. */
-	if (!wb.cfg.cache || catalog_dir() == NULL ||
+	if (!wb.cfg.cache || catalog_dir() == NULL || dir_state != DIR_OK ||
 	    (h = lists_hash(s)) == s->catalog_hash)
 		return;
 	entry_path(s, &path);
-	if (write_atomically(buf_cstr(&path), s) < 0) {
-		wb_log("catalogue: cannot write %s: %s; tool lists are kept "
-		    "in memory only", path.data, strerror(errno));
-		dir_state = DIR_NONE;
-	} else
+	if (write_atomically(buf_cstr(&path), s) < 0)
+		read_only(path.data, strerror(errno));
+	else
 		s->catalog_hash = h;
 	buf_free(&path);
 }

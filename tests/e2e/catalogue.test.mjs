@@ -124,6 +124,42 @@ describe('the catalogue', () => {
 		assert.equal(s.stderrTail.match(/catalogue: .*: Not a directory; tool lists are kept in memory only/g)?.length, 1, s.stderrTail);
 	});
 
+	test('a read-only directory: its entries are read, a changed list is not written, one warning', { timeout: T(20000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const config = { toolboxes: { b: { description: 'x', mcpServers: { m: L.mock('--tools', '1', '--tool-name', '${EXTRA}') } } } };
+		let s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'first_extra' } });
+		await s.initialize();
+		sc(await s.open('b'));
+		await finish(s);
+		const dir = path.join(cache, 'mcp-workbench');
+		const file = entries(cache)[0];
+		const written = fs.readFileSync(file, 'utf8');
+		// Root writes through a directory's mode: it gets a read-only
+		// mount of it instead, in a mount namespace of its own.
+		let wrap = [];
+		if (process.getuid() === 0)
+			wrap = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+			    'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', dir];
+		else
+			fs.chmodSync(dir, 0o500);
+		try {
+			s = H.startSession(config, { wrap, env: { ...withCache(cache), EXTRA: 'second_extra' } });
+			await s.initialize();
+			const open = sc(await s.open('b'));
+			assert.deepEqual(open.from_catalogue, ['m'], 'read from the read-only directory');
+			assert.ok(open.tools.some((x) => x.name === 'first_extra'), 'the entry\'s list');
+			// The server's own list replaces it in memory.
+			await L.waitFor(async () => sc(await s.open('b')).tools.some((x) => x.name === 'second_extra'), T(5000), 'the server\'s list');
+			assert.match(H.text(await s.useTool('b', 'm', 'second_extra', { message: 'fine' })), /fine/, 'the server\'s tool is called');
+			await finish(s);
+		} finally {
+			fs.chmodSync(dir, 0o700);
+		}
+		assert.equal(fs.readFileSync(file, 'utf8'), written, 'the entry is unchanged');
+		assert.deepEqual(fs.readdirSync(dir), [path.basename(file)], 'no temporary file left');
+		assert.equal(s.stderrTail.match(/catalogue: .*: (Read-only file system|Permission denied); its entries are read, but new tool lists are kept in memory only/g)?.length, 1, s.stderrTail);
+	});
+
 	test('a tool list that changed between sessions: the entry is replaced and dynamic mode gets tools/list_changed', { timeout: T(20000) }, async () => {
 		const cache = L.makeTempDir('wb-cat-');
 		// ${EXTRA} is expanded after the fingerprint: the same entry for both.
