@@ -60,8 +60,8 @@ make_dirs(char *path)
 static void
 read_only(const char *what, const char *why)
 {
-	wb_log("catalogue: %s: %s; its entries are read, but new tool lists "
-	    "are kept in memory only", what, why);
+	wb_log("catalogue: cannot write %s: %s; its entries are read, but new "
+	    "tool lists are kept in memory only", what, why);
 	dir_state = DIR_READ;
 }
 
@@ -87,7 +87,8 @@ catalog_dir(void)
 		return NULL;
 	}
 	dir = buf_cstr(&b);
-	if (make_dirs(dir) < 0 || access(dir, R_OK | X_OK) < 0) {
+	/* Entries are opened by name: searching the directory is enough. */
+	if (make_dirs(dir) < 0 || access(dir, X_OK) < 0) {
 		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
 		    dir, strerror(errno));
 		return NULL;
