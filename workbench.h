@@ -491,6 +491,16 @@ bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
 	    struct buf *);
 
 /*
+ * terms.c: the words of a text as search terms: split, lower-cased, stop
+ * words dropped, stemmed; the same for a query and for a tool.
+ */
+#define TERM_MAX	48	/* A term's bytes at most. */
+
+void	 term_put(struct buf *, const char *, size_t);
+bool	 term_stop(const char *);
+size_t	 term_stem(char *, size_t);
+
+/*
  * workbench.c: main, the poll() loop, signals and shutdown.  The settings
  * every file reads; written at startup, and stopping by the loop alone.
  */

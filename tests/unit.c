@@ -1160,6 +1160,113 @@ era_of(const char *params, int *code)
 	return r;
 }
 
+/* The stem of word, in a static buffer. */
+static const char *
+stem(const char *word)
+{
+	static char w[TERM_MAX + 1];
+	size_t n = strlen(word);
+
+	memcpy(w, word, n);
+	w[term_stem(w, n)] = '\0';
+	return w;
+}
+
+/* The terms of s, as term_put writes them. */
+static const char *
+terms(const char *s)
+{
+	static struct buf b;
+
+	b.len = 0;
+	term_put(&b, s, strlen(s));
+	return buf_cstr(&b);
+}
+
+static void
+test_terms(void)
+{
+	/* Forms that must meet: each row's words share the row's stem. */
+	static const char *const forms[][6] = {
+		{ "fil", "file", "files", "filed", NULL },
+		{ "tool", "tool", "tools", NULL },
+		{ "entity", "entity", "entities", NULL },
+		{ "query", "query", "queries", "queried", "querying", NULL },
+		{ "box", "box", "boxes", NULL },
+		{ "match", "match", "matches", "matched", "matching", NULL },
+		{ "address", "address", "addresses", NULL },
+		{ "read", "read", "reads", "reading", NULL },
+		{ "list", "list", "lists", "listed", "listing", "listings" },
+		{ "run", "run", "runs", "running", NULL },
+		{ "map", "map", "maps", "mapped", "mapping", NULL },
+		{ "call", "call", "calls", "called", "calling", NULL },
+		{ "creat", "create", "created", "creating", "creation",
+		    "creations" },
+		{ "relat", "relate", "related", "relation", "relations", NULL },
+		{ "copy", "copy", "copies", "copied", "copying", NULL },
+		{ "need", "need", "needs", "needed", NULL },
+		{ "us", "use", "uses", "used", "using", NULL },
+		{ "see", "see", "sees", "seeing", NULL },
+		{ "tree", "tree", "trees", NULL },
+		{ "add", "add", "adds", "added", "adding", NULL },
+		{ "observat", "observation", "observations", NULL },
+	};
+	/* Words no rule may touch: too short, no vowel left, -ss -us -is. */
+	static const char *const kept[] = {
+		"string", "thing", "bring", "station", "status", "analysis",
+		"class", "red", "gas", "bus", "ping", "4242", "v2", NULL
+	};
+	/* The manual's list, in the manual's order. */
+	static const char *const stop[] = {
+		"a", "about", "an", "and", "any", "are", "as", "at", "be",
+		"but", "by", "can", "do", "does", "for", "from", "how", "i",
+		"if", "in", "into", "is", "it", "its", "me", "my", "of", "on",
+		"or", "our", "so", "some", "such", "than", "that", "the",
+		"their", "them", "then", "there", "these", "they", "this",
+		"those", "to", "us", "was", "we", "were", "what", "when",
+		"where", "which", "while", "who", "will", "with", "would",
+		"you", "your", NULL
+	};
+	char long_word[TERM_MAX + 20], expect[TERM_MAX + 1];
+	int i, k;
+
+	for (i = 0; i < (int)(sizeof(forms) / sizeof(forms[0])); i++)
+		for (k = 1; k < 6 && forms[i][k] != NULL; k++) {
+			if (strcmp(stem(forms[i][k]), forms[i][0]) != 0)
+				fprintf(stderr, "stem(%s) = %s, not %s\n",
+				    forms[i][k], stem(forms[i][k]),
+				    forms[i][0]);
+			CHECK(strcmp(stem(forms[i][k]), forms[i][0]) == 0);
+		}
+	for (i = 0; kept[i] != NULL; i++)
+		CHECK(strcmp(stem(kept[i]), kept[i]) == 0);
+	/* A UTF-8 word loses an ASCII suffix only, never part of a character. */
+	CHECK(strcmp(stem("caf\xc3\xa9s"), "caf\xc3\xa9") == 0);
+	CHECK(strcmp(stem("\xc3\xa9tudes"), "\xc3\xa9tud") == 0);
+	for (i = 0; stop[i] != NULL; i++)
+		CHECK(term_stop(stop[i]));
+	CHECK(!term_stop("file") && !term_stop("") && !term_stop("the ") &&
+	    !term_stop("thee") && !term_stop("aa") && !term_stop("zz"));
+
+	/* Words split at separators and case changes; stop words gone. */
+	CHECK(strcmp(terms("createEntities"), "creat entity ") == 0);
+	CHECK(strcmp(terms("read_multiple_files"), "read multipl fil ") == 0);
+	CHECK(strcmp(terms("Remember an ENTITY, please!"),
+	    "remember entity pleas ") == 0);
+	CHECK(strcmp(terms("knowledge-graph.v2"), "knowledg graph v2 ") == 0);
+	CHECK(strcmp(terms("The Of a, IN"), "") == 0);
+	CHECK(strcmp(terms(""), "") == 0);
+	CHECK(strcmp(terms("\"x\": [1]"), "x 1 ") == 0);
+	/* A long word is cut at TERM_MAX bytes, then stemmed. */
+	memset(long_word, 'a', sizeof(long_word) - 1);
+	long_word[sizeof(long_word) - 1] = '\0';
+	CHECK(strlen(terms(long_word)) == TERM_MAX + 1);
+	memcpy(long_word + TERM_MAX - 5, "ation", 5);
+	memcpy(expect, long_word, TERM_MAX - 5);
+	strcpy(expect + TERM_MAX - 5, "at ");
+	CHECK(strcmp(terms(long_word), expect) == 0);
+}
+
 static void
 test_era(void)
 {
@@ -1222,6 +1329,7 @@ main(void)
 	test_config_filters();
 	test_names();
 	test_tool_names();
+	test_terms();
 	test_era();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;

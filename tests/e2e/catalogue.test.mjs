@@ -230,6 +230,44 @@ describe('search_tools', () => {
 		await finish(s);
 	});
 
+	test('word forms meet, stop words count for nothing, descriptions are searched (real servers)', { timeout: T(60000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const file = L.writeConfig(makeConfig());
+		const p = L.runCli(['--probe', '-c', file, 'ev', 'mem', 'fs'], { env: withCache(cache), timeout: T(30000) });
+		assert.equal(p.status, 0, p.all);
+		const s = H.startSession(file, { env: withCache(cache) });
+		await s.initialize();
+		const search = async (query, limit = 50) => sc(await s.call('search_tools', { query, limit })).results;
+		const show = (r) => JSON.stringify(r.map((x) => `${x.toolbox}/${x.name}`));
+		// "entity" is in no tool's words as such: the memory server has
+		// create_entities and delete_entities, and "entities" in the
+		// descriptions of three more.  The names count twice: those two first.
+		const entity = await search('entity');
+		assert.deepEqual(entity.slice(0, 2).map((x) => x.name).sort(), ['create_entities', 'delete_entities'], show(entity));
+		assert.ok(entity.every((x) => x.toolbox === 'mem' && /entit/i.test(`${x.name} ${x.description}`)), show(entity));
+		assert.deepEqual(entity.map((x) => x.name).sort(), ['add_observations', 'create_entities', 'create_relations', 'delete_entities',
+		    'delete_observations'], show(entity));
+		// Plural and other forms in the query meet the same tools.
+		assert.deepEqual(await search('entities'), entity);
+		// "an" is in descriptions of the filesystem and everything servers:
+		// a stop word, it ranks nothing, so the answer is that of "entity"
+		// alone ("remember" is in no tool of these servers).
+		assert.deepEqual(await search('remember an entity'), entity);
+		assert.deepEqual(await search('an entity of the'), entity);
+		assert.deepEqual(await search('an the of a'), [], 'stop words alone find nothing');
+		// Only a description says "active voice" (create_relations'):
+		// descriptions are searched, not names alone.
+		const voice = await search('active voice');
+		assert.equal(voice[0]?.name, 'create_relations', show(voice));
+		assert.equal(voice[0].toolbox, 'mem');
+		assert.ok(!/active|voice/.test(voice[0].name));
+		// Forms on the tool's side too: "creating relation" finds
+		// create_relations first (create, relations).
+		assert.equal((await search('creating relation'))[0]?.name, 'create_relations');
+		assert.equal(s.pids.size, 0, 'no server started');
+		await finish(s);
+	});
+
 	test('bad arguments, and "searchTool": false', { timeout: T(20000) }, async () => {
 		const config = makeConfig();
 		let s = H.startSession(config);
