@@ -144,9 +144,9 @@ query_terms(const char *query, struct buf *words, const char **term,
 static struct hit *
 collect(const struct toolbox *only, int *nhits, struct buf *missing)
 {
-	struct hit *h = NULL;
 	struct server *s;
-	int n = 0, cap = 0, t, order = 0;
+	int n = 0, cap = 64, t, order = 0;
+	struct hit *h = xrealloc(NULL, (size_t)cap * sizeof(*h));
 	const struct toolbox *last = NULL;
 
 	SRV_EACH(s) {
@@ -163,7 +163,7 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 		}
 		for (t = 0; t < s->lists[LIST_TOOLS].n; t++) {
 			if (n == cap) {
-				cap = cap > 0 ? cap * 2 : 64;
+				cap *= 2;
 				h = xrealloc(h, (size_t)cap * sizeof(*h));
 			}
 			h[n].srv = s;

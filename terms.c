@@ -155,6 +155,24 @@ word_end(const char *s, size_t n, size_t i)
 	return i;
 }
 
+/* Append the term of the word s[0, n) unless it is a stop word. */
+static void
+put_word(struct buf *out, const char *s, size_t n)
+{
+	char w[TERM_MAX + 1];
+	size_t k;
+
+	if (n > TERM_MAX)
+		n = TERM_MAX;
+	for (k = 0; k < n; k++)
+		w[k] = s[k] >= 'A' && s[k] <= 'Z' ? s[k] - 'A' + 'a' : s[k];
+	w[n] = '\0';
+	if (term_stop(w))
+		return;
+	buf_put(out, w, term_stem(w, n));
+	buf_putc(out, ' ');
+}
+
 /*
  * Append the terms of s[0, n) to out, each followed by a space.  A word
  * longer than TERM_MAX bytes is cut there first, the same on both sides.
@@ -162,24 +180,15 @@ word_end(const char *s, size_t n, size_t i)
 void
 term_put(struct buf *out, const char *s, size_t n)
 {
-	char w[TERM_MAX + 1];
-	size_t i = 0, end, len, k;
-	char c;
+	size_t i = 0, end;
 
 	while (i < n) {
-		while (i < n && !word_char((unsigned char)s[i]))
+		if (!word_char((unsigned char)s[i])) {
 			i++;
-		end = word_end(s, n, i);
-		len = end - i < TERM_MAX ? end - i : TERM_MAX;
-		for (k = 0; k < len; k++) {
-			c = s[i + k];
-			w[k] = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-		}
-		w[len] = '\0';
-		i = end;
-		if (len == 0 || term_stop(w))
 			continue;
-		buf_put(out, w, term_stem(w, len));
-		buf_putc(out, ' ');
+		}
+		end = word_end(s, n, i);
+		put_word(out, s + i, end - i);
+		i = end;
 	}
 }
