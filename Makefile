@@ -279,14 +279,20 @@ fuzz-long: $(FUZZ_TARGETS)
 # Static analysis: cppcheck, then gcc's -fanalyzer, over every C file of
 # the project.  Any finding fails; known false positives are suppressed
 # inline or in tests/cppcheck.supp, each with its reason (tests/lint.sh).
+# Then the manual: mandoc -Tlint, and quotes that mdoc would drop or nest
+# without a word (tests/manlint.sh).  Both run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
 	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
 
 lint:
+	@status=0; \
 	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
-	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC)
+	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
+	    status=1; \
+	sh tests/manlint.sh man/mcp-workbench.1 || status=1; \
+	exit $$status
 
 clean:
 	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
