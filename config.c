@@ -13,7 +13,6 @@
 
 #include "workbench.h"
 
-#define CFG_MAX_FILE	(16 * 1024 * 1024)
 #define NAME_RULE	"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ (letters, " \
 			"digits and '-', joined by single '_'; no leading, " \
 			"trailing or doubled '_')"
@@ -655,28 +654,24 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	return l.errors;
 }
 
-static char *
-read_file(const char *path, size_t *len, FILE *err)
-{
-	char *text;
-
-	if ((text = file_read(path, CFG_MAX_FILE, len)) == NULL)
-		fprintf(err, "%s: cannot read: %s\n", path, errno == EFBIG ?
-		    "larger than 16 MiB" : strerror(errno));
-	return text;
-}
-
+/*
+ * Load a configuration file: what cfg_parse returns, or -1 with errno
+ * when the file cannot be read (EFBIG: longer than CFG_MAX_FILE), which
+ * the caller reports, knowing where the path came from.
+ */
 int
 cfg_load(struct cfg *c, const char *path, FILE *err)
 {
 	size_t len;
 	char *text;
-	int r;
+	int r, saved;
 
-	if ((text = read_file(path, &len, err)) == NULL) {
+	if ((text = file_read(path, CFG_MAX_FILE, &len)) == NULL) {
+		saved = errno;
 		memset(c, 0, sizeof(*c));
 		c->path = xstrdup(path);
-		return 1;
+		errno = saved;
+		return -1;
 	}
 	r = cfg_parse(c, path, text, len, err);
 	free(text);

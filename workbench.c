@@ -531,28 +531,56 @@ parse_options(int argc, char *argv[], struct options *o)
 }
 
 /*
+ * Why the configuration file cannot be read, and where its path came
+ * from; for a missing file -c did not name, how to name one.
+ */
+static void
+config_unreadable(const char *path, const char *origin, bool given, int err)
+{
+	struct stat st;
+	char why[64];
+
+	if (err == ENOENT && lstat(path, &st) == 0)
+		snprintf(why, sizeof(why), "is a symbolic link to a file that "
+		    "does not exist");
+	else if (err == ENOENT)
+		snprintf(why, sizeof(why), "does not exist");
+	else if (err == EFBIG)
+		snprintf(why, sizeof(why), "cannot be read: larger than %d "
+		    "MiB", CFG_MAX_FILE >> 20);
+	else
+		snprintf(why, sizeof(why), "cannot be read: %s",
+		    strerror(err));
+	fprintf(stderr, WB_NAME ": no configuration: %s (%s) %s%s\n", path,
+	    origin, why, err == ENOENT && !given ? "; name one with -c FILE" :
+	    "");
+	if (err == ENOENT && !given)
+		usage(stderr);
+}
+
+/*
  * Load the configuration: -c FILE, else $WORKBENCH_CONFIG, else the
- * default.  A file that is not there says where its path came from.
+ * default.
  */
 static bool
 load_config(const char *path)
 {
 	const char *origin = "given with -c";
+	bool given = path != NULL;
+	int r;
 
-	if (path == NULL && (path = getenv("WORKBENCH_CONFIG")) != NULL)
+	if (!given && (path = getenv("WORKBENCH_CONFIG")) != NULL)
 		origin = "from WORKBENCH_CONFIG";
-	else if (path == NULL) {
+	else if (!given) {
 		path = "workbench-config.json";
-		origin = "the default (no -c FILE was given and "
-		    "WORKBENCH_CONFIG is not set)";
+		origin = "the default: no -c FILE was given and "
+		    "WORKBENCH_CONFIG is not set";
 	}
-	if (cfg_load(&wb.cfg, path, stderr) == 0)
+	if ((r = cfg_load(&wb.cfg, path, stderr)) == 0)
 		return true;
-	if (access(path, F_OK) < 0) {
-		fprintf(stderr, WB_NAME ": no configuration: %s is %s; name "
-		    "one with -c FILE\n", path, origin);
-		usage(stderr);
-	} else
+	if (r < 0)
+		config_unreadable(path, origin, given, errno);
+	else
 		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
 		    path);
 	return false;

@@ -413,6 +413,8 @@ void	 guard_signal(pid_t, bool, int);
 /*
  * config.c: workbench-config.json.
  */
+#define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
+
 enum tool_mode {
 	MODE_PROXY,
 	MODE_DYNAMIC
