@@ -17,6 +17,7 @@
  * passed on as it arrives).  Its descriptors and timers are here too.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,26 @@ srv_init(struct server *s, struct toolbox *b, const struct cfg_server *cfg)
 	s->label = buf_cstr(&label);
 	s->proc.io.rfd = s->proc.io.wfd = s->proc.errfd = -1;
 	s->proc.execfd = -1;
+}
+
+/*
+ * A warning about what the server wrote, which it can repeat at will (a
+ * line that is not JSON, an answer to nothing, a bad list entry): a few,
+ * then a count per interval (struct ratelog), so that a server writing
+ * garbage cannot fill the client's log.
+ */
+void
+srv_warn(struct server *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!ratelog_allow(&s->warned, loop_ms(), s->label))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	wb_log("%s: %s", s->label, msg);
 }
 
 /* Does it take calls now? */
@@ -281,6 +302,7 @@ note_failure(struct server *s, long long now)
 static void
 srv_stop_process(struct server *s)
 {
+	ratelog_flush(&s->warned, loop_ms(), s->label, true);
 	stream_abort(s, "the server was stopped");
 	if (s->proc.pid > 0)
 		proc_retire(s->proc.pid, s->proc.reaped);
@@ -331,6 +353,8 @@ srv_fail(struct server *s, const char *reason)
 {
 	struct buf why = { 0 };
 
+	/* What it was warned for comes before why it failed. */
+	ratelog_flush(&s->warned, loop_ms(), s->label, true);
 	stream_abort(s, reason);
 	buf_puts(&why, reason);
 	proc_tail(&s->proc, &why);
@@ -652,8 +676,8 @@ on_response(struct server *s, int id, const char *line, size_t n)
 	if (!json_get_int(&j, id, &v) || v <= 0 || (i = req_find(s, v)) < 0) {
 		/* Answers to cancelled or timed-out calls end here quietly. */
 		if (!json_get_int(&j, id, &v) || v <= 0 || v > s->next_id)
-			wb_log("%s: dropping an answer to a request it was "
-			    "not sent", s->label);
+			srv_warn(s, "dropping an answer to a request it was "
+			    "not sent");
 		else
 			ghost_answered(s, v);
 		return;
@@ -686,8 +710,8 @@ srv_line(void *ctx, char *line, size_t n)
 	if (list_page(s, line, n) || call_pass_result(s, line, n))
 		return;
 	if (json_parse(&j, line, n) != JSON_OK) {
-		wb_log("%s: ignoring a line that is not a JSON-RPC message "
-		    "(%zu bytes)", s->label, n);
+		srv_warn(s, "ignoring a line that is not a JSON-RPC message "
+		    "(%zu bytes)", n);
 		return;
 	}
 	id = json_get(&j, 0, "id");
@@ -805,6 +829,7 @@ srv_deadline(const struct server *s)
 	t = earliest(t, call_deadline(s));
 	t = earliest(t, stream_deadline(s));
 	t = earliest(t, idle_deadline(s));
+	t = earliest(t, ratelog_deadline(&s->warned));
 	return t > 0 ? t : -1;
 }
 
@@ -818,6 +843,7 @@ srv_check_timers(struct server *s, long long now)
 	struct buf why = { 0 };
 	long long idle = idle_deadline(s);
 
+	ratelog_flush(&s->warned, now, s->label, false);
 	if (s->eof_at > 0 && now >= s->eof_at) {
 		if (!probe_ended(s, "closed its standard output"))
 			srv_fail(s, "closed its standard output");

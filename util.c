@@ -397,6 +397,56 @@ wb_log(const char *fmt, ...)
 	wb_log_raw(line, (size_t)n);
 }
 
+/*
+ * End r's interval if it is over (or at once with force: its peer is
+ * going), showing how many warnings it held back, from label.
+ */
+void
+ratelog_flush(struct ratelog *r, long long now, const char *label,
+    bool force)
+{
+	long long secs;
+
+	if (r->since == 0 || (!force && now - r->since < RATELOG_MS))
+		return;
+	if (r->held > 0) {
+		secs = (now - r->since + 999) / 1000;
+		wb_log("%s: %lld more warning%s like the above in the last "
+		    "%lld s, not shown", label, r->held, r->held == 1 ? "" :
+		    "s", secs > 0 ? secs : 1);
+	}
+	r->flooding = r->held > 0;
+	r->ended = force ? now : r->since + RATELOG_MS;
+	r->since = 0;
+}
+
+/* Whether to show a warning from label now; one not shown is counted. */
+bool
+ratelog_allow(struct ratelog *r, long long now, const char *label)
+{
+	ratelog_flush(r, now, label, false);
+	if (r->since == 0) {
+		if (r->flooding && now - r->ended >= RATELOG_MS)
+			r->flooding = false;
+		r->since = now > 0 ? now : 1;
+		r->shown = 0;
+		r->held = 0;
+	}
+	if (!r->flooding && r->shown < RATELOG_BURST) {
+		r->shown++;
+		return true;
+	}
+	r->held++;
+	return false;
+}
+
+/* When r's count is due, or 0: only an interval that held some back. */
+long long
+ratelog_deadline(const struct ratelog *r)
+{
+	return r->since != 0 && r->held > 0 ? r->since + RATELOG_MS : 0;
+}
+
 void
 wb_log_flush(void)
 {

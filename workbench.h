@@ -136,6 +136,28 @@ void	 wb_log_raw(const char *, size_t);
 void	 wb_log_flush(void);
 
 /*
+ * Warnings a peer can repeat at will, one per line it sends: the first
+ * RATELOG_BURST of an interval of RATELOG_MS are shown, the rest counted,
+ * and the count shown once the interval ends.  While they go on, each
+ * interval shows its count alone; after an interval without any, the
+ * next are shown again.
+ */
+#define RATELOG_BURST	5
+#define RATELOG_MS	10000
+
+struct ratelog {
+	long long	 since;		/* The interval's start; 0: none open. */
+	long long	 ended;		/* When the last one ended. */
+	long long	 held;		/* Warnings of this interval not shown. */
+	int		 shown;		/* And shown. */
+	bool		 flooding;	/* The last interval held some back. */
+};
+
+bool	 ratelog_allow(struct ratelog *, long long, const char *);
+void	 ratelog_flush(struct ratelog *, long long, const char *, bool);
+long long ratelog_deadline(const struct ratelog *);
+
+/*
  * jsonrpc.c: JSON only: strict checks, jsmn, lookup, unescaping, the
  * emitter, the scan of a message's top level, and id splicing.
  */
@@ -721,7 +743,7 @@ bool	 list_paging(const struct server *);
 void	 list_stop(struct server *);
 void	 list_clear(struct server *, enum list_kind);
 void	 list_abandon(struct server *, enum list_kind);
-void	 list_warn(const struct server *, enum list_kind, const char *,
+void	 list_warn(struct server *, enum list_kind, const char *,
 	    bool);
 const struct item *list_find(const struct server *, enum list_kind,
 	    const char *, size_t);
@@ -874,6 +896,7 @@ struct server {
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
+	struct ratelog		 warned;	/* Warnings about its output. */
 };
 
 void	 srv_init(struct server *, struct toolbox *,
@@ -900,6 +923,8 @@ void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *, long long);
 void	 srv_write_error(struct server *);
 bool	 srv_stuck(const struct server *, long long);
+void	 srv_warn(struct server *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 bool	 srv_busy(const struct server *, long long);
 
 /*

@@ -1267,6 +1267,92 @@ test_terms(void)
 	CHECK(strcmp(terms(long_word), expect) == 0);
 }
 
+/*
+ * ratelog's steps, with what each wrote on stderr (a pipe meanwhile: the
+ * checks, which write there too, come after).
+ */
+#define RL_STEPS	16
+
+static void
+test_ratelog(void)
+{
+	static const char *const said[RL_STEPS] = {
+		[3] = "mcp-workbench: b/s: 15 more warnings like the above in "
+		    "the last 10 s, not shown\n",
+		[7] = "mcp-workbench: b/s: 2 more warnings like the above in "
+		    "the last 10 s, not shown\n",
+		[8] = "mcp-workbench: b/s: 1 more warning like the above in "
+		    "the last 10 s, not shown\n",
+		[10] = "mcp-workbench: b/s: 1 more warning like the above in "
+		    "the last 1 s, not shown\n",
+		[13] = "mcp-workbench: b/s: 6 more warnings like the above in "
+		    "the last 12 s, not shown\n",
+	};
+	struct ratelog r = { 0 };
+	char got[RL_STEPS][256];
+	long long v[RL_STEPS];
+	int fd[2], saved, i, k = 0;
+	ssize_t n;
+
+	if (pipe(fd) < 0 || (saved = dup(STDERR_FILENO)) < 0) {
+		CHECK(!"pipe");
+		return;
+	}
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	dup2(fd[1], STDERR_FILENO);
+#define STEP(x) do {							\
+	v[k] = (x);							\
+	wb_log_flush();							\
+	n = read(fd[0], got[k], sizeof(got[k]) - 1);			\
+	got[k++][n > 0 ? n : 0] = '\0';					\
+} while (0)
+	/* 0-3: a burst, five shown, the rest counted until the interval ends. */
+	for (i = 0, v[0] = 0; i < 20; i++)
+		v[0] += ratelog_allow(&r, 1000 + i, "b/s");
+	STEP(v[0] * 100 + r.held);
+	STEP(ratelog_deadline(&r));
+	STEP((ratelog_flush(&r, 1000 + RATELOG_MS - 1, "b/s", false), 0));
+	STEP((ratelog_flush(&r, 1000 + RATELOG_MS, "b/s", false),
+	    ratelog_deadline(&r)));
+	/* 4-8: while they go on, each interval shows its count alone. */
+	STEP(ratelog_allow(&r, 12000, "b/s"));
+	STEP(ratelog_deadline(&r));
+	STEP(ratelog_allow(&r, 12000 + RATELOG_MS - 1, "b/s"));
+	STEP(ratelog_allow(&r, 12000 + RATELOG_MS, "b/s"));
+	STEP((ratelog_flush(&r, 32000, "b/s", false), 0));
+	/* 9-11: after a whole interval without any, they are shown again. */
+	STEP(ratelog_allow(&r, 32000 - 1, "b/s"));
+	STEP((ratelog_flush(&r, 32000 - 1, "b/s", true), 0));
+	STEP(ratelog_allow(&r, 32000 - 1 + RATELOG_MS, "b/s"));
+	/* 12-13: a peer that goes: what was held back is told at once. */
+	for (i = 0, v[12] = 0; i < 10; i++)
+		v[12] += ratelog_allow(&r, 50000 + i, "b/s");
+	STEP(v[12]);
+	STEP((ratelog_flush(&r, 53500, "b/s", true), 0));
+	/* 14-15: none held back: nothing to say, nothing to wake for. */
+	STEP(ratelog_allow(&r, 70000, "b/s") * 100 + ratelog_deadline(&r));
+	STEP((ratelog_flush(&r, 70000 + RATELOG_MS, "b/s", true), 0));
+#undef STEP
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd[0]);
+	close(fd[1]);
+	CHECK(k == RL_STEPS);
+	CHECK(v[0] == RATELOG_BURST * 100 + 20 - RATELOG_BURST);
+	CHECK(v[1] == 1000 + RATELOG_MS);
+	CHECK(v[3] == 0);
+	CHECK(v[4] == 0 && v[5] == 12000 + RATELOG_MS && v[6] == 0 &&
+	    v[7] == 0);
+	CHECK(v[9] == 0 && v[11] == 1);
+	CHECK(v[12] == RATELOG_BURST - 1);
+	CHECK(v[14] == 100);
+	for (i = 0; i < RL_STEPS; i++) {
+		if (strcmp(got[i], said[i] != NULL ? said[i] : "") != 0)
+			fprintf(stderr, "ratelog step %d said: %s", i, got[i]);
+		CHECK(strcmp(got[i], said[i] != NULL ? said[i] : "") == 0);
+	}
+}
+
 static void
 test_era(void)
 {
@@ -1330,6 +1416,7 @@ main(void)
 	test_names();
 	test_tool_names();
 	test_terms();
+	test_ratelog();
 	test_era();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
