@@ -410,7 +410,7 @@ ratelog_flush(struct ratelog *r, long long now, const char *label,
 	if (r->since == 0 || (!force && now - r->since < RATELOG_MS))
 		return;
 	if (r->held > 0) {
-		secs = (now - r->since + 999) / 1000;
+		secs = (now - r->since + 500) / 1000;
 		wb_log("%s: %lld more warning%s like the above in the last "
 		    "%lld s, not shown", label, r->held, r->held == 1 ? "" :
 		    "s", secs > 0 ? secs : 1);

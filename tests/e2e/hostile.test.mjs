@@ -1012,6 +1012,24 @@ describe('hostile servers', () => {
 		assert.ok(ours < 4096, `the workbench wrote ${ours} bytes on stderr for ${total} garbage lines`);
 	});
 
+	test('warnings held back are counted when their interval ends, the server running and quiet', { timeout: T(40000) }, async () => {
+		const config = { toolboxes: { b: box({ fx: L.fixtureServer() }) } };
+		const lines = [];
+		const s = await opened(config, 'b', { onStderrLine: (l) => lines.push(l) });
+		const t0 = Date.now();
+		assertText(await s.useTool('b', 'fx', 'send', { lines: Array(8).fill('not json') }), 'sent 8');
+		// Nothing else happens: the workbench's own timer brings the count.
+		await L.waitFor(() => lines.some((l) => / b\/fx: \d+ more warnings? like/.test(l)), T(20000), 'the count');
+		const took = Date.now() - t0;
+		const ours = lines.filter((l) => l.startsWith('mcp-workbench: b/fx: '));
+		assert.deepEqual(ours.map((l) => l.replace(/\(\d+ bytes\)/, '(N bytes)')),
+		    [...Array(5).fill('mcp-workbench: b/fx: ignoring a line that is not a JSON-RPC message (N bytes)'),
+			'mcp-workbench: b/fx: 3 more warnings like the above in the last 10 s, not shown']);
+		assert.ok(took >= 9000, `the count came after ${took} ms, before the interval of 10 s ended`);
+		assertText(await s.useTool('b', 'fx', 'send', { lines: ['{"jsonrpc":"2.0","id":"nobody"}'] }), 'sent 1');
+		await finish(s);
+	});
+
 	test('a server writing 100,000 levels of nesting blocks nobody', { timeout: T(30000) }, async () => {
 		const s = await opened();
 		await s.sendLine(useToolLine('"deep"', 'b', 'a', 'garbage_lines', { depth: 100000 }));
