@@ -7,36 +7,50 @@
  * stemmed by a few suffix rules (term_stem).  The manual lists the rules
  * and the stop words; keep it in step.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "workbench.h"
 
 /*
  * Words too common to say what a tool does: dropped from queries and
- * tools alike.  Sorted (bsearch), ASCII, lower case.
+ * tools alike.  ASCII, lower case, at most STOP_MAX letters; by first
+ * letter, each between spaces, so that a lookup, which every word of
+ * every tool takes, reads a few bytes.
  */
-static const char *const stop_words[] = {
-	"a", "about", "an", "and", "any", "are", "as", "at", "be", "but",
-	"by", "can", "do", "does", "for", "from", "how", "i", "if", "in",
-	"into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so",
-	"some", "such", "than", "that", "the", "their", "them", "then",
-	"there", "these", "they", "this", "those", "to", "us", "was", "we",
-	"were", "what", "when", "where", "which", "while", "who", "will",
-	"with", "would", "you", "your"
+#define STOP_MAX	5
+
+static const char *const stop_words['z' - 'a' + 1] = {
+	['a' - 'a'] = " a about an and any are as at ",
+	['b' - 'a'] = " be but by ",
+	['c' - 'a'] = " can ",
+	['d' - 'a'] = " do does ",
+	['f' - 'a'] = " for from ",
+	['h' - 'a'] = " how ",
+	['i' - 'a'] = " i if in into is it its ",
+	['m' - 'a'] = " me my ",
+	['o' - 'a'] = " of on or our ",
+	['s' - 'a'] = " so some such ",
+	['t' - 'a'] = " than that the their them then there these they "
+	    "this those to ",
+	['u' - 'a'] = " us ",
+	['w' - 'a'] = " was we were what when where which while who will "
+	    "with would ",
+	['y' - 'a'] = " you your ",
 };
 
-static int
-by_name(const void *key, const void *elem)
-{
-	return strcmp(key, *(const char *const *)elem);
-}
-
+/* Whether the lower-case word w (n bytes, NUL-terminated) is a stop word. */
 bool
-term_stop(const char *w)
+term_stop(const char *w, size_t n)
 {
-	return bsearch(w, stop_words, sizeof(stop_words) /
-	    sizeof(stop_words[0]), sizeof(stop_words[0]), by_name) != NULL;
+	const char *p;
+
+	if (n == 0 || n > STOP_MAX || w[0] < 'a' || w[0] > 'z' ||
+	    (p = stop_words[w[0] - 'a']) == NULL)
+		return false;
+	for (; (p = strstr(p, w)) != NULL; p++)
+		if (p[-1] == ' ' && p[n] == ' ')
+			return true;
+	return false;
 }
 
 static bool
@@ -167,7 +181,7 @@ put_word(struct buf *out, const char *s, size_t n)
 	for (k = 0; k < n; k++)
 		w[k] = s[k] >= 'A' && s[k] <= 'Z' ? s[k] - 'A' + 'a' : s[k];
 	w[n] = '\0';
-	if (term_stop(w))
+	if (term_stop(w, n))
 		return;
 	buf_put(out, w, term_stem(w, n));
 	buf_putc(out, ' ');

@@ -521,7 +521,7 @@ bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
 #define TERM_MAX	48	/* A term's bytes at most. */
 
 void	 term_put(struct buf *, const char *, size_t);
-bool	 term_stop(const char *);
+bool	 term_stop(const char *, size_t);
 size_t	 term_stem(char *, size_t);
 
 /*

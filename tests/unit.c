@@ -1244,9 +1244,11 @@ test_terms(void)
 	CHECK(strcmp(stem("caf\xc3\xa9s"), "caf\xc3\xa9") == 0);
 	CHECK(strcmp(stem("\xc3\xa9tudes"), "\xc3\xa9tud") == 0);
 	for (i = 0; stop[i] != NULL; i++)
-		CHECK(term_stop(stop[i]));
-	CHECK(!term_stop("file") && !term_stop("") && !term_stop("the ") &&
-	    !term_stop("thee") && !term_stop("aa") && !term_stop("zz"));
+		CHECK(term_stop(stop[i], strlen(stop[i])));
+	CHECK(!term_stop("file", 4) && !term_stop("", 0) &&
+	    !term_stop("the ", 4) && !term_stop("thee", 4) &&
+	    !term_stop("aa", 2) && !term_stop("zz", 2) &&
+	    !term_stop("whichever", 9) && !term_stop("\xc3\xa0", 2));
 
 	/* Words split at separators and case changes; stop words gone. */
 	CHECK(strcmp(terms("createEntities"), "creat entity ") == 0);
