@@ -104,19 +104,20 @@ stem_plural(char *w, size_t n)
 }
 
 /*
- * One of -ation (to -ate), -ied (to -y), -ing and -ed (but -eed); after
- * -ing and -ed, a doubled last consonant but l, s and z is made single
- * (running, run).  The stem left must pass stem_ok.
+ * One suffix: -ied to -y in a word of five letters or more; else -ation
+ * to -ate, or -ing or -ed (but -eed) dropped, if the stem left passes
+ * stem_ok; after -ing and -ed, a doubled last consonant but l, s and z is
+ * made single in a stem of four letters or more (running, run).
  */
 static size_t
 stem_suffix(char *w, size_t n)
 {
 	size_t k;
 
-	if (ends(w, n, "ation") && stem_ok(w, n - 5))
-		return swap(w, n, 5, "ate");
 	if (n > 4 && ends(w, n, "ied"))
 		return swap(w, n, 3, "y");
+	if (ends(w, n, "ation") && stem_ok(w, n - 5))
+		return swap(w, n, 5, "ate");
 	if (ends(w, n, "ing"))
 		k = 3;
 	else if (ends(w, n, "ed") && !ends(w, n, "eed"))
