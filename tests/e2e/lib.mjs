@@ -255,6 +255,48 @@ export function collectNotifications(client, schema) {
 	return c;
 }
 
+// Every message the client receives, in the order it came on the wire.
+// The SDK runs notification handlers a tick after it has handled an
+// answer: a notification that arrives together with its call's answer
+// reaches no handler (progress is then reported to onerror as for an
+// unknown token).  What the workbench sent, and in which order, is told
+// by this tap, whatever the client made of it.
+export function tapMessages(client) {
+	const t = client.transport;
+	const seen = [];
+	const next = t.onmessage;
+	t.onmessage = (m, extra) => {
+		seen.push(m);
+		next?.call(t, m, extra);
+	};
+	return seen;
+}
+
+// The progress sent on the wire for the one call of seen that asked for
+// it (the SDK's token is the request's id): the values before its answer,
+// and whether the answer came.
+export function wireProgress(seen) {
+	const progress = seen.filter((m) => m.method === 'notifications/progress');
+	const tokens = new Set(progress.map((m) => m.params.progressToken));
+	assert.ok(tokens.size <= 1, `progress for one call only: ${[...tokens]}`);
+	const id = [...tokens][0];
+	const answer = seen.findIndex((m) => m.id === id && m.method === undefined);
+	return {
+		answered: answer >= 0,
+		before: (answer < 0 ? progress : seen.slice(0, answer).filter((m) =>
+		    m.method === 'notifications/progress')).map((m) => m.params.progress),
+	};
+}
+
+// Errors the SDK reports for progress that came with its call's answer
+// (see tapMessages), removed from errors; the rest stay.
+export function dropLateProgressErrors(errors) {
+	for (let i = errors.length - 1; i >= 0; i--)
+		if (/progress notification for an unknown token/.test(String(errors[i]?.message)))
+			errors.splice(i, 1);
+	return errors;
+}
+
 // The error an SDK call must throw (assertion failure when it resolves).
 export async function rejection(promise, what = 'call') {
 	try {
