@@ -42,6 +42,25 @@ function killQuietly(pid, sig) {
 	}
 }
 
+// A workbench ended with SIGKILL leaves valgrind no time to write its
+// summary (make valgrind): each such kill is noted in $WB_TEST_KILLED with
+// its reason, so that tests/valgrind.sh tells a deliberate kill from a
+// workbench that would not exit or crashed.  Reasons: "deliberate ..." (a
+// test of being killed), "escalation ..." (it did not exit in time: a
+// failure), "cleanup" (still running when its suite ended).
+export function killWorkbench(pid, reason) {
+	if (!killQuietly(pid, 'SIGKILL'))
+		return false;
+	if (process.env.WB_TEST_KILLED) {
+		try {
+			fs.appendFileSync(process.env.WB_TEST_KILLED, `${pid} ${reason}\n`);
+		} catch {
+			// The verdict then is "no summary, no reason": a failure.
+		}
+	}
+	return true;
+}
+
 function notePids(text) {
 	for (const m of text.matchAll(/(?:mock|fixture)-server: started pid=(\d+)/g))
 		mockPgids.add(Number(m[1]));
@@ -50,7 +69,7 @@ function notePids(text) {
 export function cleanup() {
 	for (const p of liveProcs) {
 		if (p.exitCode === null && p.signalCode === null)
-			killQuietly(p.pid, 'SIGKILL');
+			killWorkbench(p.pid, 'cleanup');
 	}
 	liveProcs.clear();
 	// Each mock server is a process group leader (setsid) if the
@@ -353,7 +372,7 @@ export async function startWorkbench(config, opts = {}) {
 			// ignore
 		}
 		if (proc && proc.exitCode === null)
-			killQuietly(proc.pid, 'SIGKILL');
+			killWorkbench(proc.pid, 'escalation: no exit after a failed connect');
 		e.message += `\nworkbench stderr:\n${stderr}`;
 		throw e;
 	}
@@ -397,7 +416,7 @@ export async function startWorkbench(config, opts = {}) {
 				// fall through to the kill
 			}
 			if (proc.exitCode === null && proc.signalCode === null)
-				killQuietly(proc.pid, 'SIGKILL');
+				killWorkbench(proc.pid, 'escalation: no exit within 6 s of client.close()');
 			liveProcs.delete(proc);
 			notePids(stderr);
 		},
@@ -568,7 +587,7 @@ export function startRaw(config, opts = {}) {
 			}
 			const r = await within(exited, ms);
 			if (r === null)
-				killQuietly(proc.pid, 'SIGKILL');
+				killWorkbench(proc.pid, `escalation: no exit within ${ms} ms of stdin's end`);
 			liveProcs.delete(proc);
 			notePids(stderr);
 			return r;
