@@ -110,7 +110,7 @@ describe('no orphans', () => {
 		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		const guardians = H.guardians(s.pid);
 		assert.equal(guardians.length, 1, 'one guardian process');
-		process.kill(s.pid, 'SIGKILL');
+		assert.ok(L.killWorkbench(s.pid, 'deliberate: the no-orphans tests'));
 		await L.within(s.exited, T(3000));
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0 &&
 		    pids.every((p) => !L.pidAlive(p)), T(4000), 'every server and the grandchild gone');
@@ -125,7 +125,7 @@ describe('no orphans', () => {
 		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		assert.equal(H.guardians(s.pid).length, 1);
 		const closed = new Promise((resolve) => s.proc.stdout.once('close', resolve));
-		process.kill(s.pid, 'SIGKILL');
+		assert.ok(L.killWorkbench(s.pid, 'deliberate: the no-orphans tests'));
 		assert.notEqual(await L.within(closed.then(() => true), T(2000)), null, 'stdout closed');
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(4000), 'the server gone');
 		H.forget(s);
