@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -123,6 +124,23 @@ void	 arena_free(struct arena *);
 /* FNV-1a: hash_bytes(HASH_INIT, p, n), or chained over several parts. */
 #define HASH_INIT	2166136261u
 unsigned long hash_bytes(unsigned long, const void *, size_t);
+
+/*
+ * SipHash-2-4 with a 128-bit tag, keyed: what names a thing on disk
+ * without saying what it is.  sip_init, sip_update any number of times,
+ * sip_final.
+ */
+#define SIP_KEY		16
+#define SIP_TAG		16
+struct siphash {
+	uint64_t	 v[4];
+	uint64_t	 tail;		/* The bytes of a word begun, */
+	size_t		 n;		/* of so many in all. */
+};
+
+void	 sip_init(struct siphash *, const unsigned char *);
+void	 sip_update(struct siphash *, const void *, size_t);
+void	 sip_final(struct siphash *, unsigned char *);
 
 char	*file_read(const char *, size_t, size_t *);
 bool	 wb_random(void *, size_t);
