@@ -16,8 +16,9 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o \
+	store.o util.o
+LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o store.o \
 	util.o
-LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with

@@ -116,6 +116,7 @@ srv_send_initialize(struct server *s)
 	json_put_cstr(&p, client_protocol());
 	buf_puts(&p, ",\"capabilities\":{");
 	buf_put(&p, client_caps()->data, client_caps()->len);
+	catalog_told(s, client_caps());
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
 	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
@@ -146,6 +147,7 @@ srv_send_discover(struct server *s)
 	s->modern = true;		/* For the _meta of the probe. */
 	buf_putc(&p, '{');
 	srv_put_meta(s, &p);
+	catalog_told(s, client_caps());
 	buf_putc(&p, '}');
 	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
 	    p.len);
@@ -331,6 +333,7 @@ srv_fail(struct server *s, const char *reason)
 {
 	struct buf why = { 0 };
 
+	catalog_failed(s);
 	stream_abort(s, reason);
 	buf_puts(&why, reason);
 	proc_tail(&s->proc, &why);

@@ -381,18 +381,15 @@ sip_final(struct siphash *h, unsigned char *tag)
 }
 
 /*
- * A whole file, NUL-terminated, of at most max bytes; NULL with errno
- * (EFBIG when it is larger).
+ * The rest of what fd reads, NUL-terminated, of at most max bytes; NULL
+ * with errno (EFBIG when there is more).  fd is left open.
  */
 char *
-file_read(const char *path, size_t max, size_t *len)
+fd_read_all(int fd, size_t max, size_t *len)
 {
 	struct buf b = { 0 };
 	ssize_t n;
-	int fd, saved;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
 	for (;;) {
 		buf_reserve(&b, 65536);
 		n = read(fd, b.data + b.len, 65536);
@@ -401,15 +398,50 @@ file_read(const char *path, size_t max, size_t *len)
 		if (n <= 0 || (b.len += (size_t)n) > max)
 			break;
 	}
-	saved = n < 0 ? errno : EFBIG;
-	close(fd);
 	if (n < 0 || b.len > max) {
 		buf_free(&b);
-		errno = saved;
+		errno = n < 0 ? errno : EFBIG;
 		return NULL;
 	}
 	*len = b.len;
 	return buf_cstr(&b);
+}
+
+/* Write p[0, n) whole to fd: 0, or -1 with errno. */
+int
+fd_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, c, n)) < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A whole file, NUL-terminated, of at most max bytes; NULL with errno
+ * (EFBIG when it is larger).
+ */
+char *
+file_read(const char *path, size_t max, size_t *len)
+{
+	char *text;
+	int fd, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	text = fd_read_all(fd, max, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
 }
 
 /*

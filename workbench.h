@@ -142,6 +142,8 @@ void	 sip_init(struct siphash *, const unsigned char *);
 void	 sip_update(struct siphash *, const void *, size_t);
 void	 sip_final(struct siphash *, unsigned char *);
 
+char	*fd_read_all(int, size_t, size_t *);
+int	 fd_write_all(int, const void *, size_t);
 char	*file_read(const char *, size_t, size_t *);
 bool	 wb_random(void *, size_t);
 long long earliest(long long, long long);
@@ -152,6 +154,21 @@ long long loop_ms(void);
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 wb_log_raw(const char *, size_t);
 void	 wb_log_flush(void);
+
+/*
+ * store.c: files of our own in a directory others may reach: checked,
+ * opened without following links, written under fresh exclusive names.
+ */
+int	 store_dir(const char *, struct buf *);
+bool	 store_writable(int);
+int	 store_open(int, const char *, mode_t, const char **);
+char	*store_read(int, const char *, size_t, mode_t, size_t *,
+	    const char **);
+int	 store_replace(int, const char *, int (*)(int, const void *),
+	    const void *);
+int	 store_create(int, const char *, const void *, size_t);
+int	 store_remove(int, const char *);
+bool	 store_names(int, void (*)(int, const char *, void *), void *);
 
 /*
  * jsonrpc.c: JSON only: strict checks, jsmn, lookup, unescaping, the
@@ -459,7 +476,6 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
-	char	 *fingerprint;	/* Its list's making, as written. */
 };
 
 struct cfg_toolbox {
@@ -490,6 +506,8 @@ int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);
 const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
+void	 cfg_server_digest(const struct cfg_server *, const unsigned char *,
+	    unsigned char *);
 
 /*
  * toolname.c: names, the structured identifier and tool filters.
@@ -525,7 +543,7 @@ void	 pump_all(void);
 /*
  * probe.c: --probe, a report on starting the servers of some toolboxes.
  */
-bool	 probe_start(char **, int);
+bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
@@ -562,6 +580,7 @@ bool	 era_legacy_supported(const char *);
 void	 era_put_versions(struct buf *);
 int	 era_level(const struct json *, int);
 unsigned era_caps(const struct json *, int, struct buf *);
+void	 era_caps_key(const struct buf *, struct buf *);
 int	 era_check(const struct json *, int, struct era *,
 	    struct era_error *);
 unsigned era_input_cap(const struct json *, int);
@@ -610,6 +629,7 @@ void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
+void	 client_assume(const struct buf *);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
 
@@ -877,6 +897,7 @@ struct server {
 	bool			 catalogued;	/* Tools from the catalogue. */
 	bool			 catalog_read;	/* Its entry was looked for. */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
+	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
@@ -913,7 +934,10 @@ bool	 srv_busy(const struct server *, long long);
  * list, for instant open_toolbox and search_tools.
  */
 void	 catalog_load(struct server *);
+void	 catalog_told(struct server *, const struct buf *);
+void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
+const char *catalog_entry_check(const char *, size_t, const char *);
 
 /*
  * search.c: search_tools, BM25 over every known tool.

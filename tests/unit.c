@@ -2,12 +2,14 @@
  * Unit tests for the JSON layer, line framing, configuration and names.
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1262,6 +1264,272 @@ test_siphash(void)
 	}
 }
 
+/*
+ * The digest of the first server of a configuration whose toolboxes
+ * member is boxes, under key; false when it does not load.
+ */
+static bool
+digest_of(const char *boxes, const unsigned char *key, unsigned char *tag)
+{
+	struct buf text = { 0 };
+	struct cfg c;
+	char *err;
+	bool ok;
+
+	buf_printf(&text, "{\"toolboxes\":%s}", boxes);
+	ok = load(buf_cstr(&text), &c, &err) == 0 && c.nboxes > 0 &&
+	    c.boxes[0].nservers > 0;
+	if (ok)
+		cfg_server_digest(&c.boxes[0].servers[0], key, tag);
+	cfg_free(&c);
+	free(err);
+	buf_free(&text);
+	return ok;
+}
+
+/*
+ * A server's identity is its parsed, expanded configuration: the same
+ * however the file is laid out, named or timed; another for any value
+ * it runs with; another under another key.
+ */
+static void
+test_server_digest(void)
+{
+	static const char base[] = "{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"/bin/srv\",\"args\":[\"-a\",\"--token=t0k\"],"
+	    "\"env\":{\"A\":\"1\",\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}";
+	static const char *const same[] = {
+		"{ \"other\" : {\n\t\"description\": \"d\", \"mcpServers\": {"
+		"\"renamed\": {\n  \"initTimeoutMs\": 5,\n  \"cwd\": \"/tmp\","
+		"\n  \"env\": { \"B\": \"2\", \"A\": \"${WB_T_ONE}\" },\n  "
+		"\"args\": [ \"-a\" , \"--token=t0k\" ],\n  \"command\": "
+		"\"/bin/${WB_T_SRV}\", \"transport\": \"stdio\",\n  "
+		"\"toolFilters\": \"*\"}}}}",
+		NULL
+	};
+	static const char *const other[] = {
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv2\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0K\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"--token=t0k\",\"-a\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"3\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\",\"C\":\"\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/var\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"}}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"inheritEnv\":true}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"protocol\":\"legacy\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"toolFilters\":[\"a*\"]}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"toolFilters\":[]}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"promptFilters\":\"p\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"resourceFilters\":\"r\"}}}}",
+		/* A value that moves from one field to the next. */
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		NULL
+	};
+	unsigned char key[SIP_KEY] = { 1 }, key2[SIP_KEY] = { 2 };
+	unsigned char a[SIP_TAG], b[SIP_TAG];
+	int i;
+
+	setenv("WB_T_ONE", "1", 1);
+	setenv("WB_T_SRV", "srv", 1);
+	CHECK(digest_of(base, key, a));
+	for (i = 0; same[i] != NULL; i++)
+		CHECK(digest_of(same[i], key, b) && memcmp(a, b, SIP_TAG) == 0);
+	for (i = 0; other[i] != NULL; i++)
+		CHECK(digest_of(other[i], key, b) && memcmp(a, b, SIP_TAG) != 0);
+	CHECK(digest_of(base, key2, b) && memcmp(a, b, SIP_TAG) != 0);
+	/* No env is an empty one. */
+	CHECK(digest_of("{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\"}}}}",
+	    key, a));
+	CHECK(digest_of("{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\","
+	    "\"env\":{}}}}}", key, b) && memcmp(a, b, SIP_TAG) == 0);
+}
+
+/* The key of the capabilities a client declared, as servers are told. */
+static char *
+caps_key(const char *caps)
+{
+	struct json j = { 0 };
+	struct buf members = { 0 }, k = { 0 };
+
+	if (parse(&j, caps) == JSON_OK) {
+		(void)era_caps(&j, 0, &members);
+		era_caps_key(&members, &k);
+	}
+	free(j.tok);
+	buf_free(&members);
+	return buf_cstr(&k);
+}
+
+/*
+ * What of the capabilities can change what a server offers: which of
+ * roots, sampling and elicitation, and the sub-capabilities of the last
+ * two, however written.
+ */
+static void
+test_caps_key(void)
+{
+	static const char *const pairs[][2] = {
+		{ "{}", "{\"experimental\":{},\"tasks\":{}}" },
+		{ "{\"roots\":{}}", "{\"roots\":{\"listChanged\":true}}" },
+		{ "{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{}}",
+		    "{ \"sampling\" : { } , \"elicitation\" : { \"url\" : {\n"
+		    "}, \"form\":{\"applyDefaults\":true} } }" },
+	};
+	static const char *const differ[] = {
+		"{}", "{\"roots\":{}}", "{\"sampling\":{}}",
+		"{\"elicitation\":{}}", "{\"elicitation\":{\"form\":{}}}",
+		"{\"elicitation\":{\"url\":{}}}",
+		"{\"sampling\":{\"tools\":{}}}",
+		"{\"roots\":{},\"sampling\":{},\"elicitation\":{}}", NULL
+	};
+	char *x, *y;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		x = caps_key(pairs[i][0]);
+		y = caps_key(pairs[i][1]);
+		CHECK(strcmp(x, y) == 0);
+		free(x);
+		free(y);
+	}
+	for (i = 0; differ[i] != NULL; i++)
+		for (k = i + 1; differ[k] != NULL; k++) {
+			x = caps_key(differ[i]);
+			y = caps_key(differ[k]);
+			CHECK(strcmp(x, y) != 0);
+			free(x);
+			free(y);
+		}
+}
+
+/* A fill for store_replace: the text arg. */
+static int
+fill_text(int fd, const void *arg)
+{
+	return fd_write_all(fd, arg, strlen(arg));
+}
+
+static void
+count_name(int d, const char *name, void *arg)
+{
+	(void)d;
+	(void)name;
+	++*(int *)arg;
+}
+
+/*
+ * Files of our own: the directory made 0700 and refused when it is a
+ * link, another user's or writable by others; a file refused when it is
+ * a link, a FIFO (at once), another user's or has a forbidden mode bit;
+ * an exclusive creation, a replacement that leaves no temporary file.
+ */
+static void
+test_store(void)
+{
+	char top[] = "/tmp/wb-unit-XXXXXX", path[64], other[128];
+	struct buf why = { 0 };
+	struct stat st;
+	const char *w;
+	size_t len;
+	char *text;
+	int d, d2, names = 0;
+
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(path, sizeof(path), "%s/a/b", top);
+	CHECK((d = store_dir(path, &why)) >= 0);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0700);
+	snprintf(other, sizeof(other), "%s/a", top);
+	CHECK(stat(other, &st) == 0 && (st.st_mode & 0777) == 0700);
+	CHECK(store_writable(d));
+	CHECK(store_create(d, "key", "0123", 4) == 0);
+	CHECK(store_create(d, "key", "4567", 4) < 0 && errno == EEXIST);
+	CHECK((text = store_read(d, "key", 16, 077, &len, &w)) != NULL &&
+	    len == 4 && memcmp(text, "0123", 4) == 0);
+	free(text);
+	CHECK(store_read(d, "key", 3, 077, &len, &w) == NULL &&
+	    strcmp(w, "too large") == 0);
+	CHECK(store_read(d, "none", 16, 077, &len, &w) == NULL && w == NULL);
+	CHECK(store_replace(d, "e.json", fill_text, "{}\n") == 0);
+	CHECK(store_replace(d, "e.json", fill_text, "[]\n") == 0);
+	CHECK((text = store_read(d, "e.json", 16, 022, &len, &w)) != NULL &&
+	    strcmp(text, "[]\n") == 0);
+	free(text);
+	CHECK(store_names(d, count_name, &names) && names == 2);
+	snprintf(other, sizeof(other), "%s/e.json", path);
+	CHECK(chmod(other, 0644) == 0);
+	CHECK(store_read(d, "e.json", 16, 022, &len, &w) != NULL);
+	CHECK(store_read(d, "e.json", 16, 077, &len, &w) == NULL &&
+	    strstr(w, "readable or writable by group or others") != NULL);
+	free(store_read(d, "e.json", 16, 022, &len, &w));
+	snprintf(other, sizeof(other), "%s/fifo", path);
+	CHECK(mkfifo(other, 0600) == 0);
+	CHECK(store_read(d, "fifo", 16, 022, &len, &w) == NULL &&
+	    strcmp(w, "not a regular file") == 0);
+	snprintf(other, sizeof(other), "%s/link", path);
+	CHECK(symlink("e.json", other) == 0);
+	CHECK(store_read(d, "link", 16, 022, &len, &w) == NULL &&
+	    strcmp(w, "a symbolic link") == 0);
+	CHECK(store_remove(d, "link") == 1 && store_remove(d, "link") == 0);
+	if (geteuid() == 0) {
+		snprintf(other, sizeof(other), "%s/e.json", path);
+		CHECK(chown(other, 65534, 65534) == 0);
+		CHECK(store_read(d, "e.json", 16, 022, &len, &w) == NULL &&
+		    strstr(w, "owned by uid 65534") != NULL);
+	}
+	close(d);
+	/* The directory itself: a link to it, then writable by others. */
+	snprintf(other, sizeof(other), "%s/link", top);
+	CHECK(symlink(path, other) == 0);
+	why.len = 0;
+	CHECK(store_dir(other, &why) < 0 &&
+	    strstr(buf_cstr(&why), "symbolic link") != NULL);
+	CHECK(chmod(path, 0777) == 0);
+	why.len = 0;
+	CHECK(store_dir(path, &why) < 0 &&
+	    strstr(buf_cstr(&why), "writable by group or others") != NULL);
+	CHECK(chmod(path, 0755) == 0);
+	CHECK((d2 = store_dir(path, &why)) >= 0);
+	if (d2 >= 0)
+		close(d2);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 65534, 65534) == 0);
+		why.len = 0;
+		CHECK(store_dir(path, &why) < 0 &&
+		    strstr(buf_cstr(&why), "owned by uid 65534") != NULL);
+	}
+	buf_free(&why);
+	snprintf(other, sizeof(other), "rm -rf '%s'", top);
+	CHECK(system(other) == 0);
+}
+
 int
 main(void)
 {
@@ -1289,6 +1557,9 @@ main(void)
 	test_tool_names();
 	test_era();
 	test_siphash();
+	test_server_digest();
+	test_caps_key();
+	test_store();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }
