@@ -1530,6 +1530,41 @@ test_store(void)
 	CHECK(system(other) == 0);
 }
 
+/* A relative cacheDir is the configuration file's directory's. */
+static void
+test_cache_dir(void)
+{
+	static const char text[] = "{\"cacheDir\":\"c/${WB_T_SET}\","
+	    "\"toolboxes\":{}}";
+	char *cwd = getcwd(NULL, 0), want[4096];
+	struct cfg c;
+	size_t n;
+	FILE *f;
+	char *err;
+
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "/etc/wb/x.json", text, strlen(text), f) == 0);
+	fclose(f);
+	CHECK(strcmp(c.cache_dir, "/etc/wb/c/secret-value") == 0);
+	cfg_free(&c);
+	free(err);
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "sub/x.json", text, strlen(text), f) == 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "%s/sub/c/secret-value", cwd);
+	CHECK(strcmp(c.cache_dir, want) == 0);
+	cfg_free(&c);
+	free(err);
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "x.json", "{\"cacheDir\":\"/abs\",\"toolboxes\":{}}",
+	    34, f) == 0);
+	fclose(f);
+	CHECK(strcmp(c.cache_dir, "/abs") == 0);
+	cfg_free(&c);
+	free(err);
+	free(cwd);
+}
+
 int
 main(void)
 {
@@ -1560,6 +1595,7 @@ main(void)
 	test_server_digest();
 	test_caps_key();
 	test_store();
+	test_cache_dir();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

@@ -348,7 +348,19 @@ describe('the catalogue as users meet it', () => {
 			assert.deepEqual(open.from_catalogue, ['everything']);
 			for (const g of GATED)
 				assert.ok(names(open).includes(g), g);
+			// Its server's own list arrives meanwhile.
+			await L.waitFor(async () => L.resultJson(await v2.openToolbox('ev')).from_catalogue === undefined, T(10000), 'the server\'s list');
 		});
+		// Whatever that server was told, the list it gave is stored under
+		// that, not under the entry read for the request: a client that
+		// declares what the probe did still gets the probe's tools.
+		s = H.startSession(file, { env });
+		await s.initialize('2025-11-25', TYPICAL);
+		open = sc(await s.open('ev'));
+		assert.deepEqual(open.from_catalogue, ['everything']);
+		for (const g of GATED)
+			assert.ok(names(open).includes(g), `${g} in ${names(open)}`);
+		await finish(s);
 		p = L.runCli(['--probe', '--capabilities', '[]', '-c', file, 'ev'], { env });
 		assert.equal(p.status, 2);
 		assert.match(p.stderr, /--capabilities: expected a JSON object/);
