@@ -56,9 +56,9 @@ not_ours(const struct stat *st, mode_t forbid)
 		return why_text;
 	}
 	if ((st->st_mode & forbid) != 0) {
-		snprintf(why_text, sizeof(why_text), "%s by group or others "
-		    "(mode %04o)", (forbid & 044) != 0 ? "readable or writable" :
-		    "writable", (unsigned)(st->st_mode & 07777));
+		snprintf(why_text, sizeof(why_text), "%s group or others "
+		    "(mode %04o)", (forbid & 044) != 0 ? "open to" :
+		    "writable by", (unsigned)(st->st_mode & 07777));
 		return why_text;
 	}
 	return NULL;

@@ -1487,7 +1487,7 @@ test_store(void)
 	CHECK(chmod(other, 0644) == 0);
 	CHECK(store_read(d, "e.json", 16, 022, &len, &w) != NULL);
 	CHECK(store_read(d, "e.json", 16, 077, &len, &w) == NULL &&
-	    strstr(w, "readable or writable by group or others") != NULL);
+	    strstr(w, "open to group or others") != NULL);
 	free(store_read(d, "e.json", 16, 022, &len, &w));
 	snprintf(other, sizeof(other), "%s/fifo", path);
 	CHECK(mkfifo(other, 0600) == 0);

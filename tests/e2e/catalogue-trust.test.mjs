@@ -336,7 +336,7 @@ describe('what the catalogue stores', () => {
 				fs.renameSync(key, key + '.real');
 				fs.symlinkSync(key + '.real', key);
 			}],
-			['readable or writable by group or others \\(mode 0644\\)', (key) => fs.chmodSync(key, 0o644)],
+			['open to group or others \\(mode 0644\\)', (key) => fs.chmodSync(key, 0o644)],
 			['not a key \\(16 bytes\\)', (key) => fs.writeFileSync(key, 'short')],
 			['too large', (key) => fs.writeFileSync(key, '0123456789abcdef0')],
 			['not a regular file', (key) => {

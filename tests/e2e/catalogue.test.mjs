@@ -364,6 +364,9 @@ describe('the catalogue as users meet it', () => {
 		p = L.runCli(['--probe', '--capabilities', '[]', '-c', file, 'ev'], { env });
 		assert.equal(p.status, 2);
 		assert.match(p.stderr, /--capabilities: expected a JSON object/);
+		p = L.runCli(['--capabilities', '{}', '-c', file], { env });
+		assert.equal(p.status, 2);
+		assert.match(p.stderr, /--capabilities goes with --probe/);
 	});
 });
 
