@@ -436,3 +436,15 @@ catalog_store(struct server *s)
 		s->catalog_hash = h;
 	buf_free(&file);
 }
+
+/* At exit: the directory is let go, as every other descriptor is. */
+void
+catalog_close(void)
+{
+	if (dir >= 0)
+		close(dir);
+	dir = -1;
+	free(dir_path);
+	dir_path = NULL;
+	dir_state = DIR_NONE;
+}

@@ -405,6 +405,7 @@ run(void)
 	proc_kill_all();
 	reap();
 	guard_end();
+	catalog_close();
 }
 
 /*

@@ -937,6 +937,7 @@ void	 catalog_load(struct server *);
 void	 catalog_told(struct server *, const struct buf *);
 void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
+void	 catalog_close(void);
 const char *catalog_entry_check(const char *, size_t, const char *);
 
 /*

@@ -1485,10 +1485,10 @@ test_store(void)
 	CHECK(store_names(d, count_name, &names) && names == 2);
 	snprintf(other, sizeof(other), "%s/e.json", path);
 	CHECK(chmod(other, 0644) == 0);
-	CHECK(store_read(d, "e.json", 16, 022, &len, &w) != NULL);
+	CHECK((text = store_read(d, "e.json", 16, 022, &len, &w)) != NULL);
+	free(text);
 	CHECK(store_read(d, "e.json", 16, 077, &len, &w) == NULL &&
 	    strstr(w, "open to group or others") != NULL);
-	free(store_read(d, "e.json", 16, 022, &len, &w));
 	snprintf(other, sizeof(other), "%s/fifo", path);
 	CHECK(mkfifo(other, 0600) == 0);
 	CHECK(store_read(d, "fifo", 16, 022, &len, &w) == NULL &&
