@@ -16,9 +16,9 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o util.o
+	config.o store.o util.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o util.o
+	config.o store.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
@@ -257,7 +257,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
-	$(FUZZ_DIR)/fuzz_toolname
+	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -276,6 +276,12 @@ $(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
 
+# catalog.c whole, with stubs for what it calls above it.
+$(FUZZ_DIR)/fuzz_catalog: fuzz/fuzz_catalog.c catalog.c $(LIBSRC) workbench.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_catalog.c catalog.c $(LIBSRC)
+
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
 
@@ -291,7 +297,8 @@ fuzz-long: $(FUZZ_TARGETS)
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
-	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
+	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
+	fuzz/fuzz_catalog.c
 
 lint:
 	@status=0; \

@@ -152,7 +152,7 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 	SRV_EACH(s) {
 		if (only != NULL && s->box != only)
 			continue;
-		catalog_load(s);
+		catalog_load(s, true);
 		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
 			if (s->box != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
@@ -262,8 +262,12 @@ put_hit(struct buf *b, const struct hit *h)
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
-	buf_printf(b, ",\"toolbox_open\":%s}", h->srv->box->open ? "true" :
+	buf_printf(b, ",\"toolbox_open\":%s", h->srv->box->open ? "true" :
 	    "false");
+	/* Listed for a client of other capabilities: it may not be offered. */
+	if (h->srv->catalog_other)
+		buf_puts(b, ",\"listed_for_other_capabilities\":true");
+	buf_putc(b, '}');
 }
 
 /* The answer: the best hits, and the toolboxes not indexed. */

@@ -137,6 +137,7 @@ srv_send_initialize(struct server *s)
 	json_put_cstr(&p, client_protocol());
 	buf_puts(&p, ",\"capabilities\":{");
 	buf_put(&p, client_caps()->data, client_caps()->len);
+	catalog_told(s, client_caps());
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
 	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
@@ -167,6 +168,7 @@ srv_send_discover(struct server *s)
 	s->modern = true;		/* For the _meta of the probe. */
 	buf_putc(&p, '{');
 	srv_put_meta(s, &p);
+	catalog_told(s, client_caps());
 	buf_putc(&p, '}');
 	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
 	    p.len);
@@ -355,6 +357,7 @@ srv_fail(struct server *s, const char *reason)
 
 	/* What it was warned for comes before why it failed. */
 	ratelog_flush(&s->warned, loop_ms(), s->label, true);
+	catalog_failed(s);
 	stream_abort(s, reason);
 	buf_puts(&why, reason);
 	proc_tail(&s->proc, &why);
@@ -385,7 +388,7 @@ srv_listed(struct server *s)
 	/* Lists fetched together (resources and templates) tell once. */
 	if (list_paging(s))
 		return;
-	s->catalogued = false;
+	s->catalogued = s->catalog_other = false;
 	catalog_store(s);
 	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;

@@ -405,6 +405,7 @@ run(void)
 	proc_kill_all();
 	reap();
 	guard_end();
+	catalog_close();
 }
 
 /*
@@ -415,7 +416,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--check] [-V|--version] [-h|--help]\n"
-	    "       " WB_NAME " [-c FILE] --probe [--json] [TOOLBOX ...]\n");
+	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
+	    "[TOOLBOX ...]\n");
 }
 
 static void
@@ -437,6 +439,10 @@ help(void)
 	    "                     report each one's state, tools and start "
 	    "time, exit\n"
 	    "      --json         --probe's report as JSON\n"
+	    "      --capabilities JSON\n"
+	    "                     the client capabilities --probe declares "
+	    "(default:\n"
+	    "                     roots, sampling and elicitation)\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
@@ -471,6 +477,7 @@ struct options {
 	bool		 check;
 	bool		 probe;
 	bool		 json;
+	const char	*caps;		/* --capabilities */
 };
 
 static int
@@ -491,6 +498,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "check", no_argument, NULL, 'k' },
 		{ "probe", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "capabilities", required_argument, NULL, 'C' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -508,6 +516,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->probe = true;
 		else if (ch == 'j')
 			o->json = true;
+		else if (ch == 'C')
+			o->caps = optarg;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -519,9 +529,10 @@ parse_options(int argc, char *argv[], struct options *o)
 			return 2;
 		}
 	}
-	if ((optind < argc || o->json) && !o->probe)
+	if ((optind < argc || o->json || o->caps != NULL) && !o->probe)
 		return usage_error(optind < argc ? "unexpected argument" :
-		    "--json goes with --probe");
+		    o->json ? "--json goes with --probe" :
+		    "--capabilities goes with --probe");
 	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
 	    strcmp(o->mode, "dynamic") != 0)
 		return usage_error("--mode takes proxy or dynamic");
@@ -600,7 +611,7 @@ serve(void)
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false };
+	struct options o = { NULL, NULL, false, false, false, NULL };
 	int r;
 
 	guard_std_fds();
@@ -622,7 +633,7 @@ main(int argc, char *argv[])
 	box_init();
 	if (!o.probe)
 		serve();
-	else if (!probe_start(argv + optind, argc - optind))
+	else if (!probe_start(argv + optind, argc - optind, o.caps))
 		return 2;
 	else {
 		probing = true;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -124,6 +125,25 @@ void	 arena_free(struct arena *);
 #define HASH_INIT	2166136261u
 unsigned long hash_bytes(unsigned long, const void *, size_t);
 
+/*
+ * SipHash-2-4 with a 128-bit tag, keyed: what names a thing on disk
+ * without saying what it is.  sip_init, sip_update any number of times,
+ * sip_final.
+ */
+#define SIP_KEY		16
+#define SIP_TAG		16
+struct siphash {
+	uint64_t	 v[4];
+	uint64_t	 tail;		/* The bytes of a word begun, */
+	size_t		 n;		/* of so many in all. */
+};
+
+void	 sip_init(struct siphash *, const unsigned char *);
+void	 sip_update(struct siphash *, const void *, size_t);
+void	 sip_final(struct siphash *, unsigned char *);
+
+char	*fd_read_all(int, size_t, size_t *);
+int	 fd_write_all(int, const void *, size_t);
 char	*file_read(const char *, size_t, size_t *);
 bool	 wb_random(void *, size_t);
 long long earliest(long long, long long);
@@ -156,6 +176,21 @@ struct ratelog {
 bool	 ratelog_allow(struct ratelog *, long long, const char *);
 void	 ratelog_flush(struct ratelog *, long long, const char *, bool);
 long long ratelog_deadline(const struct ratelog *);
+
+/*
+ * store.c: files of our own in a directory others may reach: checked,
+ * opened without following links, written under fresh exclusive names.
+ */
+int	 store_dir(const char *, struct buf *);
+bool	 store_writable(int);
+int	 store_open(int, const char *, mode_t, const char **);
+char	*store_read(int, const char *, size_t, mode_t, size_t *,
+	    const char **);
+int	 store_replace(int, const char *, int (*)(int, const void *),
+	    const void *);
+int	 store_create(int, const char *, const void *, size_t);
+int	 store_remove(int, const char *);
+bool	 store_names(int, void (*)(int, const char *, void *), void *);
 
 /*
  * jsonrpc.c: JSON only: strict checks, jsmn, lookup, unescaping, the
@@ -465,7 +500,6 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
-	char	 *fingerprint;	/* Its list's making, as written. */
 };
 
 struct cfg_toolbox {
@@ -496,6 +530,8 @@ int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);
 const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
+void	 cfg_server_digest(const struct cfg_server *, const unsigned char *,
+	    unsigned char *);
 
 /*
  * toolname.c: names, the structured identifier and tool filters.
@@ -541,7 +577,7 @@ void	 pump_all(void);
 /*
  * probe.c: --probe, a report on starting the servers of some toolboxes.
  */
-bool	 probe_start(char **, int);
+bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
@@ -550,6 +586,9 @@ int	 probe_report(bool);
  * (2026-07-28) request, capabilities and log levels both eras share.
  */
 #define ERA_KEY		"io.modelcontextprotocol/"
+/* The capabilities a typical client declares: what --probe declares. */
+#define ERA_TYPICAL_CAPS "{\"roots\":{\"listChanged\":true}," \
+			"\"sampling\":{},\"elicitation\":{}}"
 #define ERA_UNSUPPORTED	(-32022)
 
 enum client_cap {		/* What the client can answer. */
@@ -578,6 +617,7 @@ bool	 era_legacy_supported(const char *);
 void	 era_put_versions(struct buf *);
 int	 era_level(const struct json *, int);
 unsigned era_caps(const struct json *, int, struct buf *);
+void	 era_caps_key(const struct buf *, struct buf *);
 int	 era_check(const struct json *, int, struct era *,
 	    struct era_error *);
 unsigned era_input_cap(const struct json *, int);
@@ -626,6 +666,7 @@ void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
+void	 client_assume(const struct buf *);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
 
@@ -891,8 +932,10 @@ struct server {
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */
 	bool			 catalogued;	/* Tools from the catalogue. */
+	bool			 catalog_other;	/* Listed for other capabilities. */
 	bool			 catalog_read;	/* Its entry was looked for. */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
+	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
@@ -931,8 +974,12 @@ bool	 srv_busy(const struct server *, long long);
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.
  */
-void	 catalog_load(struct server *);
+void	 catalog_load(struct server *, bool);
+void	 catalog_told(struct server *, const struct buf *);
+void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
+void	 catalog_close(void);
+const char *catalog_entry_check(const char *, size_t, const char *);
 
 /*
  * search.c: search_tools, BM25 over every known tool.
