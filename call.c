@@ -351,9 +351,9 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	}
 	obj = meta.p != NULL ? meta.p : params;
 	if (meta.p == NULL)
-		srv_put_meta(s, &with);
+		era_put_meta(&with, client_session_caps());
 	else
-		era_put_request_meta(&with, client_caps());
+		era_put_request_meta(&with, client_session_caps());
 	if (!object_empty(obj))
 		buf_putc(&with, ',');
 	c = (struct cut){ { obj + 1, 0 }, with.data, with.len };

@@ -304,14 +304,22 @@ client_protocol(void)
 }
 
 /*
- * What servers are told the client can answer: while a modern request is
- * handled (a server it starts is told at its initialize), what that
- * request declared; otherwise what initialize declared.
+ * What the client can answer, as servers are told it: while a modern
+ * request is handled, what that request declared; otherwise what
+ * initialize declared.  A server keeps what it was told at its start
+ * (srv_start), whatever it is sent later.
  */
 const struct buf *
 client_caps(void)
 {
 	return era.modern ? &era.caps : &caps;
+}
+
+/* What the 2025 session declared, whatever request is being handled. */
+const struct buf *
+client_session_caps(void)
+{
+	return &caps;
 }
 
 bool

@@ -197,3 +197,12 @@ era_put_request_meta(struct buf *b, const struct buf *caps)
 	buf_put(b, caps->data, caps->len);
 	buf_putc(b, '}');
 }
+
+/* "_meta":{...}: a modern request's _meta holding only those members. */
+void
+era_put_meta(struct buf *b, const struct buf *caps)
+{
+	buf_puts(b, "\"_meta\":{");
+	era_put_request_meta(b, caps);
+	buf_putc(b, '}');
+}

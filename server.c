@@ -115,22 +115,22 @@ srv_send_initialize(struct server *s)
 	buf_puts(&p, "{\"protocolVersion\":");
 	json_put_cstr(&p, client_protocol());
 	buf_puts(&p, ",\"capabilities\":{");
-	buf_put(&p, client_caps()->data, client_caps()->len);
+	buf_put(&p, s->told.data, s->told.len);
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
 	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
 	buf_free(&p);
 }
 
-/* A modern server's request carries the era's _meta, first. */
+/*
+ * A modern server's request of the workbench's own carries the era's
+ * _meta, first, with what the server was told at its start.
+ */
 void
 srv_put_meta(const struct server *s, struct buf *p)
 {
-	if (!s->modern)
-		return;
-	buf_puts(p, "\"_meta\":{");
-	era_put_request_meta(p, client_caps());
-	buf_putc(p, '}');
+	if (s->modern)
+		era_put_meta(p, &s->told);
 }
 
 /*
@@ -243,12 +243,28 @@ srv_down(const struct server *s)
 	    s->state == SRV_STOPPED;
 }
 
+/*
+ * A start for the request being handled: the server is told what that
+ * request's client can answer, at initialize or in a modern request's
+ * _meta, however long its start takes and whatever the workbench handles
+ * meanwhile (a start again after an exit on server/discover included).
+ */
+static void
+srv_start_for_client(struct server *s)
+{
+	const struct buf *caps = client_caps();
+
+	s->told.len = 0;
+	buf_put(&s->told, caps->data, caps->len);
+	srv_start(s);
+}
+
 /* A call needs the server: start it unless it is backing off. */
 void
 srv_ensure(struct server *s)
 {
 	if (srv_down(s) && !srv_backing_off(s, now_ms(), NULL))
-		srv_start(s);
+		srv_start_for_client(s);
 }
 
 /* open_toolbox asks for the server: it starts at once, backoff or not. */
@@ -256,7 +272,7 @@ void
 srv_open(struct server *s)
 {
 	if (srv_down(s))
-		srv_start(s);
+		srv_start_for_client(s);
 }
 
 /*

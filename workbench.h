@@ -550,6 +550,7 @@ unsigned era_input_cap(const struct json *, int);
 void	 era_put_server_info(struct buf *);
 void	 era_put_server_info_member(struct buf *);
 void	 era_put_request_meta(struct buf *, const struct buf *);
+void	 era_put_meta(struct buf *, const struct buf *);
 
 /*
  * client.c: the client on stdin and stdout: its lines, the method table,
@@ -592,6 +593,7 @@ void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
+const struct buf *client_session_caps(void);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
 
@@ -851,6 +853,7 @@ struct server {
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
 	unsigned		 caps;		/* enum srv_cap */
+	struct buf		 told;		/* Client capabilities it is told. */
 	bool			 modern;	/* It speaks 2026-07-28. */
 	bool			 era_known;	/* The probe's verdict, kept. */
 	long long		 probe_at;	/* Auto probing: legacy after. */
