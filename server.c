@@ -209,7 +209,7 @@ srv_start(struct server *s)
 	}
 	s->state = SRV_STARTING;
 	s->caps = 0;		/* Until this process's initialize says. */
-	s->listens = s->probed = false;
+	s->listens = s->probed = s->discovered = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
 	if (srv_probes_modern(s))
@@ -315,25 +315,55 @@ srv_stop(struct server *s)
 }
 
 /*
+ * The era probe's verdict, kept for the server's life.  One taken for
+ * the server's silence (era_guessed) is only a guess until the answer to
+ * the initialize sent then.
+ */
+static void
+era_verdict(struct server *s, bool modern)
+{
+	s->probe_at = 0;
+	s->era_known = true;
+	s->era_guessed = false;
+	s->modern = modern;
+}
+
+/* Its requests of this kind are given up: their answers will be dropped. */
+static void
+req_forget(struct server *s, enum req_kind kind)
+{
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--)
+		if (s->req[i].kind == kind)
+			req_remove(s, i);
+}
+
+static bool
+req_pending(const struct server *s, enum req_kind kind)
+{
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].kind == kind)
+			return true;
+	return false;
+}
+
+/*
  * Some legacy servers exit on a request before initialize: one that ends
  * while auto probes it is legacy, and starts again so, not failing.
  */
 static bool
 probe_ended(struct server *s, const char *reason)
 {
-	int i;
-
 	if (!s->probed || s->modern || s->state != SRV_STARTING)
 		return false;
 	wb_log("%s: %s after server/discover; starting it again as a "
 	    "2025-era server", s->label, reason);
-	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == REQ_DISCOVER)
-			req_remove(s, i);
+	req_forget(s, REQ_DISCOVER);
 	srv_stop_process(s);
-	s->probe_at = 0;
-	s->era_known = true;
-	s->modern = false;
+	era_verdict(s, false);
 	srv_start(s);
 	return true;
 }
@@ -482,6 +512,11 @@ on_initialize(struct server *s, int result)
 		    "object");
 		return;
 	}
+	if (s->era_guessed) {
+		/* Legacy after all: a late server/discover answer is moot. */
+		era_verdict(s, false);
+		req_forget(s, REQ_DISCOVER);
+	}
 	s->caps = declared(json_get(&j, result, "capabilities"));
 	srv_notify(s, "notifications/initialized");
 	relay_send_level(s);
@@ -577,23 +612,12 @@ list_page(struct server *s, const char *line, size_t n)
 	return true;
 }
 
-/* The probe's verdict, kept for the server's life. */
-static void
-era_verdict(struct server *s, bool modern)
-{
-	int i;
-
-	s->probe_at = 0;
-	s->era_known = true;
-	s->modern = modern;
-	if (modern)
-		return;
-	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == REQ_DISCOVER)
-			req_remove(s, i);
-	srv_send_initialize(s);
-}
-
+/*
+ * A server/discover result.  One that comes after probeTimeoutMs, while
+ * the initialize sent then is unanswered, counts: the server's answer to
+ * that initialize decides (a modern-only server refuses it; a dual one
+ * serves this process in the 2025 era once it accepted it).
+ */
 static void
 on_discover(struct server *s, int result)
 {
@@ -602,18 +626,45 @@ on_discover(struct server *s, int result)
 		    "result object");
 		return;
 	}
-	era_verdict(s, true);
 	s->caps = declared(json_get(&j, result, "capabilities"));
 	s->listens = json_path(&j, result, "capabilities.tools.listChanged") >=
 	    0;
+	if (s->era_guessed) {
+		s->discovered = true;
+		return;
+	}
+	era_verdict(s, true);
 	fetch_lists(s);
+}
+
+/*
+ * initialize refused: auto's verdict when the refusal is -32022, or any
+ * error once the server answered server/discover (a modern-only server).
+ * Its lists are fetched at once when that answer came already.
+ */
+static bool
+on_init_refused(struct server *s, long long code)
+{
+	if (code != ERA_UNSUPPORTED && !s->discovered)
+		return false;
+	if (s->era_guessed)
+		wb_log("%s: refused initialize after its silence on "
+		    "server/discover; speaking the 2026-07-28 era to it",
+		    s->label);
+	era_verdict(s, true);
+	if (s->discovered)
+		fetch_lists(s);
+	else if (!req_pending(s, REQ_DISCOVER))
+		srv_send_discover(s);
+	return true;
 }
 
 /*
  * An error that is auto's verdict.  To server/discover, any error but
  * -32022 (a modern server without our version, which fails as errors of
- * the modern mode do) means a legacy server; to initialize, -32022 means
- * a modern-only one.
+ * the modern mode do) means a legacy server, which then gets initialize
+ * (sent already, when the error comes after probeTimeoutMs); to
+ * initialize, see on_init_refused.
  */
 static bool
 on_probe_error(struct server *s, enum req_kind kind, int error)
@@ -621,12 +672,16 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 	long long code = 0;
 
 	json_get_int(&j, json_get(&j, error, "code"), &code);
-	if (s->cfg->protocol != PROTO_AUTO || s->era_known ||
-	    (code == ERA_UNSUPPORTED) != (kind == REQ_INIT))
+	if (s->cfg->protocol != PROTO_AUTO)
 		return false;
-	era_verdict(s, kind == REQ_INIT);
 	if (kind == REQ_INIT)
-		srv_send_discover(s);
+		return on_init_refused(s, code);
+	if (code == ERA_UNSUPPORTED || (s->era_known && !s->era_guessed))
+		return false;
+	if (!s->era_guessed) {
+		era_verdict(s, false);
+		srv_send_initialize(s);
+	}
 	return true;
 }
 
@@ -849,9 +904,11 @@ srv_check_timers(struct server *s, long long now)
 	call_check_timeouts(s, now);
 	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
 		wb_log("%s: no answer to server/discover in %d ms "
-		    "(probeTimeoutMs); speaking the 2025 era to it", s->label,
-		    s->cfg->probe_ms);
+		    "(probeTimeoutMs); sending initialize, whose answer decides "
+		    "the era", s->label, s->cfg->probe_ms);
 		era_verdict(s, false);
+		s->era_guessed = true;
+		srv_send_initialize(s);
 	}
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;

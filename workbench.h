@@ -856,6 +856,8 @@ struct server {
 	struct buf		 told;		/* Client capabilities it is told. */
 	bool			 modern;	/* It speaks 2026-07-28. */
 	bool			 era_known;	/* The probe's verdict, kept. */
+	bool			 era_guessed;	/* Legacy for its silence: */
+	bool			 discovered;	/* a late discover came. */
 	long long		 probe_at;	/* Auto probing: legacy after. */
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */

@@ -111,3 +111,36 @@ describe('a 2025 server started for a 2026-07-28 client is told the capabilities
 		});
 	});
 });
+
+describe('a server slower to start than probeTimeoutMs, started by a 2026-07-28 client', () => {
+	const cases = [
+		['reject', 'pin', 'a modern-only server: its late server/discover answer counts and its -32022 to initialize makes it modern'],
+		['reject', 'auto', 'a modern-only server, v2 client in auto mode'],
+		['serve', 'pin', 'a dual server: it accepted initialize, so it is spoken to in the 2025 era'],
+	];
+	for (const [legacy, mode, what] of cases) {
+		test(`${what}: one start, and every call works`, T, async () => {
+			const gate = path.join(L.makeTempDir('wb-gate-'), 'go');
+			const config = one({ v: { ...gated(E.v2Server(legacy), gate), probeTimeoutMs: 100 } });
+			await E.withV2(config, mode, {}, async (wb) => {
+				const opening = wb.openToolbox('box');
+				await wb.waitStderr(/box\/v: no answer to server\/discover in 100 ms/, 10000);
+				fs.writeFileSync(gate, '');
+				const opened = L.resultJson(await opening);
+				assert.equal(opened.servers_connected, 1, JSON.stringify(opened));
+				assert.ok(opened.tools.some((t) => t.name === 'echo'), JSON.stringify(opened).slice(0, 300));
+				for (const message of ['first', 'next']) {
+					const r = await wb.useTool('box', 'v', 'echo', { message });
+					L.assertOk(r, message);
+					assert.equal(L.text(r), message);
+				}
+				assert.equal(wb.stderr.match(/\[box\/v\] v2-server: started/g).length, 1, wb.stderr);
+				assert.doesNotMatch(wb.stderr, /failed|Unsupported protocol version/, wb.stderr);
+				if (legacy === 'reject')
+					assert.match(wb.stderr, /box\/v: refused initialize after its silence on server\/discover; speaking the 2026-07-28 era/);
+				else
+					assert.doesNotMatch(wb.stderr, /refused initialize/);
+			});
+		});
+	}
+});
