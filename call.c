@@ -310,6 +310,18 @@ call_keeps(const struct server *s, const struct request *r)
 	return s->modern && !r->modern;
 }
 
+/*
+ * A modern client's request to a 2025 server crosses the eras the other
+ * way: its params lose the era's _meta members when it is sent (with
+ * them a dual-era server would serve it in the 2026-07-28 era), and its
+ * result gains resultType and serverInfo on the way back.
+ */
+static bool
+call_stamps(const struct server *s, const struct request *r)
+{
+	return r->modern && !s->modern;
+}
+
 /* Is the object at p (its '{') empty? */
 static bool
 object_empty(const char *p)
@@ -365,6 +377,44 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	r->plen = out.len;
 }
 
+/* Send a request to a 2025 server (call_stamps), its params taken over. */
+static void
+send_stripped(struct server *s, struct request *r, char *params, size_t plen)
+{
+	struct buf meta = { 0 }, out = { 0 };
+	struct span m;
+	struct cut c;
+
+	if (params_meta(params, plen, &m) && m.p != NULL &&
+	    era_strip_meta(&meta, m.p, m.n)) {
+		c = (struct cut){ m, meta.data, meta.len };
+		rpc_splice_cuts(&out, params, plen, &c, 1);
+		srv_send(s, r, r->method, out.data, out.len);
+	} else
+		srv_send(s, r, r->method, params, plen);
+	free(params);
+	buf_free(&meta);
+	buf_free(&out);
+}
+
+/*
+ * Send a client's request, its params (taken over) fitted to the era of
+ * the server, which is sure only now.
+ */
+static void
+send_fitted(struct server *s, struct request *r, char *params, size_t plen)
+{
+	r->params = NULL;
+	if (call_keeps(s, r))
+		send_bridged(s, r, params, plen);
+	else if (call_stamps(s, r))
+		send_stripped(s, r, params, plen);
+	else {
+		srv_send(s, r, r->method, params, plen);
+		free(params);
+	}
+}
+
 /*
  * Can a call go to its ready server now?  If not it is answered, and
  * removed.  A call routed at once had its tool found by the caller; one
@@ -411,21 +461,16 @@ call_send_waiting(struct server *s)
 		if (!req_for_client(r) || r->sent || r->ask != NULL ||
 		    !call_sendable(s, r, true))
 			continue;
-		if (call_keeps(s, r))
-			send_bridged(s, r, r->params, r->plen);
-		else {
-			srv_send(s, r, r->method, r->params, r->plen);
-			free(r->params);
-			r->params = NULL;
-		}
+		send_fitted(s, r, r->params, r->plen);
 		call_arm(s, r, loop_ms());
 	}
 }
 
 /*
  * Route a request to a server, its params written by put.  To a ready
- * server it is written straight into the queue; otherwise its params
- * wait in the request.
+ * server of its era it is written straight into the queue; across the
+ * eras its params are fitted first; to a server not ready they wait in
+ * the request.
  */
 static void
 route(struct server *s, struct request *r,
@@ -445,9 +490,9 @@ route(struct server *s, struct request *r,
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r, false)) {
-		if (call_keeps(s, r)) {
+		if (call_keeps(s, r) || call_stamps(s, r)) {
 			put(&p, s, r, in);
-			send_bridged(s, r, p.data, p.len);
+			send_fitted(s, r, p.data, p.len);
 		} else {
 			put(srv_send_head(s, r, r->method), s, r, in);
 			buf_puts(&s->proc.io.out, "}\n");
@@ -588,13 +633,6 @@ url_elicitation_required(const struct json *j, int error)
 
 	return json_get_int(j, json_get(j, error, "code"), &code) &&
 	    code == URL_ELICITATION_REQUIRED;
-}
-
-/* Does a result need its resultType added on the way back? */
-static bool
-call_stamps(const struct server *s, const struct request *r)
-{
-	return r->modern && !s->modern;
 }
 
 /*

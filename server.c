@@ -904,8 +904,8 @@ srv_check_timers(struct server *s, long long now)
 	call_check_timeouts(s, now);
 	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
 		wb_log("%s: no answer to server/discover in %d ms "
-		    "(probeTimeoutMs); sending initialize, whose answer decides "
-		    "the era", s->label, s->cfg->probe_ms);
+		    "(probeTimeoutMs); sending initialize, whose answer "
+		    "decides the era", s->label, s->cfg->probe_ms);
 		era_verdict(s, false);
 		s->era_guessed = true;
 		srv_send_initialize(s);

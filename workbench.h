@@ -551,6 +551,7 @@ void	 era_put_server_info(struct buf *);
 void	 era_put_server_info_member(struct buf *);
 void	 era_put_request_meta(struct buf *, const struct buf *);
 void	 era_put_meta(struct buf *, const struct buf *);
+bool	 era_strip_meta(struct buf *, const char *, size_t);
 
 /*
  * client.c: the client on stdin and stdout: its lines, the method table,

@@ -144,3 +144,29 @@ describe('a server slower to start than probeTimeoutMs, started by a 2026-07-28 
 		});
 	}
 });
+
+describe('a 2025 server gets none of the era\'s _meta keys from a 2026-07-28 client', () => {
+	const hasNoEraKeys = (meta, what) => {
+		for (const k of ERA_KEYS)
+			assert.ok(!(k in (meta ?? {})), `${what}: ${k} in ${JSON.stringify(meta)}`);
+	};
+
+	test('a dual v2 server under "legacy" sees the 2025 era; the fixture server\'s calls and prompts/get carry no era keys; a progressToken still passes', T, async () => {
+		const config = one({ v: { ...E.v2Server('serve'), protocol: 'legacy' }, f: L.fixtureServer('--prompts') });
+		await E.withV2(config, 'pin', { capabilities: CAPS }, async (wb) => {
+			// The toolbox is not open: the call waits for its server's start.
+			const seen = JSON.parse(L.text(await wb.useTool('box', 'v', 'meta', {})));
+			assert.equal(seen.envelope, null, `the dual server served a 2026-07-28 request: ${JSON.stringify(seen)}`);
+			hasNoEraKeys(seen.meta, 'dual server, tools/call');
+			const progress = [];
+			const slow = await wb.useTool('box', 'v', 'slow', { ms: 50 }, { onprogress: (p) => progress.push(p.progress) });
+			assert.equal(L.text(slow), 'done');
+			assert.deepEqual(progress, [1, 2], 'progress under the token the dual server got');
+			const meta = L.resultJson(await wb.useTool('box', 'f', 'meta', {}, { onprogress: () => {} }));
+			hasNoEraKeys(meta, 'fixture server, tools/call');
+			assert.equal(typeof meta.progressToken, 'number', JSON.stringify(meta));
+			const prompt = await wb.client.getPrompt({ name: 'box__f__meta' });
+			hasNoEraKeys(JSON.parse(prompt.messages[0].content.text), 'fixture server, prompts/get');
+		});
+	});
+});

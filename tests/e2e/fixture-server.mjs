@@ -7,6 +7,8 @@
 //
 // Flags: --no-logging   do not declare the logging capability
 //        --name NAME    serverInfo.name
+//        --prompts      declare prompts: one, meta, whose message is the
+//                       JSON of the params._meta prompts/get received
 //
 // Tools (arguments in braces):
 //   wait {ms}            answers "waited MS" after ms unless cancelled first
@@ -41,6 +43,7 @@
 
 let logging = true;
 let rootsOnInit = false;
+let prompts = false;
 let initRoots = null;	// the raw answer to the roots/list asked at start
 let name = 'fixture-server';
 for (let i = 2; i < process.argv.length; i++) {
@@ -48,6 +51,8 @@ for (let i = 2; i < process.argv.length; i++) {
 		logging = false;
 	else if (process.argv[i] === '--roots-on-init')
 		rootsOnInit = true;
+	else if (process.argv[i] === '--prompts')
+		prompts = true;
 	else if (process.argv[i] === '--name')
 		name = process.argv[++i];
 }
@@ -245,6 +250,8 @@ function handle(line) {
 		const caps = { tools: { listChanged: true } };
 		if (logging)
 			caps.logging = {};
+		if (prompts)
+			caps.prompts = {};
 		answer(m.id, {
 			protocolVersion: m.params?.protocolVersion ?? '2025-11-25',
 			capabilities: caps,
@@ -272,6 +279,12 @@ function handle(line) {
 		return;
 	case 'tools/call':
 		callTool(m.id, m.params);
+		return;
+	case 'prompts/list':
+		answer(m.id, { prompts: prompts ? [{ name: 'meta', description: 'The _meta of prompts/get.' }] : [] });
+		return;
+	case 'prompts/get':
+		answer(m.id, { messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(m.params?._meta ?? null) } }] });
 		return;
 	default:
 		out({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `Method not found: ${m.method}` } });
