@@ -645,34 +645,51 @@ call_reads_whole(const struct server *s, const struct request *r)
 	return call_stamps(s, r) || call_keeps(s, r);
 }
 
-/* The span of a result's _meta object, when it has one. */
-static struct span
-result_meta(const char *line, size_t n)
-{
-	static const struct field meta[] = { FIELD("_meta", 1, NULL, false),
-	    FIELD_END };
-	static const struct field top[] = { FIELD("result", 0, meta, false),
-	    FIELD_END };
-	struct span v[2], none = { NULL, 0 };
+/* What a result has of the members a modern one may need added. */
+enum { R_RESULT, R_META, R_TTL, R_SCOPE, R_SLOTS };
 
-	if (!json_shape(line, n, top, v, 2) || v[1].p == NULL ||
-	    v[1].p[0] != '{')
-		return none;
-	return v[1];
+static void
+result_members(const char *line, size_t n, struct span *v)
+{
+	static const struct field inner[] = { FIELD("_meta", R_META, NULL,
+	    false), FIELD("ttlMs", R_TTL, NULL, false), FIELD("cacheScope",
+	    R_SCOPE, NULL, false), FIELD_END };
+	static const struct field top[] = { FIELD("result", R_RESULT, inner,
+	    false), FIELD_END };
+	int i;
+
+	if (!json_shape(line, n, top, v, R_SLOTS))
+		for (i = 0; i < R_SLOTS; i++)
+			v[i].p = NULL;
+	if (v[R_META].p != NULL && v[R_META].p[0] != '{')
+		v[R_META].p = NULL;
+}
+
+/*
+ * Is a modern result of this method cacheable (CacheableResult: ttlMs and
+ * cacheScope required)?  Of those, only resources/read is answered by a
+ * server; the lists and server/discover the workbench answers itself.
+ */
+static bool
+method_cacheable(const char *method)
+{
+	return strcmp(method, "resources/read") == 0;
 }
 
 /*
  * An answer goes back under the client's id.  A legacy server's result
  * (its '{' at offset at, or 0 for an error) to a modern client gets what
- * that era's results carry: resultType first in the object, and the
- * workbench's serverInfo in its _meta.
+ * that era's results carry: resultType first in the object, the
+ * workbench's serverInfo in its _meta, and for a cacheable one the cache
+ * hints it lacks: ttlMs 0 and cacheScope private, since a 2025 server
+ * says nothing of how long its answer holds, nor for whom.
  */
 static void
 call_reply(const struct server *s, const struct request *r,
     const char *line, size_t n, const char *id, size_t idlen, size_t at)
 {
 	struct buf stamp = { 0 }, info = { 0 };
-	struct span meta;
+	struct span v[R_SLOTS];
 	struct cut cut[3] = { { { id, idlen }, text_get(&r->cid),
 	    r->cid.len } };
 	int nc = 1;
@@ -682,15 +699,20 @@ call_reply(const struct server *s, const struct request *r,
 		    text_get(&r->cid), r->cid.len);
 		return;
 	}
+	result_members(line, n, v);
 	buf_puts(&stamp, "\"resultType\":\"complete\"");
-	if ((meta = result_meta(line, n)).p == NULL) {
+	if (method_cacheable(r->method) && v[R_TTL].p == NULL)
+		buf_puts(&stamp, ",\"ttlMs\":0");
+	if (method_cacheable(r->method) && v[R_SCOPE].p == NULL)
+		buf_puts(&stamp, ",\"cacheScope\":\"private\"");
+	if (v[R_META].p == NULL) {
 		buf_putc(&stamp, ',');
 		era_put_server_info(&stamp);
 	} else {
 		era_put_server_info_member(&info);
-		if (!object_empty(meta.p))
+		if (!object_empty(v[R_META].p))
 			buf_putc(&info, ',');
-		cut[nc++] = (struct cut){ { meta.p + 1, 0 }, info.data,
+		cut[nc++] = (struct cut){ { v[R_META].p + 1, 0 }, info.data,
 		    info.len };
 	}
 	if (!object_empty(line + at))

@@ -112,6 +112,99 @@ describe('a 2025 server started for a 2026-07-28 client is told the capabilities
 	});
 });
 
+// What each kind of server offers for the v2 client to call: a tool, a
+// resource template and a URI it matches, a completion of the template's
+// variable, and a prompt (with a completion of one of its arguments); and
+// the cache hints of its first resource as the client reads it.
+const OFFERS = {
+	'a 2025 server (server-everything)': {
+		server: L.everythingServer(),
+		hints: [0, 'private'],
+		echo: ['echo', { message: 'hi' }, /hi/],
+		template: ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/text/1', 'resourceId', '1', '1'],
+		prompt: ['simple-prompt', {}, /simple prompt/i],
+		promptCompletion: ['completable-prompt', 'department', 'Eng', 'Engineering'],
+	},
+	'a modern server (v2, modern only)': {
+		server: E.v2Server('reject'),
+		hints: [5000, 'public'],
+		echo: ['echo', { message: 'hi' }, /^hi$/],
+		template: ['v2://item/{id}', 'v2://item/alpha', 'id', 'a', 'alpha'],
+		prompt: ['greet', undefined, /hello from v2/],
+	},
+	'a dual v2 server under "legacy"': {
+		server: { ...E.v2Server('serve'), protocol: 'legacy' },
+		hints: [0, 'private'],
+		echo: ['echo', { message: 'hi' }, /^hi$/],
+		template: ['v2://item/{id}', 'v2://item/beta', 'id', 'b', 'beta'],
+		prompt: ['greet', undefined, /hello from v2/],
+	},
+};
+
+function assertCacheable(r, what) {
+	assert.ok(Number.isInteger(r.ttlMs) && r.ttlMs >= 0, `${what}: ttlMs ${JSON.stringify(r).slice(0, 300)}`);
+	assert.ok(['public', 'private'].includes(r.cacheScope), `${what}: cacheScope ${r.cacheScope}`);
+}
+
+describe('every result a 2026-07-28 client can get passes the v2 client\'s own schemas', () => {
+	for (const [kind, o] of Object.entries(OFFERS)) {
+		test(`${kind}: discover, lists, resources/read (listed and templated), prompts/get, completion/complete, and every meta-tool, in proxy and dynamic mode`, T, async () => {
+			await E.withV2(one({ s: o.server }, { searchTool: true }), 'pin', {}, async (wb) => {
+				const c = wb.client;
+				const d = await c.discover();
+				assert.ok(d.supportedVersions.includes(E.MODERN), JSON.stringify(d));
+				assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['open_toolbox', 'use_tool', 'search_tools']);
+				assert.equal(L.resultJson(await wb.openToolbox('box')).servers_connected, 1);
+				const found = await wb.callTool('search_tools', { query: o.echo[0] });
+				L.assertOk(found, 'search_tools');
+				assert.match(L.text(found), new RegExp(`"${o.echo[0]}"`));
+				const [tool, args, want] = o.echo;
+				assert.match(L.text(await wb.useTool('box', 's', tool, args)), want);
+				assert.equal((await wb.useTool('box', 's', 'no_such_tool', {})).isError, true);
+
+				const resources = await c.listResources();
+				assertCacheable(resources, 'resources/list');
+				assert.ok(resources.resources.length > 0, 'resources listed');
+				const read = await c.readResource({ uri: resources.resources[0].uri });
+				assertCacheable(read, 'resources/read');
+				// A 2025 server's result is not to be kept; a modern one's hints pass.
+				assert.deepEqual([read.ttlMs, read.cacheScope], o.hints);
+				assert.equal(read.contents[0].uri, resources.resources[0].uri);
+				const [template, uri, variable, typed, completed] = o.template;
+				const templates = await c.listResourceTemplates();
+				assertCacheable(templates, 'resources/templates/list');
+				assert.ok(templates.resourceTemplates.some((t) => t.uriTemplate === template), JSON.stringify(templates).slice(0, 400));
+				const templated = await c.readResource({ uri });
+				assertCacheable(templated, 'resources/read of a templated URI');
+				assert.equal(templated.contents[0].uri, uri);
+				const values = await c.complete({ ref: { type: 'ref/resource', uri: template }, argument: { name: variable, value: typed } });
+				assert.ok(values.completion.values.includes(completed), JSON.stringify(values));
+
+				const prompts = await c.listPrompts();
+				assertCacheable(prompts, 'prompts/list');
+				const [prompt, pargs, ptext] = o.prompt;
+				assert.ok(prompts.prompts.some((p) => p.name === `box__s__${prompt}`), JSON.stringify(prompts).slice(0, 400));
+				const got = await c.getPrompt({ name: `box__s__${prompt}`, arguments: pargs });
+				assert.match(got.messages[0].content.text, ptext);
+				if (o.promptCompletion) {
+					const [p, arg, value, want2] = o.promptCompletion;
+					const r = await c.complete({ ref: { type: 'ref/prompt', name: `box__s__${p}` }, argument: { name: arg, value } });
+					assert.ok(r.completion.values.includes(want2), JSON.stringify(r));
+				}
+			});
+			await E.withV2(one({ s: o.server }, { toolMode: 'dynamic' }), 'pin', {}, async (wb) => {
+				const [tool, args, want] = o.echo;
+				// Stateless: the native name of a toolbox not open opens it.
+				assert.match(L.text(await wb.callTool(`box__s__${tool}`, args)), want);
+				L.assertOk(await wb.openToolbox('box'), 'open_toolbox, dynamic mode');
+				const names = (await wb.client.listTools()).tools.map((t) => t.name);
+				assert.ok(names.includes(`box__s__${tool}`), names.join(' '));
+				assert.match(L.text(await wb.useTool('box', 's', tool, args)), want);
+			});
+		});
+	}
+});
+
 describe('a server slower to start than probeTimeoutMs, started by a 2026-07-28 client', () => {
 	const cases = [
 		['reject', 'pin', 'a modern-only server: its late server/discover answer counts and its -32022 to initialize makes it modern'],
