@@ -148,7 +148,7 @@ function assertCacheable(r, what) {
 
 describe('every result a 2026-07-28 client can get passes the v2 client\'s own schemas', () => {
 	for (const [kind, o] of Object.entries(OFFERS)) {
-		test(`${kind}: discover, lists, resources/read (listed and templated), prompts/get, completion/complete, and every meta-tool, in proxy and dynamic mode`, T, async () => {
+		test(`${kind}: discover, lists, resources/read (listed and templated), prompts/get, completion/complete, every meta-tool, in proxy and dynamic mode, subscriptions/listen`, T, async () => {
 			await E.withV2(one({ s: o.server }, { searchTool: true }), 'pin', {}, async (wb) => {
 				const c = wb.client;
 				const d = await c.discover();
@@ -194,8 +194,14 @@ describe('every result a 2026-07-28 client can get passes the v2 client\'s own s
 			});
 			await E.withV2(one({ s: o.server }, { toolMode: 'dynamic' }), 'pin', {}, async (wb) => {
 				const [tool, args, want] = o.echo;
+				const changed = [];
+				wb.client.setNotificationHandler('notifications/tools/list_changed', (n) => changed.push(n));
+				const listen = await wb.client.listen({ toolsListChanged: true });
+				assert.deepEqual(listen.honoredFilter, { toolsListChanged: true });
 				// Stateless: the native name of a toolbox not open opens it.
 				assert.match(L.text(await wb.callTool(`box__s__${tool}`, args)), want);
+				await L.waitFor(() => changed.length > 0, 10000, 'tools/list_changed under the subscription');
+				await listen.close();
 				L.assertOk(await wb.openToolbox('box'), 'open_toolbox, dynamic mode');
 				const names = (await wb.client.listTools()).tools.map((t) => t.name);
 				assert.ok(names.includes(`box__s__${tool}`), names.join(' '));
