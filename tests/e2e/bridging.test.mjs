@@ -269,3 +269,67 @@ describe('a 2025 server gets none of the era\'s _meta keys from a 2026-07-28 cli
 		});
 	});
 });
+
+describe('a minted requestState ends with its call', () => {
+	// Hand-written modern requests: the v2 client never sends a state twice.
+	const meta = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+	const use = (id, name, args, extra = {}) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'f', name }, arguments: args }, ...extra }, meta);
+	const ROOTS = { roots: [{ uri: 'file:///r' }] };
+	const UNKNOWN = /unknown requestState \(not issued by mcp-workbench, used already, or expired\)/;
+
+	// The call's first answer: its questions and the state to retry with.
+	async function parked(raw, id, name, args) {
+		const r = (await raw.request(use(id, name, args), 10000)).json.result;
+		assert.equal(r?.resultType, 'input_required', JSON.stringify(r));
+		return { state: r.requestState, key: Object.keys(r.inputRequests)[0] };
+	}
+
+	// A retry with a state whose call is over: refused, and nothing else said.
+	async function refused(raw, id, name, args, p) {
+		const r = (await raw.request(use(id, name, args, { requestState: p.state, inputResponses: { [p.key]: ROOTS } }))).json;
+		assert.equal(r.id, id);
+		assert.equal(r.error?.code, -32602, JSON.stringify(r));
+		assert.match(r.error.message, UNKNOWN);
+		await raw.expectSilence(200);
+	}
+
+	const ask = { method: 'roots/list' };
+
+	test('completed after its retry, answered by its server while it waited, failed with its server: a retry with its state is refused each time', T, async () => {
+		await L.withRaw(one({ f: L.fixtureServer() }), {}, async (raw) => {
+			// Completed: the retry took the call over and got its result.
+			let p = await parked(raw, 1, 'ask', ask);
+			let r = (await raw.request(use(2, 'ask', ask, { requestState: p.state, inputResponses: { [p.key]: ROOTS } }))).json;
+			assert.match(r.result?.content?.[0]?.text, /file:\/\/\/r/, JSON.stringify(r));
+			await refused(raw, 3, 'ask', ask, p);
+
+			// Answered by its server while parked (in the write that asked):
+			// the first retry gets that answer, the next is refused.
+			p = await parked(raw, 4, 'ask_and_answer', ask);
+			r = (await raw.request(use(5, 'ask_and_answer', ask, { requestState: p.state, inputResponses: { [p.key]: ROOTS } }))).json;
+			assert.equal(r.result?.resultType, 'complete', JSON.stringify(r));
+			assert.match(r.result.content[0].text, /^gave up on fx-/);
+			await refused(raw, 6, 'ask_and_answer', ask, p);
+
+			// Failed with its server: the retry is told why, the next is refused.
+			p = await parked(raw, 7, 'ask', ask);
+			r = (await raw.request(use(8, 'crash', {}))).json;
+			assert.equal(r.result?.isError, true, JSON.stringify(r));
+			r = (await raw.request(use(9, 'ask', ask, { requestState: p.state, inputResponses: { [p.key]: ROOTS } }))).json;
+			assert.equal(r.result?.isError, true, JSON.stringify(r));
+			assert.match(r.result.content[0].text, /exited with status 5/);
+			await refused(raw, 10, 'ask', ask, p);
+		});
+	});
+
+	test('expired: the call is cancelled on its server, and its state is gone with it', T, async () => {
+		await L.withRaw(one({ f: L.fixtureServer() }, { requestStateTtlMs: 300 }), {}, async (raw) => {
+			const p = await parked(raw, 1, 'ask', ask);
+			await L.waitFor(async () => {
+				const got = L.resultJson((await raw.request(use(2, 'received', {}))).json.result);
+				return got.some((m) => m.method === 'notifications/cancelled');
+			}, 10000, 'the expired call cancelled on its server', 100);
+			await refused(raw, 3, 'ask', ask, p);
+		});
+	});
+});

@@ -29,6 +29,10 @@
 //   ask_cancel {method, params?, after_ms?}
 //                        sends a request, after after_ms (default 100) sends
 //                        notifications/cancelled for it, answers JSON {"id"}
+//   ask_and_answer {method}
+//                        sends a request to the client and answers the call
+//                        "gave up on ID" in the same write: the call is over
+//                        before anyone can answer the request
 //   log {level, data, logger?}
 //                        sends notifications/message, answers "logged"
 //   send {lines}         writes each of lines (strings) as it is, answers
@@ -87,6 +91,7 @@ const TOOLS = [
 	{ name: 'meta', description: 'Answers with the _meta it received.', inputSchema: obj },
 	{ name: 'ask', description: 'Sends a request to the client.', inputSchema: obj },
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
+	{ name: 'ask_and_answer', description: 'Sends a request to the client and answers at once.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
 	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
 	{ name: 'relist_fails', description: 'Announces a list change, then fails tools/list once.', inputSchema: obj },
@@ -175,6 +180,12 @@ function callTool(id, params) {
 			out({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: rid, reason: 'fixture gave up' } });
 			text(id, JSON.stringify({ id: rid }));
 		}, a.after_ms ?? 100);
+		return;
+	}
+	case 'ask_and_answer': {
+		const rid = `fx-${++seq}`;
+		out(JSON.stringify({ jsonrpc: '2.0', id: rid, method: a.method }) + '\n' +
+		    JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `gave up on ${rid}` }] } }));
 		return;
 	}
 	case 'log': {
