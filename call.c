@@ -331,15 +331,27 @@ object_empty(const char *p)
 	return *p == '}';
 }
 
-/* The span of the params' _meta (p NULL: none), or false if not an object. */
+/*
+ * The span of the params' _meta (p NULL: none), or false if not an object.
+ * The params are the client's, checked when they came, or the workbench's
+ * own: their values are skipped, not checked again (a large argument is
+ * passed over at the speed of memchr).
+ */
 static bool
 params_meta(const char *params, size_t plen, struct span *meta)
 {
-	static const struct field top[] = { FIELD("_meta", 0, NULL, false),
-	    FIELD_END };
+	struct span key, v;
+	struct jwalk w;
 
-	if (!json_shape(params, plen, top, meta, 1))
-		meta->p = NULL;
+	meta->p = NULL;
+	if (!json_walk(&w, params, plen, 0, 1))
+		return true;
+	w.checked = true;
+	while (json_walk_next(&w, &key) == 1 && json_walk_value(&w, &v))
+		if (json_span_is(&key, "_meta")) {
+			*meta = v;
+			break;
+		}
 	return meta->p == NULL || meta->p[0] == '{';
 }
 
@@ -377,42 +389,58 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	r->plen = out.len;
 }
 
-/* Send a request to a 2025 server (call_stamps), its params taken over. */
-static void
-send_stripped(struct server *s, struct request *r, char *params, size_t plen)
-{
-	struct buf meta = { 0 }, out = { 0 };
-	struct span m;
-	struct cut c;
-
-	if (params_meta(params, plen, &m) && m.p != NULL &&
-	    era_strip_meta(&meta, m.p, m.n)) {
-		c = (struct cut){ m, meta.data, meta.len };
-		rpc_splice_cuts(&out, params, plen, &c, 1);
-		srv_send(s, r, r->method, out.data, out.len);
-	} else
-		srv_send(s, r, r->method, params, plen);
-	free(params);
-	buf_free(&meta);
-	buf_free(&out);
-}
-
 /*
- * Send a client's request, its params (taken over) fitted to the era of
- * the server, which is sure only now.
+ * A modern request's params just written to b from start lose the era's
+ * _meta members, in place: what is left is shorter.
  */
 static void
-send_fitted(struct server *s, struct request *r, char *params, size_t plen)
+strip_era(struct buf *b, size_t start)
 {
-	r->params = NULL;
-	if (call_keeps(s, r))
-		send_bridged(s, r, params, plen);
-	else if (call_stamps(s, r))
-		send_stripped(s, r, params, plen);
-	else {
-		srv_send(s, r, r->method, params, plen);
-		free(params);
+	struct buf meta = { 0 };
+	struct span m;
+	size_t at, end;
+
+	if (params_meta(b->data + start, b->len - start, &m) && m.p != NULL &&
+	    era_strip_meta(&meta, m.p, m.n) && meta.len <= m.n) {
+		at = (size_t)(m.p - b->data);
+		end = at + m.n;
+		memmove(b->data + at + meta.len, b->data + end, b->len - end);
+		memcpy(b->data + at, meta.data, meta.len);
+		b->len -= m.n - meta.len;
 	}
+	buf_free(&meta);
+}
+
+/* What writes a request's params into a buffer. */
+typedef void	(*put_params)(struct buf *, const struct server *,
+		    struct request *, const void *);
+
+/*
+ * Send a request, its params written by put straight into the server's
+ * queue; a modern one to a 2025 server (call_stamps) then loses the era's
+ * _meta members.
+ */
+static void
+send_put(struct server *s, struct request *r, put_params put,
+    const void *in)
+{
+	struct buf *b = srv_send_head(s, r, r->method);
+	size_t start = b->len;
+
+	put(b, s, r, in);
+	if (call_stamps(s, r))
+		strip_era(b, start);
+	buf_puts(b, "}\n");
+}
+
+/* The params a request kept while its server started. */
+static void
+put_kept(struct buf *b, const struct server *s, struct request *r,
+    const void *arg)
+{
+	(void)s;
+	(void)arg;
+	buf_put(b, r->params, r->plen);
 }
 
 /*
@@ -461,22 +489,25 @@ call_send_waiting(struct server *s)
 		if (!req_for_client(r) || r->sent || r->ask != NULL ||
 		    !call_sendable(s, r, true))
 			continue;
-		send_fitted(s, r, r->params, r->plen);
+		if (call_keeps(s, r))
+			send_bridged(s, r, r->params, r->plen);
+		else {
+			send_put(s, r, put_kept, NULL);
+			free(r->params);
+			r->params = NULL;
+		}
 		call_arm(s, r, loop_ms());
 	}
 }
 
 /*
  * Route a request to a server, its params written by put.  To a ready
- * server of its era it is written straight into the queue; across the
- * eras its params are fitted first; to a server not ready they wait in
- * the request.
+ * server they are written straight into the queue (and fitted to its era
+ * there, which is sure only now); to a server not ready they wait in the
+ * request.
  */
 static void
-route(struct server *s, struct request *r,
-    void (*put)(struct buf *, const struct server *, struct request *,
-    const void *),
-    const void *in)
+route(struct server *s, struct request *r, put_params put, const void *in)
 {
 	struct buf p = { 0 };
 
@@ -490,13 +521,11 @@ route(struct server *s, struct request *r,
 		r->plen = p.len;
 		srv_ensure(s);
 	} else if (call_sendable(s, r, false)) {
-		if (call_keeps(s, r) || call_stamps(s, r)) {
+		if (call_keeps(s, r)) {
 			put(&p, s, r, in);
-			send_fitted(s, r, p.data, p.len);
-		} else {
-			put(srv_send_head(s, r, r->method), s, r, in);
-			buf_puts(&s->proc.io.out, "}\n");
-		}
+			send_bridged(s, r, p.data, p.len);
+		} else
+			send_put(s, r, put, in);
 		call_arm(s, r, loop_ms());
 	}
 }

@@ -224,11 +224,12 @@ envelope_key(const struct span *key)
 }
 
 /*
- * A modern request's _meta (an object as written, checked already) for a
- * 2025 server, written to out without the members that make a request
- * modern: with them a dual-era server serves the request in the
- * 2026-07-28 era, whatever it was told at initialize.  Other members
- * (progressToken and the like) stay as written.  False, with nothing
+ * A modern request's _meta (an object as written, checked already: its
+ * values are skipped, not checked again) for a 2025 server, written to
+ * out without the members that make a request modern: with them a
+ * dual-era server serves the request in the 2026-07-28 era, whatever it
+ * was told at initialize.  Other members (progressToken and the like)
+ * stay as written, without the space between them.  False, with nothing
  * written, when it has none of them.
  */
 bool
@@ -242,6 +243,7 @@ era_strip_meta(struct buf *out, const char *meta, size_t mlen)
 
 	if (!json_walk(&w, meta, mlen, 0, 2) || !w.object)
 		return false;
+	w.checked = true;
 	buf_putc(out, '{');
 	while ((r = json_walk_next(&w, &key)) == 1) {
 		if (!json_walk_value(&w, &v)) {
