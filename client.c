@@ -307,7 +307,7 @@ client_protocol(void)
  * What the client can answer, as servers are told it: while a modern
  * request is handled, what that request declared; otherwise what
  * initialize declared.  A server keeps what it was told at its start
- * (srv_start), whatever it is sent later.
+ * (srv_start_for_client), whatever is handled when it is sent later.
  */
 const struct buf *
 client_caps(void)

@@ -1,8 +1,9 @@
 /*
  * era.c: the two protocol eras.  The versions the workbench speaks, the
  * _meta every 2026-07-28 (modern) request carries instead of a session,
- * the client capabilities and log levels both eras share, and the _meta
- * the workbench itself puts on modern requests and results.
+ * the client capabilities and log levels both eras share, the _meta the
+ * workbench itself puts on modern requests and results, and the _meta a
+ * modern request loses on its way to a 2025 server.
  */
 #include <string.h>
 
