@@ -310,6 +310,18 @@ call_keeps(const struct server *s, const struct request *r)
 	return s->modern && !r->modern;
 }
 
+/*
+ * A modern client's request to a 2025 server crosses the eras the other
+ * way: its params lose the era's _meta members when it is sent (with
+ * them a dual-era server would serve it in the 2026-07-28 era), and its
+ * result gains resultType and serverInfo on the way back.
+ */
+static bool
+call_stamps(const struct server *s, const struct request *r)
+{
+	return r->modern && !s->modern;
+}
+
 /* Is the object at p (its '{') empty? */
 static bool
 object_empty(const char *p)
@@ -319,15 +331,27 @@ object_empty(const char *p)
 	return *p == '}';
 }
 
-/* The span of the params' _meta (p NULL: none), or false if not an object. */
+/*
+ * The span of the params' _meta (p NULL: none), or false if not an object.
+ * The params are the client's, checked when they came, or the workbench's
+ * own: their values are skipped, not checked again (a large argument is
+ * passed over at the speed of memchr).
+ */
 static bool
 params_meta(const char *params, size_t plen, struct span *meta)
 {
-	static const struct field top[] = { FIELD("_meta", 0, NULL, false),
-	    FIELD_END };
+	struct span key, v;
+	struct jwalk w;
 
-	if (!json_shape(params, plen, top, meta, 1))
-		meta->p = NULL;
+	meta->p = NULL;
+	if (!json_walk(&w, params, plen, 0, 1))
+		return true;
+	w.checked = true;
+	while (json_walk_next(&w, &key) == 1 && json_walk_value(&w, &v))
+		if (json_span_is(&key, "_meta")) {
+			*meta = v;
+			break;
+		}
 	return meta->p == NULL || meta->p[0] == '{';
 }
 
@@ -351,9 +375,9 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	}
 	obj = meta.p != NULL ? meta.p : params;
 	if (meta.p == NULL)
-		srv_put_meta(s, &with);
+		era_put_meta(&with, client_session_caps());
 	else
-		era_put_request_meta(&with, client_caps());
+		era_put_request_meta(&with, client_session_caps());
 	if (!object_empty(obj))
 		buf_putc(&with, ',');
 	c = (struct cut){ { obj + 1, 0 }, with.data, with.len };
@@ -363,6 +387,60 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	srv_send(s, r, r->method, out.data, out.len);
 	r->params = out.data;
 	r->plen = out.len;
+}
+
+/*
+ * A modern request's params just written to b from start lose the era's
+ * _meta members, in place: what is left is shorter.
+ */
+static void
+strip_era(struct buf *b, size_t start)
+{
+	struct buf meta = { 0 };
+	struct span m;
+	size_t at, end;
+
+	if (params_meta(b->data + start, b->len - start, &m) && m.p != NULL &&
+	    era_strip_meta(&meta, m.p, m.n) && meta.len <= m.n) {
+		at = (size_t)(m.p - b->data);
+		end = at + m.n;
+		memmove(b->data + at + meta.len, b->data + end, b->len - end);
+		memcpy(b->data + at, meta.data, meta.len);
+		b->len -= m.n - meta.len;
+	}
+	buf_free(&meta);
+}
+
+/* What writes a request's params into a buffer. */
+typedef void	(*put_params)(struct buf *, const struct server *,
+		    struct request *, const void *);
+
+/*
+ * Send a request, its params written by put straight into the server's
+ * queue; a modern one to a 2025 server (call_stamps) then loses the era's
+ * _meta members.
+ */
+static void
+send_put(struct server *s, struct request *r, put_params put,
+    const void *in)
+{
+	struct buf *b = srv_send_head(s, r, r->method);
+	size_t start = b->len;
+
+	put(b, s, r, in);
+	if (call_stamps(s, r))
+		strip_era(b, start);
+	buf_puts(b, "}\n");
+}
+
+/* The params a request kept while its server started. */
+static void
+put_kept(struct buf *b, const struct server *s, struct request *r,
+    const void *arg)
+{
+	(void)s;
+	(void)arg;
+	buf_put(b, r->params, r->plen);
 }
 
 /*
@@ -414,7 +492,7 @@ call_send_waiting(struct server *s)
 		if (call_keeps(s, r))
 			send_bridged(s, r, r->params, r->plen);
 		else {
-			srv_send(s, r, r->method, r->params, r->plen);
+			send_put(s, r, put_kept, NULL);
 			free(r->params);
 			r->params = NULL;
 		}
@@ -424,14 +502,12 @@ call_send_waiting(struct server *s)
 
 /*
  * Route a request to a server, its params written by put.  To a ready
- * server it is written straight into the queue; otherwise its params
- * wait in the request.
+ * server they are written straight into the queue (and fitted to its era
+ * there, which is sure only now); to a server not ready they wait in the
+ * request.
  */
 static void
-route(struct server *s, struct request *r,
-    void (*put)(struct buf *, const struct server *, struct request *,
-    const void *),
-    const void *in)
+route(struct server *s, struct request *r, put_params put, const void *in)
 {
 	struct buf p = { 0 };
 
@@ -448,10 +524,8 @@ route(struct server *s, struct request *r,
 		if (call_keeps(s, r)) {
 			put(&p, s, r, in);
 			send_bridged(s, r, p.data, p.len);
-		} else {
-			put(srv_send_head(s, r, r->method), s, r, in);
-			buf_puts(&s->proc.io.out, "}\n");
-		}
+		} else
+			send_put(s, r, put, in);
 		call_arm(s, r, loop_ms());
 	}
 }
@@ -590,13 +664,6 @@ url_elicitation_required(const struct json *j, int error)
 	    code == URL_ELICITATION_REQUIRED;
 }
 
-/* Does a result need its resultType added on the way back? */
-static bool
-call_stamps(const struct server *s, const struct request *r)
-{
-	return r->modern && !s->modern;
-}
-
 /*
  * Is a call's result read whole, not cut through (stream.c)?  One to be
  * stamped is, and one that may ask a 2025 client for input.
@@ -607,34 +674,51 @@ call_reads_whole(const struct server *s, const struct request *r)
 	return call_stamps(s, r) || call_keeps(s, r);
 }
 
-/* The span of a result's _meta object, when it has one. */
-static struct span
-result_meta(const char *line, size_t n)
-{
-	static const struct field meta[] = { FIELD("_meta", 1, NULL, false),
-	    FIELD_END };
-	static const struct field top[] = { FIELD("result", 0, meta, false),
-	    FIELD_END };
-	struct span v[2], none = { NULL, 0 };
+/* What a result has of the members a modern one may need added. */
+enum { R_RESULT, R_META, R_TTL, R_SCOPE, R_SLOTS };
 
-	if (!json_shape(line, n, top, v, 2) || v[1].p == NULL ||
-	    v[1].p[0] != '{')
-		return none;
-	return v[1];
+static void
+result_members(const char *line, size_t n, struct span *v)
+{
+	static const struct field inner[] = { FIELD("_meta", R_META, NULL,
+	    false), FIELD("ttlMs", R_TTL, NULL, false), FIELD("cacheScope",
+	    R_SCOPE, NULL, false), FIELD_END };
+	static const struct field top[] = { FIELD("result", R_RESULT, inner,
+	    false), FIELD_END };
+	int i;
+
+	if (!json_shape(line, n, top, v, R_SLOTS))
+		for (i = 0; i < R_SLOTS; i++)
+			v[i].p = NULL;
+	if (v[R_META].p != NULL && v[R_META].p[0] != '{')
+		v[R_META].p = NULL;
+}
+
+/*
+ * Is a modern result of this method cacheable (CacheableResult: ttlMs and
+ * cacheScope required)?  Of those, only resources/read is answered by a
+ * server; the lists and server/discover the workbench answers itself.
+ */
+static bool
+method_cacheable(const char *method)
+{
+	return strcmp(method, "resources/read") == 0;
 }
 
 /*
  * An answer goes back under the client's id.  A legacy server's result
  * (its '{' at offset at, or 0 for an error) to a modern client gets what
- * that era's results carry: resultType first in the object, and the
- * workbench's serverInfo in its _meta.
+ * that era's results carry: resultType first in the object, the
+ * workbench's serverInfo in its _meta, and for a cacheable one the cache
+ * hints it lacks: ttlMs 0 and cacheScope private, since a 2025 server
+ * says nothing of how long its answer holds, nor for whom.
  */
 static void
 call_reply(const struct server *s, const struct request *r,
     const char *line, size_t n, const char *id, size_t idlen, size_t at)
 {
 	struct buf stamp = { 0 }, info = { 0 };
-	struct span meta;
+	struct span v[R_SLOTS];
 	struct cut cut[3] = { { { id, idlen }, text_get(&r->cid),
 	    r->cid.len } };
 	int nc = 1;
@@ -644,15 +728,20 @@ call_reply(const struct server *s, const struct request *r,
 		    text_get(&r->cid), r->cid.len);
 		return;
 	}
+	result_members(line, n, v);
 	buf_puts(&stamp, "\"resultType\":\"complete\"");
-	if ((meta = result_meta(line, n)).p == NULL) {
+	if (method_cacheable(r->method) && v[R_TTL].p == NULL)
+		buf_puts(&stamp, ",\"ttlMs\":0");
+	if (method_cacheable(r->method) && v[R_SCOPE].p == NULL)
+		buf_puts(&stamp, ",\"cacheScope\":\"private\"");
+	if (v[R_META].p == NULL) {
 		buf_putc(&stamp, ',');
 		era_put_server_info(&stamp);
 	} else {
 		era_put_server_info_member(&info);
-		if (!object_empty(meta.p))
+		if (!object_empty(v[R_META].p))
 			buf_putc(&info, ',');
-		cut[nc++] = (struct cut){ { meta.p + 1, 0 }, info.data,
+		cut[nc++] = (struct cut){ { v[R_META].p + 1, 0 }, info.data,
 		    info.len };
 	}
 	if (!object_empty(line + at))

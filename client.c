@@ -304,9 +304,10 @@ client_protocol(void)
 }
 
 /*
- * What servers are told the client can answer: while a modern request is
- * handled (a server it starts is told at its initialize), what that
- * request declared; otherwise what initialize declared.
+ * What the client can answer, as servers are told it: while a modern
+ * request is handled, what that request declared; otherwise what
+ * initialize declared.  A server keeps what it was told at its start
+ * (srv_start_for_client), whatever is handled when it is sent later.
  */
 const struct buf *
 client_caps(void)
@@ -325,6 +326,13 @@ client_assume(const struct buf *members)
 {
 	caps.len = 0;
 	buf_put(&caps, members->data, members->len);
+}
+
+/* What the 2025 session declared, whatever request is being handled. */
+const struct buf *
+client_session_caps(void)
+{
+	return &caps;
 }
 
 bool

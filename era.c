@@ -1,8 +1,9 @@
 /*
  * era.c: the two protocol eras.  The versions the workbench speaks, the
  * _meta every 2026-07-28 (modern) request carries instead of a session,
- * the client capabilities and log levels both eras share, and the _meta
- * the workbench itself puts on modern requests and results.
+ * the client capabilities and log levels both eras share, the _meta the
+ * workbench itself puts on modern requests and results, and the _meta a
+ * modern request loses on its way to a 2025 server.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,11 @@
 static const char *const legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
 };
+
+/* The members of a request's _meta that make it a modern one. */
+static const char *const envelope[] = { ERA_KEY "protocolVersion",
+	ERA_KEY "clientInfo", ERA_KEY "clientCapabilities", ERA_KEY "logLevel",
+	NULL };
 
 static const char *const levels[] = { "debug", "info", "notice", "warning",
 	"error", "critical", "alert", "emergency", NULL };
@@ -263,4 +269,69 @@ era_put_request_meta(struct buf *b, const struct buf *caps)
 	    wb_version);
 	buf_put(b, caps->data, caps->len);
 	buf_putc(b, '}');
+}
+
+/* "_meta":{...}: a modern request's _meta holding only those members. */
+void
+era_put_meta(struct buf *b, const struct buf *caps)
+{
+	buf_puts(b, "\"_meta\":{");
+	era_put_request_meta(b, caps);
+	buf_putc(b, '}');
+}
+
+static bool
+envelope_key(const struct span *key)
+{
+	int i;
+
+	for (i = 0; envelope[i] != NULL; i++)
+		if (json_span_is(key, envelope[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A modern request's _meta (an object as written, checked already: its
+ * values are skipped, not checked again) for a 2025 server, written to
+ * out without the members that make a request modern: with them a
+ * dual-era server serves the request in the 2026-07-28 era, whatever it
+ * was told at initialize.  Other members (progressToken and the like)
+ * stay as written, without the space between them.  False, with nothing
+ * written, when it has none of them.
+ */
+bool
+era_strip_meta(struct buf *out, const char *meta, size_t mlen)
+{
+	struct span key, v;
+	struct jwalk w;
+	size_t start = out->len;
+	bool cut = false;
+	int r;
+
+	if (!json_walk(&w, meta, mlen, 0, 2) || !w.object)
+		return false;
+	w.checked = true;
+	buf_putc(out, '{');
+	while ((r = json_walk_next(&w, &key)) == 1) {
+		if (!json_walk_value(&w, &v)) {
+			r = -1;
+			break;
+		}
+		if (envelope_key(&key)) {
+			cut = true;
+			continue;
+		}
+		if (out->data[out->len - 1] != '{')
+			buf_putc(out, ',');
+		buf_put(out, key.p, key.n);
+		buf_putc(out, ':');
+		buf_put(out, v.p, v.n);
+	}
+	if (r != 0 || !cut) {
+		out->len = start;
+		return false;
+	}
+	buf_putc(out, '}');
+	return true;
 }

@@ -136,23 +136,23 @@ srv_send_initialize(struct server *s)
 	buf_puts(&p, "{\"protocolVersion\":");
 	json_put_cstr(&p, client_protocol());
 	buf_puts(&p, ",\"capabilities\":{");
-	buf_put(&p, client_caps()->data, client_caps()->len);
-	catalog_told(s, client_caps());
+	buf_put(&p, s->told.data, s->told.len);
+	catalog_told(s, &s->told);
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
 	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
 	buf_free(&p);
 }
 
-/* A modern server's request carries the era's _meta, first. */
+/*
+ * A modern server's request of the workbench's own carries the era's
+ * _meta, first, with what the server was told at its start.
+ */
 void
 srv_put_meta(const struct server *s, struct buf *p)
 {
-	if (!s->modern)
-		return;
-	buf_puts(p, "\"_meta\":{");
-	era_put_request_meta(p, client_caps());
-	buf_putc(p, '}');
+	if (s->modern)
+		era_put_meta(p, &s->told);
 }
 
 /*
@@ -168,7 +168,7 @@ srv_send_discover(struct server *s)
 	s->modern = true;		/* For the _meta of the probe. */
 	buf_putc(&p, '{');
 	srv_put_meta(s, &p);
-	catalog_told(s, client_caps());
+	catalog_told(s, &s->told);
 	buf_putc(&p, '}');
 	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
 	    p.len);
@@ -232,7 +232,7 @@ srv_start(struct server *s)
 	}
 	s->state = SRV_STARTING;
 	s->caps = 0;		/* Until this process's initialize says. */
-	s->listens = s->probed = false;
+	s->listens = s->probed = s->discovered = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
 	if (srv_probes_modern(s))
@@ -266,12 +266,28 @@ srv_down(const struct server *s)
 	    s->state == SRV_STOPPED;
 }
 
+/*
+ * A start for the request being handled: the server is told what that
+ * request's client can answer, at initialize or in a modern request's
+ * _meta, however long its start takes and whatever the workbench handles
+ * meanwhile (a start again after an exit on server/discover included).
+ */
+static void
+srv_start_for_client(struct server *s)
+{
+	const struct buf *caps = client_caps();
+
+	s->told.len = 0;
+	buf_put(&s->told, caps->data, caps->len);
+	srv_start(s);
+}
+
 /* A call needs the server: start it unless it is backing off. */
 void
 srv_ensure(struct server *s)
 {
 	if (srv_down(s) && !srv_backing_off(s, now_ms(), NULL))
-		srv_start(s);
+		srv_start_for_client(s);
 }
 
 /* open_toolbox asks for the server: it starts at once, backoff or not. */
@@ -279,7 +295,7 @@ void
 srv_open(struct server *s)
 {
 	if (srv_down(s))
-		srv_start(s);
+		srv_start_for_client(s);
 }
 
 /*
@@ -323,25 +339,55 @@ srv_stop(struct server *s)
 }
 
 /*
+ * The era probe's verdict, kept for the server's life.  One taken for
+ * the server's silence (era_guessed) is only a guess until the answer to
+ * the initialize sent then.
+ */
+static void
+era_verdict(struct server *s, bool modern)
+{
+	s->probe_at = 0;
+	s->era_known = true;
+	s->era_guessed = false;
+	s->modern = modern;
+}
+
+/* Its requests of this kind are given up: their answers will be dropped. */
+static void
+req_forget(struct server *s, enum req_kind kind)
+{
+	int i;
+
+	for (i = s->nreq - 1; i >= 0; i--)
+		if (s->req[i].kind == kind)
+			req_remove(s, i);
+}
+
+static bool
+req_pending(const struct server *s, enum req_kind kind)
+{
+	int i;
+
+	for (i = 0; i < s->nreq; i++)
+		if (s->req[i].kind == kind)
+			return true;
+	return false;
+}
+
+/*
  * Some legacy servers exit on a request before initialize: one that ends
  * while auto probes it is legacy, and starts again so, not failing.
  */
 static bool
 probe_ended(struct server *s, const char *reason)
 {
-	int i;
-
 	if (!s->probed || s->modern || s->state != SRV_STARTING)
 		return false;
 	wb_log("%s: %s after server/discover; starting it again as a "
 	    "2025-era server", s->label, reason);
-	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == REQ_DISCOVER)
-			req_remove(s, i);
+	req_forget(s, REQ_DISCOVER);
 	srv_stop_process(s);
-	s->probe_at = 0;
-	s->era_known = true;
-	s->modern = false;
+	era_verdict(s, false);
 	srv_start(s);
 	return true;
 }
@@ -493,6 +539,11 @@ on_initialize(struct server *s, int result)
 		    "object");
 		return;
 	}
+	if (s->era_guessed) {
+		/* Legacy after all: a late server/discover answer is moot. */
+		era_verdict(s, false);
+		req_forget(s, REQ_DISCOVER);
+	}
 	s->caps = declared(json_get(&j, result, "capabilities"));
 	srv_notify(s, "notifications/initialized");
 	relay_send_level(s);
@@ -588,23 +639,12 @@ list_page(struct server *s, const char *line, size_t n)
 	return true;
 }
 
-/* The probe's verdict, kept for the server's life. */
-static void
-era_verdict(struct server *s, bool modern)
-{
-	int i;
-
-	s->probe_at = 0;
-	s->era_known = true;
-	s->modern = modern;
-	if (modern)
-		return;
-	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == REQ_DISCOVER)
-			req_remove(s, i);
-	srv_send_initialize(s);
-}
-
+/*
+ * A server/discover result.  One that comes after probeTimeoutMs, while
+ * the initialize sent then is unanswered, counts: the server's answer to
+ * that initialize decides (a modern-only server refuses it; a dual one
+ * serves this process in the 2025 era once it accepted it).
+ */
 static void
 on_discover(struct server *s, int result)
 {
@@ -613,18 +653,45 @@ on_discover(struct server *s, int result)
 		    "result object");
 		return;
 	}
-	era_verdict(s, true);
 	s->caps = declared(json_get(&j, result, "capabilities"));
 	s->listens = json_path(&j, result, "capabilities.tools.listChanged") >=
 	    0;
+	if (s->era_guessed) {
+		s->discovered = true;
+		return;
+	}
+	era_verdict(s, true);
 	fetch_lists(s);
+}
+
+/*
+ * initialize refused: auto's verdict when the refusal is -32022, or any
+ * error once the server answered server/discover (a modern-only server).
+ * Its lists are fetched at once when that answer came already.
+ */
+static bool
+on_init_refused(struct server *s, long long code)
+{
+	if (code != ERA_UNSUPPORTED && !s->discovered)
+		return false;
+	if (s->era_guessed)
+		wb_log("%s: refused initialize after its silence on "
+		    "server/discover; speaking the 2026-07-28 era to it",
+		    s->label);
+	era_verdict(s, true);
+	if (s->discovered)
+		fetch_lists(s);
+	else if (!req_pending(s, REQ_DISCOVER))
+		srv_send_discover(s);
+	return true;
 }
 
 /*
  * An error that is auto's verdict.  To server/discover, any error but
  * -32022 (a modern server without our version, which fails as errors of
- * the modern mode do) means a legacy server; to initialize, -32022 means
- * a modern-only one.
+ * the modern mode do) means a legacy server, which then gets initialize
+ * (sent already, when the error comes after probeTimeoutMs); to
+ * initialize, see on_init_refused.
  */
 static bool
 on_probe_error(struct server *s, enum req_kind kind, int error)
@@ -632,12 +699,16 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 	long long code = 0;
 
 	json_get_int(&j, json_get(&j, error, "code"), &code);
-	if (s->cfg->protocol != PROTO_AUTO || s->era_known ||
-	    (code == ERA_UNSUPPORTED) != (kind == REQ_INIT))
+	if (s->cfg->protocol != PROTO_AUTO)
 		return false;
-	era_verdict(s, kind == REQ_INIT);
 	if (kind == REQ_INIT)
-		srv_send_discover(s);
+		return on_init_refused(s, code);
+	if (code == ERA_UNSUPPORTED || (s->era_known && !s->era_guessed))
+		return false;
+	if (!s->era_guessed) {
+		era_verdict(s, false);
+		srv_send_initialize(s);
+	}
 	return true;
 }
 
@@ -862,9 +933,11 @@ srv_check_timers(struct server *s, long long now)
 	call_check_timeouts(s, now);
 	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
 		wb_log("%s: no answer to server/discover in %d ms "
-		    "(probeTimeoutMs); speaking the 2025 era to it", s->label,
-		    s->cfg->probe_ms);
+		    "(probeTimeoutMs); sending initialize, whose answer "
+		    "decides the era", s->label, s->cfg->probe_ms);
 		era_verdict(s, false);
+		s->era_guessed = true;
+		srv_send_initialize(s);
 	}
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;

@@ -624,6 +624,8 @@ unsigned era_input_cap(const struct json *, int);
 void	 era_put_server_info(struct buf *);
 void	 era_put_server_info_member(struct buf *);
 void	 era_put_request_meta(struct buf *, const struct buf *);
+void	 era_put_meta(struct buf *, const struct buf *);
+bool	 era_strip_meta(struct buf *, const char *, size_t);
 
 /*
  * client.c: the client on stdin and stdout: its lines, the method table,
@@ -667,6 +669,7 @@ const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
 void	 client_assume(const struct buf *);
+const struct buf *client_session_caps(void);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
 
@@ -926,8 +929,11 @@ struct server {
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
 	unsigned		 caps;		/* enum srv_cap */
+	struct buf		 told;		/* Client capabilities it is told. */
 	bool			 modern;	/* It speaks 2026-07-28. */
 	bool			 era_known;	/* The probe's verdict, kept. */
+	bool			 era_guessed;	/* Legacy for its silence: */
+	bool			 discovered;	/* a late discover came. */
 	long long		 probe_at;	/* Auto probing: legacy after. */
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */

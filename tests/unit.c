@@ -1760,6 +1760,45 @@ test_cache_dir(void)
 	free(cwd);
 }
 
+/* era_strip_meta: a modern _meta as a 2025 server gets it, or false. */
+static bool
+stripped(const char *meta, const char *want)
+{
+	struct buf out = { 0 };
+	bool ok;
+
+	buf_puts(&out, "x");
+	ok = era_strip_meta(&out, meta, strlen(meta));
+	if (want == NULL)
+		ok = !ok && out.len == 1;
+	else
+		ok = ok && out.len == strlen(want) + 1 &&
+		    memcmp(out.data + 1, want, out.len - 1) == 0;
+	buf_free(&out);
+	return ok;
+}
+
+static void
+test_era_strip(void)
+{
+	CHECK(stripped("{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"progressToken\":7,"
+	    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"c\"},"
+	    "\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},"
+	    "\"io.modelcontextprotocol/logLevel\":\"info\",\"x\" : [1, {}]}",
+	    "{\"progressToken\":7,\"x\":[1, {}]}"));
+	/* Written with escapes, a key is still the era's. */
+	CHECK(stripped("{ \"io.modelcontextprotocol\\/protocolVersion\" : 1 }",
+	    "{}"));
+	CHECK(stripped("{\"io.modelcontextprotocol/clientCapabilities\":{},"
+	    "\"io.modelcontextprotocol/related-task\":{\"taskId\":\"t\"}}",
+	    "{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"t\"}}"));
+	CHECK(stripped("{\"progressToken\":\"t\"}", NULL));
+	CHECK(stripped("{}", NULL));
+	CHECK(stripped("[1]", NULL));
+	CHECK(stripped("{\"io.modelcontextprotocol/logLevel\":", NULL));
+}
+
 int
 main(void)
 {
@@ -1793,6 +1832,7 @@ main(void)
 	test_caps_key();
 	test_store();
 	test_cache_dir();
+	test_era_strip();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

@@ -433,11 +433,13 @@ describe('progress, cancellation and logging across the eras', () => {
 	const use = (id, name, args, meta = E.META) => E.modern(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'box', server: 'f', name }, arguments: args } }, meta);
 	const LOG = 'io.modelcontextprotocol/logLevel';
 
-	// Lines up to and including the answer to id.
+	// Lines up to and including the answer to id: the first may wait for
+	// a server's start, which under valgrind on a busy machine takes more
+	// than readJson's 5 s (past probeTimeoutMs: see bridging.test.mjs).
 	async function until(raw, id) {
 		const lines = [];
 		for (;;) {
-			const m = await raw.readJson();
+			const m = await raw.readJson(20000);
 			lines.push(m);
 			if (m.id === id && !m.method)
 				return lines;

@@ -7,6 +7,8 @@
 //
 // Flags: --no-logging   do not declare the logging capability
 //        --name NAME    serverInfo.name
+//        --prompts      declare prompts: one, meta, whose message is the
+//                       JSON of the params._meta prompts/get received
 //
 // Tools (arguments in braces):
 //   wait {ms}            answers "waited MS" after ms unless cancelled first
@@ -27,6 +29,10 @@
 //   ask_cancel {method, params?, after_ms?}
 //                        sends a request, after after_ms (default 100) sends
 //                        notifications/cancelled for it, answers JSON {"id"}
+//   ask_and_answer {method}
+//                        sends a request to the client and answers the call
+//                        "gave up on ID" in the same write: the call is over
+//                        before anyone can answer the request
 //   log {level, data, logger?}
 //                        sends notifications/message, answers "logged"
 //   send {lines}         writes each of lines (strings) as it is, answers
@@ -41,6 +47,7 @@
 
 let logging = true;
 let rootsOnInit = false;
+let prompts = false;
 let initRoots = null;	// the raw answer to the roots/list asked at start
 let name = 'fixture-server';
 for (let i = 2; i < process.argv.length; i++) {
@@ -48,6 +55,8 @@ for (let i = 2; i < process.argv.length; i++) {
 		logging = false;
 	else if (process.argv[i] === '--roots-on-init')
 		rootsOnInit = true;
+	else if (process.argv[i] === '--prompts')
+		prompts = true;
 	else if (process.argv[i] === '--name')
 		name = process.argv[++i];
 }
@@ -82,6 +91,7 @@ const TOOLS = [
 	{ name: 'meta', description: 'Answers with the _meta it received.', inputSchema: obj },
 	{ name: 'ask', description: 'Sends a request to the client.', inputSchema: obj },
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
+	{ name: 'ask_and_answer', description: 'Sends a request to the client and answers at once.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
 	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
 	{ name: 'relist_fails', description: 'Announces a list change, then fails tools/list once.', inputSchema: obj },
@@ -172,6 +182,12 @@ function callTool(id, params) {
 		}, a.after_ms ?? 100);
 		return;
 	}
+	case 'ask_and_answer': {
+		const rid = `fx-${++seq}`;
+		out(JSON.stringify({ jsonrpc: '2.0', id: rid, method: a.method }) + '\n' +
+		    JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `gave up on ${rid}` }] } }));
+		return;
+	}
 	case 'log': {
 		const p = { level: a.level ?? 'info', data: a.data ?? 'fixture log' };
 		if (a.logger !== undefined)
@@ -245,6 +261,8 @@ function handle(line) {
 		const caps = { tools: { listChanged: true } };
 		if (logging)
 			caps.logging = {};
+		if (prompts)
+			caps.prompts = {};
 		answer(m.id, {
 			protocolVersion: m.params?.protocolVersion ?? '2025-11-25',
 			capabilities: caps,
@@ -272,6 +290,12 @@ function handle(line) {
 		return;
 	case 'tools/call':
 		callTool(m.id, m.params);
+		return;
+	case 'prompts/list':
+		answer(m.id, { prompts: prompts ? [{ name: 'meta', description: 'The _meta of prompts/get.' }] : [] });
+		return;
+	case 'prompts/get':
+		answer(m.id, { messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(m.params?._meta ?? null) } }] });
 		return;
 	default:
 		out({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `Method not found: ${m.method}` } });

@@ -4,9 +4,10 @@
 // it got), slow
 // (progress, then a wait that cancellation ends, said on stderr), and
 // ask_elicit / ask_sample / ask_roots, which need input (MRTR); a prompt,
-// greet.
+// greet; a resource, v2://note (cached 5 s, public), and a template,
+// v2://item/{id}, whose id completes to alpha or beta.
 
-import { McpServer, inputRequired, inputResponse, fromJsonSchema, ProtocolError } from '@modelcontextprotocol/server';
+import { McpServer, ResourceTemplate, inputRequired, inputResponse, fromJsonSchema, ProtocolError } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 const legacy = process.argv[2] === 'serve' ? 'serve' : 'reject';
@@ -46,6 +47,12 @@ serveStdio(() => {
 	    });
 	s.registerPrompt('greet', { description: 'A greeting.' },
 	    async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hello from v2' } }] }));
+	s.registerResource('note', 'v2://note', { description: 'A note.', mimeType: 'text/plain', cacheHint: { ttlMs: 5000, cacheScope: 'public' } },
+	    async (uri) => ({ contents: [{ uri: uri.href, text: 'a note from v2' }] }));
+	s.registerResource('item', new ResourceTemplate('v2://item/{id}', { list: undefined,
+	    complete: { id: (v) => ['alpha', 'beta'].filter((x) => x.startsWith(v)) } }),
+	{ description: 'An item.', mimeType: 'text/plain' },
+	async (uri, vars) => ({ contents: [{ uri: uri.href, text: `item ${vars.id}` }] }));
 	const ask = (key, build, show) => async (a, ctx) => {
 		const r = inputResponse(ctx.mcpReq.inputResponses, key);
 		if (r.kind === 'missing')
