@@ -17,9 +17,13 @@ OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
 	config.o util.o
+# The HTTP layer (http.h): built into the unit tests and tests/http-echo;
+# into the workbench once the MCP layer serves it (--listen).
+HTTPOBJ = http.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o util.o
-PROGS = mcp-workbench tests/mock-server example/example-server example/demo
+	config.o util.o $(HTTPOBJ)
+PROGS = mcp-workbench tests/mock-server tests/http-echo \
+	example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
 # the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
@@ -39,6 +43,8 @@ mcp-workbench: $(OBJ)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(OBJ) tests/unit.o: workbench.h
+$(HTTPOBJ) tests/unit.o tests/http-echo.o: workbench.h http.h
+http.o http_out.o: http_int.h
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -47,6 +53,9 @@ util.o: util.c
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/mock-server.c $(LDLIBS)
+
+tests/http-echo: tests/http-echo.o $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/http-echo.o $(LIBOBJ) $(LDLIBS)
 
 example/example-server: example/example-server.c
 	@$(JSMN_CHECK)
@@ -302,7 +311,8 @@ lint:
 	exit $$status
 
 clean:
-	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
+	rm -f $(OBJ) $(HTTPOBJ) tests/unit.o tests/http-echo.o $(PROGS) \
+	    tests/unit
 	rm -f mcp-workbench-static example/example-server-static
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind
 
