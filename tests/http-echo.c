@@ -184,9 +184,9 @@ flood(struct session *s, struct buf *b)
 	}
 	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	put_raw(b, "id", "null");
-	buf_printf(b, ",\"result\":{\"queued\":%d,\"full\":%s}}", sent,
-	    s != NULL && s->get != NULL && http_full(s->get) ? "true" :
-	    "false");
+	buf_printf(b, ",\"result\":{\"queued\":%d,\"full\":%s,\"gone\":%s}}",
+	    sent, s != NULL && s->get != NULL && http_full(s->get) ? "true" :
+	    "false", s == NULL || s->get == NULL ? "true" : "false");
 	buf_free(&data);
 }
 
@@ -224,14 +224,18 @@ on_post(struct http_conn *c, const struct http_request *r)
 		http_stream_event(c, NULL, b.data, b.len);
 		http_stream_end(c);
 	} else if (strcmp(method, "push") == 0) {
+		bool sent = false;
+
 		if (s != NULL && s->get != NULL) {
 			size_t n;
 			const char *p = raw("params", "null", &n);
 
-			if (log_event(s->get, p, n) < 0)
+			if (!(sent = log_event(s->get, p, n) == 0))
 				s->get = NULL;
 		}
 		answer(&b, method);
+		b.len -= 2;	/* Into the result: */
+		buf_printf(&b, ",\"delivered\":%s}}", sent ? "true" : "false");
 		http_respond(c, 200, "application/json", b.data, b.len);
 	} else if (strcmp(method, "flood") == 0) {
 		flood(s, &b);
