@@ -266,7 +266,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
-	$(FUZZ_DIR)/fuzz_toolname
+	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_http
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -285,6 +285,11 @@ $(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
 
+$(FUZZ_DIR)/fuzz_http: fuzz/fuzz_http.c $(LIBSRC) workbench.h http.h http_int.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_http.c $(LIBSRC)
+
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
 
@@ -299,8 +304,10 @@ fuzz-long: $(FUZZ_TARGETS)
 # without a word (tests/manlint.sh).  Both run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
-LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
-	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
+LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
+	tests/http-echo.c example/example-server.c example/demo.c \
+	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
+	fuzz/fuzz_http.c
 
 lint:
 	@status=0; \
