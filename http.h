@@ -158,7 +158,7 @@ struct http_conn;
 struct http_ops {
 	void	(*request)(void *, struct http_conn *,
 		    const struct http_request *);
-	void	(*closed)(void *, struct http_conn *);
+	void	(*closed)(void *, const struct http_conn *);
 	void	(*drained)(void *, struct http_conn *);
 };
 

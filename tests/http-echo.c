@@ -230,7 +230,8 @@ on_post(struct http_conn *c, const struct http_request *r)
 			size_t n;
 			const char *p = raw("params", "null", &n);
 
-			if (!(sent = log_event(s->get, p, n) == 0))
+			sent = log_event(s->get, p, n) == 0;
+			if (!sent)
 				s->get = NULL;
 		}
 		answer(&b, method);
@@ -274,7 +275,7 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 }
 
 static void
-on_closed(void *ctx, struct http_conn *c)
+on_closed(void *ctx, const struct http_conn *c)
 {
 	int i;
 

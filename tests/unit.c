@@ -1908,7 +1908,7 @@ hon_request(void *ctx, struct http_conn *c, const struct http_request *r)
 }
 
 static void
-hon_closed(void *ctx, struct http_conn *c)
+hon_closed(void *ctx, const struct http_conn *c)
 {
 	(void)ctx;
 	if (c == hheld)
