@@ -71,7 +71,7 @@ tests/unit: tests/unit.o $(LIBOBJ)
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).
 # BENCH_QUICK=1 for a short run.  Not part of `make check`.
-bench: mcp-workbench
+bench: mcp-workbench tests/http-echo
 	CC="$(CC)" sh bench/run.sh
 
 # The README's first command: build, then a scripted session on the example.
