@@ -519,8 +519,9 @@ if [ -x "$ROOT/tests/http-echo" ]; then
 		if [ -z "$W" ] || [ "$(calc "$_w < $W")" = 1 ]; then W=$_w; fi
 		_i=$((_i + 1))
 	done
-	row http_rtt "HTTP keep-alive call p50 vs pipe (echo)" us \
-	    "< 1.5x" "$(check 'w < 1.5 * d')"
+	# The issue's 1.5x is for a whole call through the workbench, whose
+	# stdio figure holds a server's hop too: no target for the echo.
+	row http_rtt "HTTP keep-alive call p50 vs pipe (echo)" us - -
 fi
 
 # 9. Binary size and shutdown.
