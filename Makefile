@@ -246,7 +246,15 @@ $(ASAN_DIR)/unit: tests/unit.c $(LIBSRC) workbench.h Makefile tests/san-options.
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/unit.c $(LIBSRC) tests/san-options.c
 
-asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit tests/mock-server tests/node_modules
+$(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) workbench.h http.h http_int.h Makefile tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ tests/http-echo.c $(LIBSRC) tests/san-options.c
+
+asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit $(ASAN_DIR)/http-echo \
+	tests/mock-server tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
 
 # The end-to-end suite with the workbench under valgrind's memcheck: zero

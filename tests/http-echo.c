@@ -421,6 +421,7 @@ main(int argc, char *argv[])
 	    (cfg.check_host = addr.loopback,
 	    s = http_start(&cfg, &addr, &ops, NULL, &err)) == NULL) {
 		fprintf(stderr, "http-echo: %s\n", buf_cstr(&err));
+		buf_free(&err);
 		return 1;
 	}
 	printf("listening on %d\n", http_port(s));

@@ -1893,12 +1893,23 @@ hturn(struct http_server *s, int ms)
 	http_timeouts(s, loop_ms());
 }
 
-/* POST bodies are echoed; "hold" is kept unanswered; GET streams. */
+/*
+ * POST bodies are echoed; "hold" is kept unanswered; "drop" closes its
+ * own connection and reads the request after (it must still be there, and
+ * the close must not call closed()); GET streams.
+ */
+static int hdropped;
+
 static void
 hon_request(void *ctx, struct http_conn *c, const struct http_request *r)
 {
 	(void)ctx;
-	if (r->method == HTTP_GET) {
+	if (r->bodylen == 4 && memcmp(r->body, "drop", 4) == 0) {
+		http_close(c);
+		http_respond(c, 200, NULL, NULL, 0);	/* Ignored: closed. */
+		hdropped += r->bodylen == 4 && memcmp(r->body, "drop", 4) == 0 &&
+		    r->h[HTTP_H_HOST].n == 9;
+	} else if (r->method == HTTP_GET) {
 		http_stream_begin(c);
 		hstream = c;
 	} else if (r->bodylen == 4 && memcmp(r->body, "hold", 4) == 0)
@@ -2077,6 +2088,17 @@ test_http_conns(void)
 	for (i = 0; i < 50 && hheld != NULL; i++)
 		hturn(s, 20);
 	CHECK(hheld == NULL && hclosed == 1);
+	/* A handler that closes its own connection; the others go on. */
+	b = hconnect(s);
+	CHECK(hsend(b, HPOST(4) "drop"));
+	got.len = 0;
+	CHECK(hwait(s, b, NULL, &got, 50));
+	CHECK(got.len == 0 && hdropped == 1 && hclosed == 1);
+	close(b);
+	b = hconnect(s);
+	CHECK(hsend(b, HPOST(5) "after"));
+	CHECK(hwait(s, b, "after", &got, 50));
+	close(b);
 	/* A stream's queue past its limit: the event is refused, closed. */
 	a = hconnect(s);
 	CHECK(hsend(a, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
