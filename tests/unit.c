@@ -1518,6 +1518,9 @@ test_http_parse(void)
 		{ "G(T /mcp HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
 		{ "GET /mcp HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400 },
 		{ "GET /mcp HTTP/1.1\r\nHost : a\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Y : z\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Y: z\r\n\tw: v\r\n\r\n",
+		    400 },
 		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400 },
 		{ "GET /mcp HTTP/1.1\r\nHost: a\r\n: x\r\n\r\n", 400 },
 		{ "GET /mcp HTTP/1.1\nHost: a\r\n\r\n", 400 },	/* Bare LF. */
