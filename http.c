@@ -465,6 +465,15 @@ conn_read(struct http_conn *c)
 	ssize_t n;
 	int reads;
 
+	if (c->in.len >= cap) {
+		/*
+		 * Cannot happen: a request that fits the caps fits the buffer
+		 * (the parser cuts a chunked body's framing out as it goes).
+		 * Were it to, polling a buffer that takes nothing would spin.
+		 */
+		http_refuse(c, 413);
+		return;
+	}
 	for (reads = 0; reads < 4 && c->in.len < cap; reads++) {
 		room = cap - c->in.len < READ_CHUNK ? cap - c->in.len :
 		    READ_CHUNK;
