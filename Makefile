@@ -19,7 +19,7 @@ OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	config.o util.o
 # The HTTP layer (http.h): built into the unit tests and tests/http-echo;
 # into the workbench once the MCP layer serves it (--listen).
-HTTPOBJ = http.o http_out.o http_parse.o http_rules.o
+HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
 	config.o util.o $(HTTPOBJ)
 PROGS = mcp-workbench tests/mock-server tests/http-echo \
@@ -44,7 +44,7 @@ mcp-workbench: $(OBJ)
 
 $(OBJ) tests/unit.o: workbench.h
 $(HTTPOBJ) tests/unit.o tests/http-echo.o: workbench.h http.h
-http.o http_out.o: http_int.h
+http.o http_listen.o http_out.o: http_int.h
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)

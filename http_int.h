@@ -60,6 +60,7 @@ struct http_server {
 	int			 rejects;	/* Being answered 503. */
 };
 
+int	 http_listen_open(const struct http_addr *, int *, struct buf *);
 void	 http_conn_kill(struct http_conn *);
 void	 http_refuse(struct http_conn *, int);
 

@@ -1,8 +1,8 @@
 /*
- * http_parse.c: the HTTP/1.1 request parser (RFC 9112) and the rules a
- * request must pass before the MCP layer sees it.  No I/O: the parser is
+ * http_parse.c: the HTTP/1.1 request parser (RFC 9112).  No I/O: it is
  * given the connection's input buffer and says how far a request has come
- * (the fuzz target drives it alone).
+ * (the fuzz target drives it alone); the rules a request must then pass
+ * are in http_rules.c.
  *
  * Everything here is attacker-controlled.  The head is scanned byte by
  * byte as it arrives, once: a control character, a bare CR or LF, or a
