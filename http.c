@@ -321,8 +321,10 @@ conn_read(struct http_conn *c)
 		return;
 	}
 	for (reads = 0; reads < 4 && c->in.len < cap; reads++) {
-		room = cap - c->in.len < READ_CHUNK ? cap - c->in.len :
-		    READ_CHUNK;
+		/* A small first read: most requests are small. */
+		room = c->in.cap == 0 ? READ_FIRST : READ_CHUNK;
+		if (room > cap - c->in.len)
+			room = cap - c->in.len;
 		buf_reserve(&c->in, room);
 		n = read(c->fd, c->in.data + c->in.len, room);
 		if (n < 0 && errno == EINTR)
@@ -425,9 +427,9 @@ conn_flush(struct http_conn *c)
 		c->moved = loop_ms();
 	}
 	if (c->outoff == c->out.len) {
+		/* A quiet stream, like an idle connection, holds no buffer. */
 		c->outoff = c->out.len = 0;
-		if (c->st != C_STREAM || c->out.cap > OUT_LOW)
-			buf_free(&c->out);
+		buf_free(&c->out);
 	} else if (c->outoff >= OUT_LOW) {
 		buf_consume(&c->out, c->outoff);
 		c->outoff = 0;

@@ -14,6 +14,7 @@
 #define REJECT_MAX	16		/* Answered 503 at one time. */
 #define OUT_HIGH	(1024 * 1024)	/* A stream is full, */
 #define OUT_LOW		(256 * 1024)	/* and drained again. */
+#define READ_FIRST	2000		/* Into a buffer of 4 KiB. */
 #define READ_CHUNK	(16 * 1024)
 #define HDRS_MAX	2048		/* Headers added to one answer. */
 #define ACCEPT_PAUSE_MS	1000		/* Out of descriptors: wait. */
