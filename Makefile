@@ -17,9 +17,13 @@ OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
 	config.o store.o util.o
+# The HTTP layer (http.h): built into the unit tests and tests/http-echo;
+# into the workbench once the MCP layer serves it (--listen).
+HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o store.o util.o
-PROGS = mcp-workbench tests/mock-server example/example-server example/demo
+	config.o store.o util.o $(HTTPOBJ)
+PROGS = mcp-workbench tests/mock-server tests/http-echo \
+	example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
 # the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
@@ -39,6 +43,8 @@ mcp-workbench: $(OBJ)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(OBJ) tests/unit.o: workbench.h
+$(HTTPOBJ) tests/unit.o tests/http-echo.o: workbench.h http.h
+http.o http_listen.o http_out.o: http_int.h
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -47,6 +53,9 @@ util.o: util.c
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/mock-server.c $(LDLIBS)
+
+tests/http-echo: tests/http-echo.o $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/http-echo.o $(LIBOBJ) $(LDLIBS)
 
 example/example-server: example/example-server.c
 	@$(JSMN_CHECK)
@@ -62,7 +71,7 @@ tests/unit: tests/unit.o $(LIBOBJ)
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).
 # BENCH_QUICK=1 for a short run.  Not part of `make check`.
-bench: mcp-workbench
+bench: mcp-workbench tests/http-echo
 	CC="$(CC)" sh bench/run.sh
 
 # The README's first command: build, then a scripted session on the example.
@@ -237,7 +246,15 @@ $(ASAN_DIR)/unit: tests/unit.c $(LIBSRC) workbench.h Makefile tests/san-options.
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/unit.c $(LIBSRC) tests/san-options.c
 
-asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit tests/mock-server tests/node_modules
+$(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) workbench.h http.h http_int.h Makefile tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ tests/http-echo.c $(LIBSRC) tests/san-options.c
+
+asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit $(ASAN_DIR)/http-echo \
+	tests/mock-server tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
 
 # The end-to-end suite with the workbench under valgrind's memcheck: zero
@@ -257,7 +274,8 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
-	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog
+	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog \
+	$(FUZZ_DIR)/fuzz_http
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -281,6 +299,10 @@ $(FUZZ_DIR)/fuzz_catalog: fuzz/fuzz_catalog.c catalog.c $(LIBSRC) workbench.h
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_catalog.c catalog.c $(LIBSRC)
+$(FUZZ_DIR)/fuzz_http: fuzz/fuzz_http.c $(LIBSRC) workbench.h http.h http_int.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_http.c $(LIBSRC)
 
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
@@ -296,9 +318,10 @@ fuzz-long: $(FUZZ_TARGETS)
 # without a word (tests/manlint.sh).  Both run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
-LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
-	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
-	fuzz/fuzz_catalog.c
+LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
+	tests/http-echo.c example/example-server.c example/demo.c \
+	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
+	fuzz/fuzz_catalog.c fuzz/fuzz_http.c
 
 lint:
 	@status=0; \
@@ -309,7 +332,8 @@ lint:
 	exit $$status
 
 clean:
-	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
+	rm -f $(OBJ) $(HTTPOBJ) tests/unit.o tests/http-echo.o $(PROGS) \
+	    tests/unit
 	rm -f mcp-workbench-static example/example-server-static
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.." || exit 1
 dir=${1:-build-asan}
 logs=$dir/logs
 
-for f in "$dir/mcp-workbench" "$dir/unit" tests/mock-server; do
+for f in "$dir/mcp-workbench" "$dir/unit" "$dir/http-echo" tests/mock-server; do
 	if [ ! -x "$f" ]; then
 		echo "sanitizers: $f is missing: run make asan" >&2
 		exit 1
@@ -24,10 +24,12 @@ mkdir -p "$logs"
 status=0
 echo "sanitizers: unit tests ($dir/unit)"
 "$dir/unit" || status=1
-echo "sanitizers: end-to-end suite (WORKBENCH=$dir/mcp-workbench)"
+echo "sanitizers: end-to-end suite (WORKBENCH=$dir/mcp-workbench," \
+    "HTTP_ECHO=$dir/http-echo)"
 # The suites may scale themselves down under a slow workbench.
 WB_TEST_SLOW=asan
-export WB_TEST_SLOW
+HTTP_ECHO=$dir/http-echo
+export WB_TEST_SLOW HTTP_ECHO
 # shellcheck disable=SC2086
 WORKBENCH=$dir/mcp-workbench node --test \
     --test-concurrency="${SAN_CONCURRENCY:-2}" ${SAN_TESTS:-tests/e2e/} ||

@@ -2,8 +2,10 @@
  * Unit tests for the JSON layer, line framing, configuration and names.
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "../workbench.h"
+#include "../http.h"
 
 static int passed, failed;
 
@@ -1799,6 +1802,790 @@ test_era_strip(void)
 	CHECK(stripped("{\"io.modelcontextprotocol/logLevel\":", NULL));
 }
 
+/*
+ * The HTTP layer (http.h).
+ */
+
+/* What a request came to, for comparing two ways of feeding it. */
+struct hres {
+	int		 status;	/* HTTP_DONE, or an error status. */
+	size_t		 used;		/* Bytes the request took. */
+	struct buf	 what;		/* Method, path, fields, body. */
+};
+
+static unsigned long long hrand_state = 88172645463325252ULL;
+
+static size_t
+hrand(size_t n)
+{
+	hrand_state ^= hrand_state << 13;
+	hrand_state ^= hrand_state >> 7;
+	hrand_state ^= hrand_state << 17;
+	return (size_t)(hrand_state % n);
+}
+
+/*
+ * Feed s[0, n) as a connection does, step bytes at a time (0: random
+ * pieces), taking HTTP_HEADER as a go-ahead.  The request is described in
+ * r->what.
+ */
+static void
+hfeed(const char *s, size_t n, size_t step, size_t max, struct hres *r)
+{
+	struct http_parser p;
+	struct http_request q;
+	struct buf in = { 0 };
+	size_t at = 0, k, consumed = 0;
+	int st = HTTP_MORE, i;
+
+	http_parser_reset(&p);
+	r->what.len = 0;
+	while (st == HTTP_MORE || st == HTTP_HEADER) {
+		if (st == HTTP_MORE) {
+			if (at == n)
+				break;
+			k = step > 0 ? step : 1 + hrand(7);
+			if (k > n - at)
+				k = n - at;
+			buf_put(&in, s + at, k);
+			at += k;
+			consumed += k;
+		}
+		st = http_parse(&p, in.data, &in.len, max);
+	}
+	r->status = st;
+	/* What the input was less what is left over for the next request. */
+	r->used = consumed - (in.len - (st == HTTP_DONE ? p.headlen + p.raw :
+	    in.len));
+	if (st == HTTP_DONE) {
+		http_request_of(&p, in.data, &q);
+		buf_printf(&r->what, "%d %.*s %.*s 1.%d|", q.method,
+		    (int)q.target.n, q.target.p, (int)q.path.n, q.path.p,
+		    q.minor);
+		for (i = 0; i < HTTP_H_N; i++)
+			if (q.h[i].p != NULL)
+				buf_printf(&r->what, "%d=%.*s|", i,
+				    (int)q.h[i].n, q.h[i].p);
+		buf_printf(&r->what, "ka=%d|body=", p.keep_alive);
+		buf_put(&r->what, q.body, q.bodylen);
+	}
+	buf_free(&in);
+}
+
+/* One request fed whole, by bytes, and in random pieces: one result. */
+static int
+hparse(const char *s, size_t max, struct hres *out)
+{
+	struct hres a = { 0 }, b = { 0 };
+	size_t n = strlen(s);
+	int i, same = 1;
+
+	hfeed(s, n, n, max, out);
+	for (i = 0; i < 6; i++) {
+		hfeed(s, n, i == 0 ? 1 : i == 1 ? 2 : 0, max, &a);
+		if (a.status != out->status || (a.status == HTTP_DONE &&
+		    (a.used != out->used || a.what.len != out->what.len ||
+		    memcmp(a.what.data, out->what.data, a.what.len) != 0)))
+			same = 0;
+	}
+	if (!same)
+		fprintf(stderr, "http: pieces differ for: %.60s\n", s);
+	CHECK(same);
+	buf_free(&a.what);
+	buf_free(&b.what);
+	return out->status;
+}
+
+static int
+hstatus(const char *s)
+{
+	struct hres r = { 0 };
+	int st = hparse(s, 1000, &r);
+
+	buf_free(&r.what);
+	return st;
+}
+
+static void
+test_http_parse(void)
+{
+	static const struct {
+		const char	*req;
+		int		 status;
+	} bad[] = {
+		{ "GET /mcp HTTP/1.1\r\n\r\n", 400 },		/* No Host. */
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/2.0\r\nHost: a\r\n\r\n", 505 },
+		{ "GET /mcp HTTP/1.2\r\nHost: a\r\n\r\n", 505 },
+		{ "GET /mcp HTTX/1.1\r\nHost: a\r\n\r\n", 400 },
+		{ "GET /mcp\r\nHost: a\r\n\r\n", 400 },
+		{ "GET  /mcp HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1 \r\nHost: a\r\n\r\n", 400 },
+		{ "GET /m\x80 HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+		{ "G(T /mcp HTTP/1.1\r\nHost: a\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost : a\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Y : z\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Y: z\r\n\tw: v\r\n\r\n",
+		    400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\r\n: x\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\nHost: a\r\n\r\n", 400 },	/* Bare LF. */
+		{ "GET /mcp HTTP/1.1\r\nHost: a\rb\r\n\r\n", 400 },
+		{ "GET /mcp HTTP/1.1\r\nHost: a\001\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n", 411 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n"
+		    "Content-Length: 2\r\n\r\nab", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2, 2\r\n"
+		    "\r\nab", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n"
+		    "\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1001\r\n"
+		    "\r\n", 413 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: "
+		    "99999999999999999999999\r\n\r\n", 413 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, "
+		    "chunked\r\n\r\n", 501 },
+		{ "POST /mcp HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
+		    400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\nz\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n2\nab\r\n0\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n3e9\r\n", 413 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n1f4\r\n", 0 },	/* 500: goes on. */
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+		    "Expect: 200-ok\r\n\r\nx", 417 },
+		{ NULL, 0 }
+	};
+	struct hres r = { 0 };
+	char big[HTTP_HEAD_MAX + 100];
+	struct buf b = { 0 };
+	int i;
+
+	for (i = 0; bad[i].req != NULL; i++) {
+		if (hstatus(bad[i].req) != bad[i].status)
+			fprintf(stderr, "http: %d for %s\n",
+			    hstatus(bad[i].req), bad[i].req);
+		CHECK(hstatus(bad[i].req) == bad[i].status);
+	}
+
+	/* Garbage is refused at its first wrong byte, not at a timeout. */
+	CHECK(hstatus("\x16\x03\x01\x02") == 400);	/* A TLS hello. */
+	CHECK(hstatus("GET\x01") == 400);
+	CHECK(hstatus("AVERYLONGMETHODNAMEOFNOUSE /") == 400);
+	CHECK(hstatus("\r\r") == 400);
+	CHECK(hstatus("GET /mcp HTTP/1.1\r\nHost: a\r\n") == HTTP_MORE);
+
+	/* The head's cap: 431, found as the bytes come. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Big: ", 35);
+	CHECK(hstatus(big) == 431);
+	buf_puts(&b, "GET /mcp HTTP/1.1\r\nHost: a\r\n");
+	for (i = 0; i < HTTP_FIELDS_MAX - 1; i++)
+		buf_printf(&b, "X-F%d: v\r\n", i);
+	CHECK(hstatus(buf_cstr(&b)) == HTTP_MORE);
+	buf_puts(&b, "\r\n");
+	CHECK(hstatus(buf_cstr(&b)) == HTTP_DONE);	/* 64 fields. */
+	b.len -= 2;
+	buf_puts(&b, "X-One-Too-Many: v\r\n\r\n");
+	CHECK(hstatus(buf_cstr(&b)) == 431);
+
+	/* A whole request: fields in any case, values trimmed. */
+	CHECK(hparse("\r\n\r\nPOST /mcp?x=1 HTTP/1.1\r\nhOsT: h:1\r\n"
+	    "content-TYPE:application/json \r\nMCP-SESSION-ID:\t s1\r\n"
+	    "Content-Length: 5\r\n\r\nhelloGET", 1000, &r) == HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "1 /mcp?x=1 /mcp 1.1|0=h:1|"
+	    "1=application/json|4=s1|9=5|ka=1|body=hello") == 0);
+	CHECK(r.used == strlen("\r\n\r\nPOST /mcp?x=1 HTTP/1.1\r\nhOsT: "
+	    "h:1\r\ncontent-TYPE:application/json \r\nMCP-SESSION-ID:\t s1\r\n"
+	    "Content-Length: 5\r\n\r\nhello"));
+	/* HTTP/1.0, Connection: close, the absolute form. */
+	CHECK(hparse("GET http://h:8/mcp HTTP/1.0\r\n\r\n", 1000, &r) ==
+	    HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "0 http://h:8/mcp /mcp 1.0|ka=0|"
+	    "body=") == 0);
+	CHECK(hparse("DELETE /mcp HTTP/1.1\r\nHost: a\r\nConnection: "
+	    "Keep-Alive, CLOSE\r\n\r\n", 1000, &r) == HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "2 /mcp /mcp 1.1|0=a|ka=0|body=") ==
+	    0);
+
+	/* Chunked: sizes in any case, extensions, trailers; in place. */
+	CHECK(hparse("POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+	    "Chunked\r\n\r\n4\r\nWiki\r\n5;a=b;c=\"d\"\r\npedia\r\nd\r\n"
+	    " in\r\n\r\nchunks\r\n0\r\nX-Trailer: t\r\n\r\nnext", 1000, &r) ==
+	    HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "1 /mcp /mcp 1.1|0=a|10=Chunked|"
+	    "ka=1|body=Wikipedia in\r\n\r\nchunks") == 0);
+	CHECK(r.used == strlen("POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-"
+	    "Encoding: Chunked\r\n\r\n4\r\nWiki\r\n5;a=b;c=\"d\"\r\npedia\r\n"
+	    "d\r\n in\r\n\r\nchunks\r\n0\r\nX-Trailer: t\r\n\r\n"));
+	/* Exactly max, and one more. */
+	b.len = 0;
+	buf_puts(&b, "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+	    "chunked\r\n\r\n");
+	for (i = 0; i < 10; i++)
+		buf_puts(&b, "64\r\n" "0123456789012345678901234567890123456789"
+		    "012345678901234567890123456789012345678901234567890123456789"
+		    "\r\n");
+	buf_puts(&b, "0\r\n\r\n");
+	CHECK(hparse(buf_cstr(&b), 1000, &r) == HTTP_DONE);
+	CHECK(hparse(buf_cstr(&b), 999, &r) == 413);
+	/* A chunk-size line, and trailers, have caps. */
+	b.len = 0;
+	buf_puts(&b, "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+	    "chunked\r\n\r\n1;");
+	for (i = 0; i < HTTP_CHUNK_LINE_MAX; i++)
+		buf_putc(&b, 'e');
+	CHECK(hstatus(buf_cstr(&b)) == 400);
+	b.len = 0;
+	buf_puts(&b, "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+	    "chunked\r\n\r\n0\r\n");
+	for (i = 0; i < HTTP_HEAD_MAX / 10 + 1; i++)
+		buf_puts(&b, "X-T: 1234\r\n");
+	CHECK(hstatus(buf_cstr(&b)) == 431);
+
+	/* Expect: 100-continue is noted (1.1 only), in any case. */
+	CHECK(hparse("POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\n"
+	    "Content-Length: 1\r\n\r\nx", 1000, &r) == HTTP_DONE);
+	buf_free(&r.what);
+	buf_free(&b);
+}
+
+/* Pipelined requests: each takes its own bytes and no more. */
+static void
+test_http_pipeline(void)
+{
+	static const char two[] = "POST /mcp HTTP/1.1\r\nHost: a\r\n"
+	    "Content-Length: 3\r\n\r\nabcGET /mcp HTTP/1.1\r\nHost: b\r\n\r\n";
+	struct http_parser p;
+	struct http_request q;
+	struct buf in = { 0 };
+
+	buf_puts(&in, two);
+	http_parser_reset(&p);
+	CHECK(http_parse(&p, in.data, &in.len, 100) == HTTP_HEADER);
+	CHECK(http_parse(&p, in.data, &in.len, 100) == HTTP_DONE);
+	http_request_of(&p, in.data, &q);
+	CHECK(q.bodylen == 3 && memcmp(q.body, "abc", 3) == 0);
+	buf_consume(&in, p.headlen + p.raw);
+	http_parser_reset(&p);
+	CHECK(http_parse(&p, in.data, &in.len, 100) == HTTP_HEADER);
+	CHECK(http_parse(&p, in.data, &in.len, 100) == HTTP_DONE);
+	http_request_of(&p, in.data, &q);
+	CHECK(q.method == HTTP_GET && q.h[HTTP_H_HOST].n == 1 &&
+	    q.h[HTTP_H_HOST].p[0] == 'b' && p.headlen + p.raw == in.len);
+	buf_free(&in);
+}
+
+/* A request's head for the rules, parsed. */
+static int
+hrequest(const char *s, struct buf *in, struct http_parser *p,
+    struct http_request *q)
+{
+	in->len = 0;
+	buf_puts(in, s);
+	http_parser_reset(p);
+	if (http_parse(p, in->data, &in->len, 1000) != HTTP_HEADER)
+		return -1;
+	http_request_of(p, in->data, q);
+	return 0;
+}
+
+static bool
+origin_ok(const char *o, const char *const *allowed)
+{
+	struct http_str s;
+
+	s.p = o;
+	s.n = o != NULL ? strlen(o) : 0;
+	return http_origin_ok(&s, allowed);
+}
+
+static bool
+token_ok(const char *a, const char *token)
+{
+	struct http_str s;
+
+	s.p = a;
+	s.n = a != NULL ? strlen(a) : 0;
+	return http_token_ok(&s, token);
+}
+
+static void
+test_http_rules(void)
+{
+	static const char *const allowed[] = { "https://app.example.com",
+	    NULL };
+	struct http_config cfg = { 0 };
+	struct http_parser p;
+	struct http_request q;
+	struct http_str v;
+	struct buf in = { 0 };
+
+	/* Origin: loopback origins with any port, the allowed exactly. */
+	CHECK(origin_ok(NULL, NULL));
+	CHECK(origin_ok("http://localhost", NULL));
+	CHECK(origin_ok("http://localhost:6274", NULL));
+	CHECK(origin_ok("https://127.0.0.1:8080", NULL));
+	CHECK(origin_ok("http://[::1]:3000", NULL));
+	CHECK(origin_ok("HTTP://LOCALHOST:1", NULL));
+	CHECK(origin_ok("https://app.example.com", allowed));
+	CHECK(!origin_ok("https://app.example.com:443", allowed));
+	CHECK(!origin_ok("https://app.example.com", NULL));
+	CHECK(!origin_ok("http://evil.com", allowed));
+	CHECK(!origin_ok("http://localhost.evil.com", NULL));
+	CHECK(!origin_ok("http://localhost:80/path", NULL));
+	CHECK(!origin_ok("http://localhost:", NULL));
+	CHECK(!origin_ok("http://localhost:123456", NULL));
+	CHECK(!origin_ok("http://127.0.0.2", NULL));
+	CHECK(!origin_ok("http://127.0.0.1@evil.com", NULL));
+	CHECK(!origin_ok("null", NULL));
+	CHECK(!origin_ok("file://", NULL));
+	CHECK(!origin_ok("ftp://localhost", NULL));
+	CHECK(!origin_ok("", NULL));
+
+	/* Bearer tokens. */
+	CHECK(token_ok(NULL, NULL));
+	CHECK(token_ok("anything", NULL));
+	CHECK(token_ok("Bearer s3cret", "s3cret"));
+	CHECK(token_ok("bearer   s3cret", "s3cret"));
+	CHECK(!token_ok(NULL, "s3cret"));
+	CHECK(!token_ok("Bearer s3cre", "s3cret"));
+	CHECK(!token_ok("Bearer s3cretX", "s3cret"));
+	CHECK(!token_ok("Bearer S3cret", "s3cret"));
+	CHECK(!token_ok("Basic s3cret", "s3cret"));
+	CHECK(!token_ok("Bearers3cret", "s3cret"));
+	CHECK(!token_ok("Bearer ", "s3cret"));
+	CHECK(!token_ok("Bearer ", ""));
+
+	/* Host on a loopback listener, and the media types. */
+	CHECK(hrequest("GET / HTTP/1.1\r\nHost: localhost:9\r\n"
+	    "Accept: text/html, Text/Event-Stream;q=0.5\r\n"
+	    "accept: application/*\r\nX-A: 1\r\nx-a: 2\r\n\r\n", &in, &p,
+	    &q) == 0);
+	CHECK(http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(http_accepts(&q, "text/event-stream"));
+	CHECK(http_accepts(&q, "application/json"));
+	CHECK(!http_accepts(&q, "image/png"));
+	CHECK(http_field(&q, "X-a", 1, &v) == 1 && v.n == 1 && *v.p == '2');
+	CHECK(http_field(&q, "X-a", 2, &v) == 0);
+	CHECK(hrequest("GET / HTTP/1.1\r\nHost: evil.com:9\r\n\r\n", &in, &p,
+	    &q) == 0);
+	CHECK(!http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(http_accepts(&q, "image/png"));	/* No Accept: all. */
+
+	/* http_check, rule by rule. */
+	cfg.token = "tok";
+	cfg.check_host = true;
+#define CHK(req)	(hrequest(req, &in, &p, &q) == 0 ? http_check(&q, &cfg) : -1)
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nAuthorization: "
+	    "Bearer tok\r\nContent-Type: application/json; charset=utf-8\r\n"
+	    "Accept: application/json, text/event-stream\r\n"
+	    "Content-Length: 2\r\n\r\n") == 0);
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nOrigin: "
+	    "http://evil.com\r\nAuthorization: Bearer tok\r\n"
+	    "Content-Length: 2\r\n\r\n") == 403);
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: rebound.evil.com:1\r\n"
+	    "Authorization: Bearer tok\r\nContent-Length: 2\r\n\r\n") == 403);
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: [::1]:1\r\n"
+	    "Content-Length: 2\r\n\r\n") == 401);
+	CHECK(CHK("POST /other HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\nContent-Length: 2\r\n\r\n") == 404);
+	CHECK(CHK("PUT /mcp HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\nContent-Length: 2\r\n\r\n") == 405);
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\nContent-Type: text/plain\r\n"
+	    "Content-Length: 2\r\n\r\n") == 415);
+	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\nContent-Type: application/json\r\n"
+	    "Accept: text/html\r\nContent-Length: 2\r\n\r\n") == 406);
+	CHECK(CHK("GET /mcp HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\nAccept: application/json\r\n\r\n") == 406);
+	CHECK(CHK("DELETE /mcp HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "
+	    "Bearer tok\r\n\r\n") == 0);
+#undef CHK
+	buf_free(&in);
+}
+
+static int
+addr_of(const char *spec, struct http_addr *a)
+{
+	struct buf err = { 0 };
+	int r = http_addr_parse(spec, a, &err);
+
+	buf_free(&err);
+	return r;
+}
+
+static void
+test_http_addr(void)
+{
+	static const char *const bad[] = {
+		"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
+		"127.0.0.1:80x", "::1:8080", "[::1]8080", "[::1", "[127.0.0.1]:80",
+		"example.com:80", "256.0.0.1:80", ":80", "[fe80::1%eth0]:80",
+		"localhost6:80", NULL
+	};
+	struct http_addr a;
+	int i;
+
+	CHECK(addr_of("127.0.0.1:8080", &a) == 0 && a.loopback &&
+	    a.ss.ss_family == AF_INET);
+	CHECK(addr_of("127.3.4.5:0", &a) == 0 && a.loopback);
+	CHECK(addr_of("localhost:1", &a) == 0 && a.loopback &&
+	    a.ss.ss_family == AF_INET);
+	CHECK(addr_of("[::1]:65535", &a) == 0 && a.loopback &&
+	    a.ss.ss_family == AF_INET6);
+	CHECK(addr_of("[::ffff:127.0.0.1]:80", &a) == 0 && a.loopback);
+	CHECK(addr_of("[::ffff:10.0.0.1]:80", &a) == 0 && !a.loopback);
+	CHECK(addr_of("0.0.0.0:80", &a) == 0 && !a.loopback);
+	CHECK(addr_of("[::]:80", &a) == 0 && !a.loopback);
+	CHECK(addr_of("10.1.2.3:80", &a) == 0 && !a.loopback);
+	CHECK(addr_of("128.0.0.1:80", &a) == 0 && !a.loopback);
+	for (i = 0; bad[i] != NULL; i++) {
+		if (addr_of(bad[i], &a) == 0)
+			fprintf(stderr, "http: accepted address %s\n", bad[i]);
+		CHECK(addr_of(bad[i], &a) != 0);
+	}
+}
+
+/* A loop around one server, for the connection tests. */
+static struct pollfd hpfd[64];
+static void *htags[64];
+static int hnpfd;
+static struct http_conn *hheld;		/* A request not answered yet. */
+static struct http_conn *hstream;	/* An open GET stream. */
+static int hclosed, hdrained;
+
+static void
+hwatch(void *arg, int fd, short ev, void *tag)
+{
+	(void)arg;
+	if (hnpfd < 64) {
+		hpfd[hnpfd].fd = fd;
+		hpfd[hnpfd].events = ev;
+		hpfd[hnpfd].revents = 0;
+		htags[hnpfd++] = tag;
+	}
+}
+
+/* One turn of the loop, sleeping at most ms. */
+static void
+hturn(struct http_server *s, int ms)
+{
+	long long d, now;
+	int i;
+
+	http_prepare(s);
+	http_flush(s);
+	hnpfd = 0;
+	http_watch(s, hwatch, NULL);
+	now = now_ms();
+	d = http_deadline(s);
+	if (d >= 0 && d - now < ms)
+		ms = d <= now ? 0 : (int)(d - now);
+	if (poll(hpfd, (nfds_t)hnpfd, ms) < 0)
+		return;
+	loop_tick();
+	for (i = 0; i < hnpfd; i++)
+		if (hpfd[i].revents != 0)
+			http_event(s, htags[i], hpfd[i].fd, hpfd[i].revents);
+	http_timeouts(s, loop_ms());
+}
+
+/*
+ * POST bodies are echoed; "hold" is kept unanswered; "drop" closes its
+ * own connection and reads the request after (it must still be there, and
+ * the close must not call closed()); GET streams.
+ */
+static int hdropped;
+
+static void
+hon_request(void *ctx, struct http_conn *c, const struct http_request *r)
+{
+	(void)ctx;
+	if (r->bodylen == 4 && memcmp(r->body, "drop", 4) == 0) {
+		http_close(c);
+		http_respond(c, 200, NULL, NULL, 0);	/* Ignored: closed. */
+		hdropped += r->bodylen == 4 && memcmp(r->body, "drop", 4) == 0 &&
+		    r->h[HTTP_H_HOST].n == 9;
+	} else if (r->method == HTTP_GET) {
+		http_stream_begin(c);
+		hstream = c;
+	} else if (r->bodylen == 4 && memcmp(r->body, "hold", 4) == 0)
+		hheld = c;
+	else
+		http_respond(c, 200, "application/json", r->body, r->bodylen);
+}
+
+static void
+hon_closed(void *ctx, const struct http_conn *c)
+{
+	(void)ctx;
+	if (c == hheld)
+		hheld = NULL;
+	if (c == hstream)
+		hstream = NULL;
+	hclosed++;
+}
+
+static void
+hon_drained(void *ctx, struct http_conn *c)
+{
+	(void)ctx;
+	(void)c;
+	hdrained++;
+}
+
+static const struct http_ops hops = { hon_request, hon_closed,
+	hon_drained };
+
+static int
+hconnect(struct http_server *s)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)http_port(s));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return -1;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+/*
+ * Turn the loop and read fd until what it sent holds needle (or, needle
+ * NULL, until it is closed), for at most turns turns.  *got has it all.
+ */
+static bool
+hwait(struct http_server *s, int fd, const char *needle, struct buf *got,
+    int turns)
+{
+	char b[65536];
+	ssize_t n;
+
+	while (turns-- > 0) {
+		hturn(s, 20);
+		while ((n = read(fd, b, sizeof(b))) > 0)
+			buf_put(got, b, (size_t)n);
+		if (n == 0 && needle == NULL)
+			return true;
+		if (needle != NULL && got->len > 0 &&
+		    strstr(buf_cstr(got), needle) != NULL)
+			return true;
+		if (n == 0)
+			return false;
+	}
+	return false;
+}
+
+static bool
+hsend(int fd, const char *s)
+{
+	return write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+}
+
+#define HPOST(body)	"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" \
+	"Content-Type: application/json\r\nContent-Length: " \
+	#body "\r\n\r\n"
+
+static struct http_server *
+hserver(struct http_config *cfg)
+{
+	struct http_addr a;
+	struct buf err = { 0 };
+	struct http_server *s;
+
+	if (addr_of("127.0.0.1:0", &a) != 0)
+		return NULL;
+	cfg->check_host = true;
+	s = http_start(cfg, &a, &hops, NULL, &err);
+	if (s == NULL)
+		fprintf(stderr, "http: %s\n", buf_cstr(&err));
+	buf_free(&err);
+	return s;
+}
+
+static void
+test_http_conns(void)
+{
+	struct http_config cfg = { 0 };
+	struct http_server *s;
+	struct buf got = { 0 }, pad = { 0 };
+	int a, b, c, i;
+
+	cfg.max_body = 1000;
+	cfg.max_conns = 2;
+	cfg.request_ms = 300;
+	cfg.idle_ms = 300;
+	cfg.linger_ms = 300;
+	cfg.out_limit = 16 * 1024;
+	if ((s = hserver(&cfg)) == NULL) {
+		CHECK(0);
+		return;
+	}
+	/* Keep-alive: two requests, one connection. */
+	a = hconnect(s);
+	CHECK(hsend(a, HPOST(3) "one"));
+	CHECK(hwait(s, a, "one", &got, 50));
+	CHECK(hsend(a, HPOST(3) "two"));
+	CHECK(hwait(s, a, "two", &got, 50));
+	CHECK(http_nconns(s) == 1);
+	/* Pipelined: answered in order, one at a time. */
+	got.len = 0;
+	CHECK(hsend(a, HPOST(1) "x" HPOST(1) "y" HPOST(1) "z"));
+	CHECK(hwait(s, a, "\r\n\r\nz", &got, 50));
+	CHECK(strstr(buf_cstr(&got), "\r\n\r\nx") <
+	    strstr(buf_cstr(&got), "\r\n\r\ny"));
+	/* Past max_conns: 503 at once; the others go on. */
+	b = hconnect(s);
+	c = hconnect(s);
+	got.len = 0;
+	CHECK(hwait(s, c, NULL, &got, 50));
+	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 503 ", 13) == 0);
+	close(c);
+	got.len = 0;
+	CHECK(hsend(b, HPOST(5) "three"));
+	CHECK(hwait(s, b, "three", &got, 50));
+	/* 100-continue, then the body. */
+	got.len = 0;
+	CHECK(hsend(b, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	    "Content-Type: application/json\r\nExpect: 100-continue\r\n"
+	    "Content-Length: 4\r\n\r\n"));
+	CHECK(hwait(s, b, "100 Continue", &got, 50));
+	CHECK(hsend(b, "four"));
+	CHECK(hwait(s, b, "four", &got, 50));
+	/* Too large, said before the body: 413 without reading it. */
+	got.len = 0;
+	CHECK(hsend(b, HPOST(1001)));
+	CHECK(hwait(s, b, NULL, &got, 50));
+	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 413 ", 13) == 0);
+	CHECK(strstr(buf_cstr(&got), "Connection: close") != NULL);
+	close(b);
+	/* A request that comes too slowly: 408, closed; a still one: closed. */
+	hturn(s, 0);
+	b = hconnect(s);
+	got.len = 0;
+	CHECK(hsend(b, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+	CHECK(hwait(s, b, NULL, &got, 100));
+	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 408 ", 13) == 0);
+	close(b);
+	got.len = 0;
+	CHECK(hwait(s, a, NULL, &got, 100));	/* Idle: closed. */
+	CHECK(got.len == 0);
+	close(a);
+	/* A client that leaves while its request is held: closed(). */
+	hturn(s, 0);
+	a = hconnect(s);
+	CHECK(hsend(a, HPOST(4) "hold"));
+	for (i = 0; i < 50 && hheld == NULL; i++)
+		hturn(s, 20);
+	CHECK(hheld != NULL && hclosed == 0);
+	close(a);
+	for (i = 0; i < 50 && hheld != NULL; i++)
+		hturn(s, 20);
+	CHECK(hheld == NULL && hclosed == 1);
+	/* A handler that closes its own connection; the others go on. */
+	b = hconnect(s);
+	CHECK(hsend(b, HPOST(4) "drop"));
+	got.len = 0;
+	CHECK(hwait(s, b, NULL, &got, 50));
+	CHECK(got.len == 0 && hdropped == 1 && hclosed == 1);
+	close(b);
+	b = hconnect(s);
+	CHECK(hsend(b, HPOST(5) "after"));
+	CHECK(hwait(s, b, "after", &got, 50));
+	close(b);
+	/* A stream's queue past its limit: the event is refused, closed. */
+	a = hconnect(s);
+	CHECK(hsend(a, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+	for (i = 0; i < 50 && hstream == NULL; i++)
+		hturn(s, 20);
+	CHECK(hstream != NULL);
+	for (i = 0; i < 1000; i++)
+		if (http_stream_event(hstream, NULL, "{\"pad\":\""
+		    "0123456789012345678901234567890123456789012345678901234567"
+		    "\"}", 68) < 0)
+			break;
+	CHECK(i > 100 && i < 1000);
+	got.len = 0;
+	CHECK(hwait(s, a, NULL, &got, 50));	/* Closed, nothing sent. */
+	CHECK(got.len == 0 && hclosed == 1);
+	close(a);
+	hstream = NULL;
+	http_stop(s);
+
+	/* A full stream, then drained: its producers may go on. */
+	cfg.out_limit = 0;
+	cfg.max_body = 0;
+	s = hserver(&cfg);
+	a = hconnect(s);
+	CHECK(hsend(a, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+	for (i = 0; i < 50 && hstream == NULL; i++)
+		hturn(s, 20);
+	CHECK(hstream != NULL && !http_full(hstream));
+	got.len = 0;
+	pad.len = 0;
+	buf_puts(&pad, "[\"");
+	while (pad.len < 998)
+		buf_putc(&pad, 'p');
+	buf_puts(&pad, "\"]");
+	for (i = 0; i < 1100 && hstream != NULL; i++)
+		http_stream_event(hstream, i == 0 ? "1" : NULL, pad.data,
+		    pad.len);
+	CHECK(hstream != NULL && http_full(hstream) && hdrained == 0);
+	http_stream_end(hstream);
+	CHECK(hwait(s, a, "\r\n0\r\n\r\n", &got, 500));
+	CHECK(hdrained == 1);
+	CHECK(strstr(buf_cstr(&got), "\r\n\r\n405\r\nevent: message\nid: 1\n"
+	    "data: [\"ppp") != NULL);
+	close(a);
+	http_stop(s);
+	buf_free(&got);
+	buf_free(&pad);
+}
+
+/* Startup's words: a token for other than loopback; an address in use. */
+static void
+test_http_start(void)
+{
+	struct http_config cfg = { 0 };
+	struct http_server *s, *t;
+	struct http_addr a;
+	struct buf err = { 0 };
+	char spec[32];
+
+	CHECK(addr_of("0.0.0.0:0", &a) == 0);
+	CHECK(http_start(&cfg, &a, &hops, NULL, &err) == NULL);
+	CHECK(strstr(buf_cstr(&err), "needs a token") != NULL &&
+	    strstr(buf_cstr(&err), "\"httpToken\"") != NULL);
+	s = hserver(&cfg);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", http_port(s));
+	CHECK(addr_of(spec, &a) == 0);
+	err.len = 0;
+	t = http_start(&cfg, &a, &hops, NULL, &err);
+	CHECK(t == NULL && strstr(buf_cstr(&err), "in use") != NULL);
+	http_stop(t);
+	http_stop(s);
+	buf_free(&err);
+}
+
 int
 main(void)
 {
@@ -1833,6 +2620,12 @@ main(void)
 	test_store();
 	test_cache_dir();
 	test_era_strip();
+	test_http_parse();
+	test_http_pipeline();
+	test_http_rules();
+	test_http_addr();
+	test_http_conns();
+	test_http_start();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

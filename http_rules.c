@@ -1,0 +1,220 @@
+/*
+ * http_rules.c: what the MCP layer reads of a request's fields, and the
+ * rules a request must pass before it sees one: the Origin rule against
+ * DNS rebinding, Host on a loopback listener, the bearer token, the
+ * endpoint, the method and the media types (http_check, in that order).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "workbench.h"
+#include "http.h"
+
+static bool
+ieq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
+}
+
+static struct http_str
+str_at(const char *b, size_t at, size_t n)
+{
+	struct http_str s;
+
+	s.p = b + at;
+	s.n = n;
+	return s;
+}
+
+/* The nth field named name (any case): 1 and its value, or 0. */
+int
+http_field(const struct http_request *r, const char *name, int nth,
+    struct http_str *v)
+{
+	const struct http_field *f;
+	int i;
+
+	for (i = 0; i < r->nfields; i++) {
+		f = &r->fields[i];
+		if (ieq(r->buf + f->name, f->namelen, name) && nth-- == 0) {
+			*v = str_at(r->buf, f->value, f->valuelen);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A media type's essence (before ';', trimmed) is type, in any case. */
+static bool
+essence_is(const char *s, size_t n, const char *type)
+{
+	const char *semi = memchr(s, ';', n);
+
+	if (semi != NULL)
+		n = (size_t)(semi - s);
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return ieq(s, n, type);
+}
+
+bool
+http_media_is(const struct http_str *v, const char *type)
+{
+	return v->p != NULL && essence_is(v->p, v->n, type);
+}
+
+/*
+ * Does the request accept type?  Each Accept field is a list of media
+ * ranges; any-type and application-any count.  No Accept accepts all
+ * (RFC 9110 12.5.1).  Quality values are not weighed.
+ */
+bool
+http_accepts(const struct http_request *r, const char *type)
+{
+	const char *slash = strchr(type, '/');
+	struct http_str v;
+	size_t i, j;
+	char range[64];
+	int k;
+
+	if (!http_field(r, "accept", 0, &v))
+		return true;
+	snprintf(range, sizeof(range), "%.*s/*", (int)(slash - type), type);
+	for (k = 0; http_field(r, "accept", k, &v); k++)
+		for (i = 0; i < v.n; i = j + 1) {
+			for (j = i; j < v.n && v.p[j] != ','; j++)
+				continue;
+			if (essence_is(v.p + i, j - i, type) ||
+			    essence_is(v.p + i, j - i, "*/*") ||
+			    essence_is(v.p + i, j - i, range))
+				return true;
+		}
+	return false;
+}
+
+/* A loopback host and optional port: localhost, 127.0.0.1, [::1]. */
+static bool
+loopback_authority(const char *s, size_t n)
+{
+	static const char *const hosts[] = { "localhost", "127.0.0.1", "[::1]" };
+	size_t i, h, d;
+
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		h = strlen(hosts[i]);
+		if (n < h || strncasecmp(s, hosts[i], h) != 0)
+			continue;
+		if (n == h)
+			return true;
+		if (s[h] != ':' || n - h - 1 < 1 || n - h - 1 > 5)
+			return false;
+		for (d = h + 1; d < n; d++)
+			if (s[d] < '0' || s[d] > '9')
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The Origin rule (DNS rebinding): none (not a browser), a loopback
+ * origin (http or https, any port), or one of the allowed, exactly.
+ */
+bool
+http_origin_ok(const struct http_str *o, const char *const *allowed)
+{
+	size_t skip;
+
+	if (o->p == NULL)
+		return true;
+	for (; allowed != NULL && *allowed != NULL; allowed++)
+		if (strlen(*allowed) == o->n &&
+		    memcmp(*allowed, o->p, o->n) == 0)
+			return true;
+	if (o->n > 7 && strncasecmp(o->p, "http://", 7) == 0)
+		skip = 7;
+	else if (o->n > 8 && strncasecmp(o->p, "https://", 8) == 0)
+		skip = 8;
+	else
+		return false;
+	return loopback_authority(o->p + skip, o->n - skip);
+}
+
+/* Host on a loopback listener names loopback (a rebound name does not). */
+bool
+http_host_ok(const struct http_str *h)
+{
+	return h->p == NULL || loopback_authority(h->p, h->n);
+}
+
+/*
+ * Authorization: Bearer TOKEN, compared in a time that does not depend on
+ * where the first difference is.  No token configured lets all in.
+ */
+bool
+http_token_ok(const struct http_str *a, const char *token)
+{
+	size_t i, n, tn;
+	const char *t;
+	unsigned char diff;
+
+	if (token == NULL)
+		return true;
+	if (a->p == NULL || a->n < 7 || strncasecmp(a->p, "bearer ", 7) != 0)
+		return false;
+	for (i = 7; i < a->n && a->p[i] == ' '; i++)
+		continue;
+	t = a->p + i;
+	n = a->n - i;
+	tn = strlen(token);
+	diff = n != tn || tn == 0;
+	for (i = 0; i < tn; i++)
+		diff |= (unsigned char)(token[i] ^ t[i < n ? i : 0]);
+	return diff == 0;
+}
+
+static bool
+str_is(const struct http_str *s, const char *lit)
+{
+	return s->p != NULL && strlen(lit) == s->n &&
+	    memcmp(s->p, lit, s->n) == 0;
+}
+
+/*
+ * A complete head against the rules, in an order that tells a stranger
+ * nothing: Origin and Host (403) and the token (401) before the path
+ * (404) and the method (405); then what the transport requires of the
+ * media types (415, 406).  0 when it passes.
+ */
+int
+http_check(const struct http_request *r, const struct http_config *c)
+{
+	bool json, sse;
+
+	if (!http_origin_ok(&r->h[HTTP_H_ORIGIN], c->origins))
+		return 403;
+	if (c->check_host && !http_host_ok(&r->h[HTTP_H_HOST]))
+		return 403;
+	if (!http_token_ok(&r->h[HTTP_H_AUTHORIZATION], c->token))
+		return 401;
+	if (!str_is(&r->path, c->path != NULL ? c->path : "/mcp"))
+		return 404;
+	if (r->method != HTTP_GET && r->method != HTTP_POST &&
+	    r->method != HTTP_DELETE)
+		return 405;
+	json = http_accepts(r, "application/json");
+	sse = http_accepts(r, "text/event-stream");
+	if (r->method == HTTP_POST) {
+		if (!http_media_is(&r->h[HTTP_H_CONTENT_TYPE],
+		    "application/json"))
+			return 415;
+		if (!json && !sse)
+			return 406;
+	} else if (r->method == HTTP_GET && !sse)
+		return 406;
+	return 0;
+}
