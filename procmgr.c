@@ -325,8 +325,9 @@ err_line(struct proc *p, const char *label, const char *s, size_t n,
 		n--;
 	buf_printf(&b, "[%s] ", label);
 	buf_put(&b, s, n);
-	buf_puts(&b, cut ? " [...]\n" : "\n");
-	wb_log_raw(b.data, b.len);
+	if (cut)
+		buf_puts(&b, " [...]");
+	wb_log_line(b.data, b.len);
 	buf_free(&b);
 	tail_push(p, s, n);
 }

@@ -770,6 +770,41 @@ test_guard_signal(void)
 	    WTERMSIG(status) == SIGKILL);
 }
 
+/* term_escape: what a terminal is given of a server's text. */
+static int
+escaped_is(const char *in, size_t n, const char *want)
+{
+	struct buf b = { 0 };
+	int ok;
+
+	term_escape(&b, in, n);
+	ok = b.len == strlen(want) && memcmp(b.data, want, b.len) == 0;
+	if (!ok)
+		fprintf(stderr, "escaped: %.*s\n", (int)b.len, b.data);
+	buf_free(&b);
+	return ok;
+}
+
+#define ESCAPED(in, want)	escaped_is(in, sizeof(in) - 1, want)
+
+static void
+test_term_escape(void)
+{
+	CHECK(ESCAPED("plain text, tab\there", "plain text, tab\there"));
+	CHECK(ESCAPED("\033]0;t\007\033[1mB\r\n", "\\x1b]0;t\\x07\\x1b[1mB"
+	    "\\x0d\\x0a"));
+	CHECK(ESCAPED("nul\000del\177", "nul\\x00del\\x7f"));
+	/* C1 as UTF-8 and raw; U+00A0 and beyond pass. */
+	CHECK(ESCAPED("\302\233\302\237\302\240\233", "\\xc2\\x9b\\xc2\\x9f"
+	    "\302\240\\x9b"));
+	CHECK(ESCAPED("\303\251\342\202\254\360\237\230\200",
+	    "\303\251\342\202\254\360\237\230\200"));
+	/* Not UTF-8: an overlong, a surrogate, a sequence cut short. */
+	CHECK(ESCAPED("\300\257\355\240\200\342\202", "\\xc0\\xaf\\xed"
+	    "\\xa0\\x80\\xe2\\x82"));
+	CHECK(ESCAPED("", ""));
+}
+
 /* Short texts stay in place, long ones go to the heap; both survive a move. */
 static void
 test_text(void)
@@ -1213,6 +1248,7 @@ main(void)
 	test_scan();
 	test_utf8();
 	test_text();
+	test_term_escape();
 	test_guard_signal();
 	test_framing();
 	test_expand();

@@ -1,0 +1,110 @@
+// Issue "Trust nothing on disk or from a server", items 5 to 8: a hostile
+// server must not stall, bloat or deface the workbench.  Its resource
+// templates cannot stall a lookup; calls parked for a modern client's retry
+// hold a bounded number of bytes; its control characters reach no terminal;
+// and the guardian knows every process group, whatever happened to an
+// earlier guardian or to the pipe to it.
+//
+// Time limits go through H.T (stretched under valgrind and ASan).
+
+import { spawnSync } from 'node:child_process';
+import { describe, test, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import * as L from './lib.mjs';
+import * as H from './hostile-lib.mjs';
+
+const T = H.T;
+
+after(H.cleanupAll);
+afterEach(H.cleanupAll);
+
+// ---------------------------------------------------------------------------
+// Item 7: control characters from a server never reach a terminal raw.
+
+// What a hostile server writes: an OSC title change ended by BEL, SGR
+// colours, a carriage return that would overwrite the line, a tab, a C1
+// CSI as UTF-8 (U+009B) and as a raw byte (not UTF-8), DEL, and an e-acute
+// that is plain text.
+const NASTY = '\\033]0;pwned\\007\\033[31mred\\033[0m a\\rb\\tc \\302\\233 \\233 \\177 \\303\\251';
+const SHOWN = '\\x1b]0;pwned\\x07\\x1b[31mred\\x1b[0m a\\x0db\tc \\xc2\\x9b \\x9b \\x7f \u00e9';
+
+// A server that says NASTY on stderr, then exits with status 3.
+function nastyServer() {
+	return { command: 'sh', args: ['-c', `printf '${NASTY}\\n' >&2; exit 3`] };
+}
+
+// The control characters in bytes written for a terminal (tab and newline
+// are fine), and whether the bytes are valid UTF-8.
+function controls(buf) {
+	const text = buf.toString('utf8');
+	return { utf8: H.isUtf8(buf), found: [...text].filter((c) => /[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(c)) };
+}
+
+function assertClean(buf, what) {
+	const c = controls(buf);
+	assert.ok(c.utf8, `${what}: not valid UTF-8: ${JSON.stringify(buf.toString('latin1').slice(-600))}`);
+	assert.deepEqual(c.found, [], `${what}: control characters: ${JSON.stringify(buf.toString('latin1').slice(-600))}`);
+}
+
+function stderrBytes(s) {
+	return Buffer.from(s.stderrTail, 'latin1');
+}
+
+describe('control characters from servers (item 7)', () => {
+	test('the stderr relay and the log line quoting a failed server\'s last words are escaped; utf-8 and tab pass', { timeout: T(20000) }, async () => {
+		const config = { toolboxes: { b: { description: 'nasty', mcpServers: { x: nastyServer() } } } };
+		const s = H.startSession(config);
+		await s.initialize();
+		const l = await s.open('b');
+		assert.equal(l.json?.result?.isError, true, l.text.slice(0, 300));
+		await L.waitFor(() => /b\/x: exited with status 3/.test(s.stderrTail), T(5000), 'the failure logged');
+		const err = stderrBytes(s);
+		assertClean(err, 'stderr');
+		const text = err.toString('utf8');
+		assert.ok(text.includes(`[b/x] ${SHOWN}\n`), `relayed line: ${JSON.stringify(text)}`);
+		assert.ok(text.includes(`b/x: exited with status 3. Last stderr: ${SHOWN}\n`), `log line: ${JSON.stringify(text)}`);
+		// The client gets the words as JSON, which escapes what it must.
+		assert.match(H.text(l), /Last stderr: \u001b\]0;pwned\u0007/);
+		await s.close();
+		H.forget(s);
+	});
+
+	test('a running server\'s stderr, and tool names quoted in warnings, are escaped', { timeout: T(20000) }, async () => {
+		const config = {
+			toolMode: 'dynamic',
+			toolboxes: { b: { description: 'nasty', mcpServers: { m: L.mock('--tool-name', 'bad\u001b[2Jname\r') } } },
+		};
+		const s = H.startSession(config);
+		await s.initialize();
+		const l = await s.open('b');
+		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 300));
+		await L.waitFor(() => /b\/m: tool name/.test(s.stderrTail), T(5000), 'the warning about the name');
+		const said = 'osc \u001b]2;x\u0007 cr \r over \u009b c1';
+		const r = await s.useTool('b', 'm', 'stderr', { text: `${said}\n` });
+		assert.equal(r.json?.result?.isError, undefined, r.text.slice(0, 300));
+		await L.waitFor(() => s.stderrTail.includes('[b/m] osc'), T(5000), 'the relayed line');
+		const err = stderrBytes(s);
+		assertClean(err, 'stderr');
+		const text = err.toString('utf8');
+		assert.ok(text.includes('[b/m] osc \\x1b]2;x\\x07 cr \\x0d over \\xc2\\x9b c1\n'), JSON.stringify(text.slice(-2000)));
+		assert.ok(text.includes("tool name 'b__m__bad\\x1b[2Jname\\x0d'"), JSON.stringify(text.slice(-2000)));
+		await s.close();
+		H.forget(s);
+	});
+
+	test('--probe text output escapes a server\'s words; --json keeps them as JSON', { timeout: T(20000) }, () => {
+		const file = L.writeConfig({ toolboxes: { b: { description: 'nasty', mcpServers: { x: nastyServer() } } } });
+		const run = (...args) => spawnSync(L.WORKBENCH, ['--probe', ...args, '-c', file], {
+			env: L.workbenchEnv(), timeout: T(10000),
+		});
+		let r = run();
+		assert.equal(r.status, 1, r.stderr.toString('latin1'));
+		assertClean(r.stdout, '--probe stdout');
+		assertClean(r.stderr, '--probe stderr');
+		assert.equal(r.stdout.toString('utf8'), `b/x: failed: exited with status 3. Last stderr: ${SHOWN}\n`);
+		r = run('--json');
+		assert.equal(r.status, 1);
+		const j = JSON.parse(r.stdout.toString('utf8'));
+		assert.match(j.servers[0].error, /Last stderr: \u001b\]0;pwned\u0007\u001b\[31mred/);
+	});
+});
