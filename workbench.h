@@ -717,6 +717,7 @@ struct listing {
 	size_t		 nindex;
 	bool		 paging;	/* A fetch is under way, */
 	bool		 again;		/* and it changed meanwhile. */
+	bool		 full;		/* It kept all it may: said once. */
 };
 
 enum list_status {

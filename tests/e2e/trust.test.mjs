@@ -108,3 +108,75 @@ describe('control characters from servers (item 7)', () => {
 		assert.match(j.servers[0].error, /Last stderr: \u001b\]0;pwned\u0007\u001b\[31mred/);
 	});
 });
+
+// ---------------------------------------------------------------------------
+// Item 5: URI templates cannot stall the loop.
+
+describe('URI templates (item 5)', () => {
+	const NTPL = 20000;
+	const CAP = 1000;		// resource templates kept per server
+	// x and many a's: each hostile template x{a}...{a}Z<i> fails on it
+	// only after much backtracking; y and many '{', each of which looks
+	// for its '}' to the end of y{{{...{Z<i> (50 of the first 1000).
+	const URI = `x${'a'.repeat(60)}`;
+	const BRACES = `y${'{'.repeat(8000)}`;
+
+	function read(s, uri) {
+		const id = s.newId();
+		return { id, line: JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/read', params: { uri } }) };
+	}
+
+	test(`a server listing ${NTPL} hostile templates: unmatched reads take one step budget each, a call to another server is answered within 1 s meanwhile, the templates past ${CAP} are ignored with one warning`, { timeout: T(120000) }, async (t) => {
+		const config = {
+			toolboxes: {
+				h: {
+					description: 'templates',
+					mcpServers: {
+						t: L.mock('--name', 't', '--resources', '0', '--templates', String(NTPL), '--page-size', '500'),
+						ok: L.mock('--name', 'ok'),
+					},
+				},
+			},
+		};
+		const s = H.startSession(config);
+		await s.initialize();
+		const l = await s.open('h', 60000);
+		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 300));
+		const templates = (await s.request('resources/templates/list', {}, 20000)).json.result.resourceTemplates;
+		assert.equal(templates.length, CAP, 'the first templates are kept');
+		assert.equal(templates[0].uriTemplate, 'mock://item/{id}');
+		const warned = s.stderrTail.split('\n').filter((x) => x.includes('resource templates; keeping the first'));
+		assert.deepEqual(warned, [`mcp-workbench: h/t: resources/templates/list lists more than ${CAP} resource templates; keeping the first ${CAP}`]);
+
+		// Three unmatched reads, then a call to the other server, at once.
+		const reads = [read(s, URI), read(s, BRACES), read(s, `${URI}b`), read(s, BRACES)];
+		const call = `{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"use_tool","arguments":{"tool":{"toolbox":"h","server":"ok","name":"echo"},"arguments":{"message":"meanwhile"}}}}`;
+		const t0 = Date.now();
+		await s.write(reads.map((r) => r.line).concat([call, '']).join('\n'));
+		const others = [];
+		const answer = await s.waitId('call', 1000, others);
+		const took = Date.now() - t0;
+		assert.equal(H.text(answer), 'meanwhile');
+		assert.ok(took < T(1000), `the call was answered after ${took} ms`);
+		for (const r of reads) {
+			const a = others.find((x) => x.json?.id === r.id) ?? await s.waitId(r.id, 5000);
+			assert.equal(a.json.error?.code, -32002, a.text.slice(0, 300));
+		}
+		// A URI of a real template still reaches its server.
+		const item = await s.request('resources/read', { uri: 'mock://item/7' }, 5000);
+		assert.ok(item.json.result, item.text.slice(0, 300));
+
+		// The worst lookup: an unmatched URI, alone, a few times.
+		let worst = 0;
+		for (let i = 0; i < 6; i++) {
+			const r = read(s, i % 2 === 0 ? URI : BRACES);
+			const t1 = process.hrtime.bigint();
+			await s.sendLine(r.line);
+			await s.waitId(r.id, 5000);
+			worst = Math.max(worst, Number(process.hrtime.bigint() - t1) / 1e6);
+		}
+		t.diagnostic(`an unmatched read against ${CAP} hostile templates: at most ${worst.toFixed(1)} ms, round trip included`);
+		await s.close();
+		H.forget(s);
+	});
+});
