@@ -12,6 +12,7 @@ import { describe, test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as L from './lib.mjs';
 import * as H from './hostile-lib.mjs';
+import * as E from './eras-lib.mjs';
 
 const T = H.T;
 
@@ -176,6 +177,100 @@ describe('URI templates (item 5)', () => {
 			worst = Math.max(worst, Number(process.hrtime.bigint() - t1) / 1e6);
 		}
 		t.diagnostic(`an unmatched read against ${CAP} hostile templates: at most ${worst.toFixed(1)} ms, round trip included`);
+		await s.close();
+		H.forget(s);
+	});
+});
+
+// ---------------------------------------------------------------------------
+// Item 6: calls parked for a modern client's retry hold a bounded number of
+// bytes, their server's questions and answers together.
+
+describe('parked calls (item 6)', () => {
+	const MAX = 4 * 1024 * 1024;		// maxMessageBytes
+	const CAP = 2 * MAX;			// bytes parked in all
+	const META = { ...E.META, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+	const config = { maxMessageBytes: MAX, toolboxes: { box: { description: 'x', mcpServers: { f: L.fixtureServer() } } } };
+	const use = (id, server, name, args, extra = {}) => E.modern(id, 'tools/call',
+	    { name: 'use_tool', arguments: { tool: { toolbox: 'box', server, name }, arguments: args }, ...extra }, META);
+
+	async function ask(s, id, name, args, extra, server = 'f') {
+		await s.send(use(id, server, name, args, extra));
+		return (await s.waitId(id, 20000)).json;
+	}
+
+	function retry(id, name, args, first) {
+		const key = Object.keys(first.result.inputRequests)[0];
+		return { requestState: first.result.requestState, inputResponses: { [key]: { roots: [] } } };
+	}
+
+	test(`answers kept for parked calls: at most ${CAP} bytes in all; past that the retry gets an error saying so, and memory stays bounded`, { timeout: T(120000) }, async (t) => {
+		const BYTES = 3 * 1024 * 1024;
+		const N = 16;
+		const s = H.startSession(config);
+		const args = { method: 'roots/list', bytes: BYTES };
+		// One call parked and retried first: every buffer has grown once.
+		let first = await ask(s, 'warm', 'ask_big', args);
+		assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first).slice(0, 300));
+		let r = await ask(s, 'warm-retry', 'ask_big', args, retry('warm-retry', 'ask_big', args, first));
+		assert.equal(r.result?.content?.[0]?.text?.length, BYTES, JSON.stringify(r).slice(0, 300));
+		const base = H.hwmKb(s.pid);
+		const parked = [];
+		for (let i = 0; i < N; i++) {
+			first = await ask(s, `c${i}`, 'ask_big', args);
+			assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first).slice(0, 300));
+			parked.push(first);
+		}
+		// The server answers in order: once a later call's answer is in,
+		// so is every big one.
+		const after = await ask(s, 'after', 'meta', {});
+		assert.equal(after.result?.resultType, 'complete', JSON.stringify(after).slice(0, 300));
+		const grew = H.hwmKb(s.pid) - base;
+		t.diagnostic(`${N} parked calls answered with ${BYTES} bytes each: peak RSS grew by ${grew} kB`);
+		if (H.CHECK_RSS)
+			assert.ok(grew < (CAP + 2 * MAX) / 1024, `peak RSS grew by ${grew} kB`);
+		const kept = Math.floor(CAP / (BYTES + 100));
+		for (let i = 0; i < N; i++) {
+			r = await ask(s, `r${i}`, 'ask_big', args, retry(`r${i}`, 'ask_big', args, parked[i]));
+			if (i < kept) {
+				assert.equal(r.result?.content?.[0]?.text?.length, BYTES, `retry ${i}: ${JSON.stringify(r).slice(0, 300)}`);
+				continue;
+			}
+			assert.equal(r.result?.isError, true, `retry ${i}: ${JSON.stringify(r).slice(0, 300)}`);
+			assert.match(r.result.content[0].text, new RegExp(`: its answer \\(\\d+ bytes\\) did not fit in the ${CAP} bytes mcp-workbench keeps for calls waiting for the client's retry \\(twice maxMessageBytes\\)$`));
+		}
+		await s.close();
+		H.forget(s);
+	});
+
+	test(`questions of parked calls count too: past ${CAP} bytes the 2025 server's request gets an error saying why, and its call goes on unparked`, { timeout: T(60000) }, async () => {
+		const pad = 'p'.repeat(1900 * 1024);
+		const args = { method: 'roots/list', params: { pad } };
+		// A 2025 server's question is attributable while one call is in
+		// progress on it: a server per call.
+		const servers = {};
+		for (let i = 0; i < 5; i++)
+			servers[`f${i}`] = L.fixtureServer();
+		const s = H.startSession({ ...config, toolboxes: { box: { description: 'x', mcpServers: servers } } });
+		const parked = [];
+		for (let i = 0; i < 4; i++) {
+			const first = await ask(s, `q${i}`, 'ask', args, {}, `f${i}`);
+			assert.equal(first.result?.resultType, 'input_required', `call ${i}: ${JSON.stringify(first).slice(0, 300)}`);
+			parked.push(first);
+		}
+		// The fifth question does not fit: the server is told, and the
+		// answer it then makes (the raw line of that error) is the call's.
+		const fifth = await ask(s, 'q4', 'ask', args, {}, 'f4');
+		assert.equal(fifth.result?.resultType, 'complete', JSON.stringify(fifth).slice(0, 300));
+		const told = JSON.parse(fifth.result.content[0].text);
+		assert.equal(told.error?.code, -32603, fifth.result.content[0].text);
+		assert.match(told.error.message, new RegExp(`mcp-workbench keeps at most ${CAP} bytes for calls waiting for the client's input \\(twice maxMessageBytes\\)`));
+		// The parked ones are answered by their retries.
+		for (let i = 0; i < 4; i++) {
+			const r = await ask(s, `a${i}`, 'ask', args, retry(`a${i}`, 'ask', args, parked[i]), `f${i}`);
+			assert.equal(r.result?.resultType, 'complete', JSON.stringify(r).slice(0, 300));
+			assert.deepEqual(JSON.parse(r.result.content[0].text).result, { roots: [] });
+		}
 		await s.close();
 		H.forget(s);
 	});
