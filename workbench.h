@@ -426,7 +426,6 @@ void	 proc_retire(pid_t, bool);
 void	 proc_tick(long long);
 long long proc_deadline(void);
 int	 proc_dying(void);
-bool	 proc_reaped(pid_t);
 void	 proc_kill_all(void);
 void	 proc_status(int, struct buf *);
 void	 proc_close_from(int);
@@ -436,10 +435,11 @@ void	 proc_close_from(int);
  * when the workbench ends, SIGKILL included.
  */
 void	 guard_add(pid_t);
-void	 guard_end(void);
-void	 guard_reaped(pid_t);
 void	 guard_gone(pid_t);
-void	 guard_signal(pid_t, bool, int);
+int	 guard_wants_out(void);
+void	 guard_writable(void);
+void	 guard_reaped(pid_t);
+void	 guard_end(void);
 
 /*
  * config.c: workbench-config.json.

@@ -275,3 +275,66 @@ describe('parked calls (item 6)', () => {
 		H.forget(s);
 	});
 });
+
+// ---------------------------------------------------------------------------
+// Item 8: the guardian, and process groups signalled only while ours.
+
+// A process's state and parent (Linux /proc), or null once it is gone.
+function procState(pid) {
+	return L.processes().find((p) => p.pid === pid) ?? null;
+}
+
+describe('the guardian (item 8)', () => {
+	async function opened(config, name) {
+		const s = H.startSession(config);
+		await s.initialize();
+		const l = await s.open(name);
+		assert.equal(l.json?.result?.isError, undefined, `open_toolbox ${name}: ${l.text.slice(0, 500)}`);
+		return s;
+	}
+
+	test('a guardian that dies is replaced at once and told every group: SIGKILL of the workbench then still ends the grandchildren of servers started before', { timeout: T(30000) }, async () => {
+		const config = {
+			toolboxes: {
+				b: { description: 'first', mcpServers: { a: L.mock('--grandchild'), c: L.mock('--grandchild') } },
+				d: { description: 'later', mcpServers: { e: L.mock('--name', 'e') } },
+			},
+		};
+		const s = await opened(config, 'b');
+		await L.waitFor(() => s.grandchildren.size === 2, T(3000), 'the grandchildren');
+		await L.waitFor(() => H.guardians(s.pid).length === 1, T(3000), 'the guardian');
+		const first = H.guardians(s.pid)[0];
+		process.kill(first, 'SIGKILL');
+		await L.waitFor(() => H.guardians(s.pid).some((g) => g !== first), T(3000), 'a new guardian');
+		await L.waitFor(() => /the guardian process is gone; starting another/.test(s.stderrTail), T(3000), 'the loss said');
+		// A server started now is told to the new guardian as well.
+		const l = await s.open('d');
+		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 300));
+		const grandchildren = [...s.grandchildren];
+		const pids = [...s.pids];
+		process.kill(s.pid, 'SIGKILL');
+		await L.within(s.exited, T(3000));
+		await L.waitFor(() => grandchildren.every((p) => !L.pidAlive(p)), T(4000),
+		    `the grandchildren ${grandchildren} gone`);
+		await L.waitFor(() => H.survivors(pids).length === 0, T(4000), 'every server gone');
+		H.forget(s);
+	});
+
+	test('a server that exits leaving a process that ignores SIGTERM: that process becomes the workbench\'s (a subreaper), so its group is signalled while it is ours; SIGKILL ends it 1 s later and the workbench reaps it', { timeout: T(30000) }, async () => {
+		const config = { toolboxes: { b: { description: 'x', mcpServers: { g: L.mock('--ignore-sigterm', '--grandchild') } } } };
+		const s = await opened(config, 'b');
+		await L.waitFor(() => s.grandchildren.size === 1, T(3000), 'the grandchild');
+		const leader = s.pidOf('b/g');
+		const gc = [...s.grandchildren][0];
+		const r = await s.useTool('b', 'g', 'crash', {});
+		assert.match(H.text(r), /exited with status 3/);
+		const st = procState(gc);
+		assert.ok(st !== null && st.state !== 'Z', `the left-behind process lives on SIGTERM: ${JSON.stringify(st)}`);
+		assert.equal(st.ppid, s.pid, 'it is the workbench\'s child now');
+		assert.equal(st.pgrp, leader, 'in the server\'s group');
+		await L.waitFor(() => procState(gc) === null, T(4000), 'it killed and reaped');
+		assert.deepEqual(H.children(s.pid), [], 'no child left');
+		await s.close();
+		H.forget(s);
+	});
+});
