@@ -317,11 +317,16 @@ static int
 leader_pidfd(pid_t pid)
 {
 #ifdef __NR_pidfd_open
+	static bool none;	/* A kernel (or emulator) before pidfds. */
 	siginfo_t si;
+	int fd;
 
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WCONTINUED |
-	    WNOHANG | WNOWAIT) == 0)
-		return (int)syscall(__NR_pidfd_open, pid, 0);
+	if (!none && waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED |
+	    WCONTINUED | WNOHANG | WNOWAIT) == 0) {
+		fd = (int)syscall(__NR_pidfd_open, pid, 0);
+		none = fd < 0 && errno == ENOSYS;
+		return fd;
+	}
 #else
 	(void)pid;
 #endif
