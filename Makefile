@@ -15,9 +15,10 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
-	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o \
-	util.o
-LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o config.o util.o
+	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
+	config.o store.o util.o
+LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
+	config.o store.o util.o
 PROGS = mcp-workbench tests/mock-server example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
@@ -72,7 +73,8 @@ demo: all
 # names the slower checks run after the unit and end-to-end suites, one
 # after the other (also under make -j: they time themselves), each to the
 # end even when one fails; `make check CHECK_EXTRA=` runs only the suites.
-CHECK_EXTRA ?= check-install check-static check-flags cross-check lint fuzz asan valgrind
+CHECK_EXTRA ?= check-install check-sizes check-static check-flags cross-check lint \
+	fuzz asan valgrind
 
 check: all tests/unit tests/node_modules
 	./tests/unit
@@ -205,6 +207,12 @@ sizes: mcp-workbench static cross
 	    STATIC_CFLAGS="$(STATIC_CFLAGS)" CROSS_CFLAGS="$(CROSS_CFLAGS)" \
 	    sh bench/sizes.sh README.md $(CROSS_DIR) $(CROSS_TARGETS)
 
+# The table's row for this native build (machine, flags, compiler) must
+# give its stripped size and text: a change that grows the binary comes
+# with the table made again.  No row for this build fails too.
+check-sizes: mcp-workbench
+	CC="$(CC)" CFLAGS="$(CFLAGS)" sh bench/sizes.sh --check README.md
+
 # ---------------------------------------------------------------------------
 # AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
 # build-asan/ (clang: see tests/san-options.c), then the unit and end-to-end
@@ -249,7 +257,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
-	$(FUZZ_DIR)/fuzz_toolname
+	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -268,6 +276,12 @@ $(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
 
+# catalog.c whole, with stubs for what it calls above it.
+$(FUZZ_DIR)/fuzz_catalog: fuzz/fuzz_catalog.c catalog.c $(LIBSRC) workbench.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_catalog.c catalog.c $(LIBSRC)
+
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
 
@@ -278,14 +292,21 @@ fuzz-long: $(FUZZ_TARGETS)
 # Static analysis: cppcheck, then gcc's -fanalyzer, over every C file of
 # the project.  Any finding fails; known false positives are suppressed
 # inline or in tests/cppcheck.supp, each with its reason (tests/lint.sh).
+# Then the manual: mandoc -Tlint, and quotes that mdoc would drop or nest
+# without a word (tests/manlint.sh).  Both run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
-	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
+	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
+	fuzz/fuzz_catalog.c
 
 lint:
+	@status=0; \
 	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
-	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC)
+	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
+	    status=1; \
+	sh tests/manlint.sh man/mcp-workbench.1 || status=1; \
+	exit $$status
 
 clean:
 	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
@@ -294,4 +315,4 @@ clean:
 
 .PHONY: all check test demo install uninstall clean check-install static \
 	check-static asan valgrind fuzz fuzz-long lint bench cross cross-check \
-	check-flags sizes
+	check-flags sizes check-sizes

@@ -6,55 +6,45 @@
  * open_toolbox can answer at once (the servers start meanwhile) and
  * search_tools can search toolboxes not opened in this session.
  *
- * An entry holds the server's fingerprint (its command, args, env, cwd,
- * inheritEnv and filters as written, before ${VAR} expansion: no value is
- * stored),
- * and is used only for the same fingerprint.  Files are written whole
- * under a temporary name and renamed, 0600 in a 0700 directory.  Nothing
- * about the catalogue stops the workbench: an entry that cannot be read
- * is ignored with a warning, and a directory that cannot be written
- * leaves new lists in memory for the session, with one warning; its
- * entries are still read (a catalogue filled by --probe may be part of a
- * read-only system image).
+ * An entry is named, and says inside that it is, by a keyed digest
+ * (SipHash-2-4, the key a random one in the file "key" beside the
+ * entries) of what makes the server's lists what they are: its
+ * configuration as parsed and expanded (cfg_server_digest), and what of
+ * the client's capabilities it was told can change what it offers
+ * (era_caps_key).  Nothing of the configuration is stored, in a name or
+ * in a file, and a server is never given another configuration's or
+ * another capability set's entry.
+ *
+ * Nothing on disk is trusted for being there (store.c): the directory
+ * must be ours and writable by no one else, entries and the key regular
+ * files of ours, opened without following links; an entry holds no line
+ * break before its end, since its items are copied into lines on our
+ * stdout.  Nothing about the catalogue stops the workbench: an entry
+ * that cannot be used is ignored with a warning, and a directory or key
+ * that cannot be used leaves the lists in memory, with one warning; a
+ * directory that cannot be written is still read (a catalogue filled by
+ * --probe may be part of a read-only system image).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "workbench.h"
 
-#define CATALOG_VERSION	1
+#define CATALOG_VERSION	2
 #define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */
 #define ENTRY_PIECE	(64u * 1024)		/* Written at a time. */
+#define KEY_FILE	"key"
+/* Version 1 named its entries by 16 hex digits and held the fingerprint. */
+#define OLD_HEAD	"{\"mcpWorkbenchCatalogue\":1,"
 
 /* DIR_READ: entries are read, but not written. */
 static enum { DIR_UNKNOWN, DIR_OK, DIR_READ, DIR_NONE } dir_state;
-static char *dir;
-
-/* mkdir -p, the last level 0700. */
-static int
-make_dirs(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
+static int dir = -1;
+static char *dir_path;			/* For messages. */
+static unsigned char key[SIP_KEY];
 
 /* From now on entries are only read: said once. */
 static void
@@ -65,50 +55,161 @@ read_only(const char *what, const char *why)
 	dir_state = DIR_READ;
 }
 
-/* The directory, made on first use; NULL when there is none to read. */
-static const char *
-catalog_dir(void)
+/* Where the catalogue is: false when there is no such place. */
+static bool
+dir_where(struct buf *b)
 {
 	const char *base;
-	struct buf b = { 0 };
 
-	if (dir_state != DIR_UNKNOWN)
-		return dir_state == DIR_NONE ? NULL : dir;
-	dir_state = DIR_NONE;
 	if (wb.cfg.cache_dir != NULL)
-		buf_printf(&b, "%s", wb.cfg.cache_dir);
+		buf_puts(b, wb.cfg.cache_dir);
 	else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/')
-		buf_printf(&b, "%s/mcp-workbench", base);
+		buf_printf(b, "%s/mcp-workbench", base);
 	else if ((base = getenv("HOME")) != NULL && base[0] == '/')
-		buf_printf(&b, "%s/.cache/mcp-workbench", base);
-	else {
-		wb_log("catalogue: no cacheDir, XDG_CACHE_HOME or HOME; tool "
-		    "lists are kept in memory only");
-		return NULL;
-	}
-	dir = buf_cstr(&b);
-	/* Entries are opened by name: searching the directory is enough. */
-	if (make_dirs(dir) < 0 || access(dir, X_OK) < 0) {
-		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
-		    dir, strerror(errno));
-		return NULL;
-	}
-	dir_state = DIR_OK;
-	if (access(dir, W_OK) < 0)
-		read_only(dir, strerror(errno));
-	return dir;
+		buf_printf(b, "%s/.cache/mcp-workbench", base);
+	else
+		return false;
+	return true;
 }
 
-/* The file of a server's entry: named by its fingerprint's hashes. */
-static void
-entry_path(const struct server *s, struct buf *out)
+/*
+ * The key, read; made first if there is none and the directory can be
+ * written.  False, said once, when there is no usable key.
+ */
+static bool
+key_load(bool writable)
 {
-	const char *fp = s->cfg->fingerprint;
-	size_t n = strlen(fp);
+	unsigned char fresh[SIP_KEY];
+	const char *why;
+	size_t len = 0;
+	char *k;
 
-	buf_printf(out, "%s/%08lx%08lx.json", dir,
-	    hash_bytes(HASH_INIT, fp, n) & 0xffffffffUL,
-	    hash_bytes(HASH_INIT ^ 0x5bd1e995UL, fp, n) & 0xffffffffUL);
+	k = store_read(dir, KEY_FILE, SIP_KEY, 077, &len, &why);
+	if (k == NULL && why == NULL && writable) {
+		if (!wb_random(fresh, sizeof(fresh)))
+			why = "no random bytes for a new one";
+		else if (store_create(dir, KEY_FILE, fresh, sizeof(fresh)) <
+		    0 && errno != EEXIST)
+			why = strerror(errno);
+		else	/* Ours, or the one another process made first. */
+			k = store_read(dir, KEY_FILE, SIP_KEY, 077, &len, &why);
+	}
+	if (k != NULL && len == SIP_KEY) {
+		memcpy(key, k, SIP_KEY);
+		free(k);
+		return true;
+	}
+	wb_log("catalogue: %s/" KEY_FILE ": %s; tool lists are kept in memory "
+	    "only", dir_path, k != NULL ? "not a key (16 bytes)" : why != NULL ?
+	    why : "missing, and the directory cannot be written");
+	free(k);
+	return false;
+}
+
+/* An entry of version 1, whose name is 16 hex digits and ".json". */
+static bool
+old_name(const char *name)
+{
+	return strlen(name) == 21 && strspn(name, "0123456789abcdef") == 16 &&
+	    strcmp(name + 16, ".json") == 0;
+}
+
+/*
+ * Remove an entry of version 1, if name is one of ours: it holds the
+ * configuration of a server in clear (store_names' fn).
+ */
+static void
+remove_old(int d, const char *name, void *arg)
+{
+	char head[sizeof(OLD_HEAD) - 1];
+	const char *why;
+	int fd, *removed = arg;
+	ssize_t n;
+
+	if (!old_name(name) || (fd = store_open(d, name, 022, &why)) < 0)
+		return;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n == (ssize_t)sizeof(head) && memcmp(head, OLD_HEAD,
+	    sizeof(head)) == 0 && store_remove(d, name) > 0)
+		++*removed;
+}
+
+/*
+ * The catalogue's directory and key, on first use; false when there is
+ * none to use.
+ */
+static bool
+catalog_open(void)
+{
+	struct buf where = { 0 }, why = { 0 };
+	bool writable;
+	int e, removed = 0;
+
+	if (dir_state != DIR_UNKNOWN)
+		return dir_state != DIR_NONE;
+	dir_state = DIR_NONE;
+	if (!dir_where(&where)) {
+		wb_log("catalogue: no cacheDir, XDG_CACHE_HOME or HOME; tool "
+		    "lists are kept in memory only");
+		return false;
+	}
+	dir_path = buf_cstr(&where);
+	if ((dir = store_dir(dir_path, &why)) < 0) {
+		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
+		    dir_path, buf_cstr(&why));
+		buf_free(&why);
+		return false;
+	}
+	writable = store_writable(dir);
+	e = errno;
+	if (!key_load(writable)) {
+		close(dir);
+		dir = -1;
+		return false;
+	}
+	dir_state = DIR_OK;
+	if (!writable)
+		read_only(dir_path, strerror(e));
+	else if (store_names(dir, remove_old, &removed) && removed > 0)
+		wb_log("catalogue: %s: removed %d entr%s of an older version, "
+		    "which held server configurations in clear", dir_path,
+		    removed, removed == 1 ? "y" : "ies");
+	return true;
+}
+
+/*
+ * The name of the entry of a server told caps (members, as servers are
+ * told them): 32 hex digits.
+ */
+static void
+entry_name(const struct server *s, const struct buf *caps, char *name)
+{
+	static const char domain[] = WB_NAME " catalogue entry 2";
+	unsigned char cfg[SIP_TAG], id[SIP_TAG];
+	struct buf told = { 0 };
+	struct siphash h;
+	int i;
+
+	cfg_server_digest(s->cfg, key, cfg);
+	era_caps_key(caps, &told);
+	sip_init(&h, key);
+	sip_update(&h, domain, sizeof(domain));
+	sip_update(&h, cfg, sizeof(cfg));
+	sip_update(&h, told.data, told.len);
+	sip_final(&h, id);
+	buf_free(&told);
+	for (i = 0; i < SIP_TAG; i++)
+		snprintf(name + 2 * i, 3, "%02x", id[i]);
+}
+
+/* The entry's file name in the directory. */
+static const char *
+entry_file(const struct server *s, struct buf *b)
+{
+	b->len = 0;
+	buf_printf(b, "%s.json", s->catalog_name);
+	return buf_cstr(b);
 }
 
 /* Each list's member in an entry, by enum list_kind. */
@@ -135,89 +236,186 @@ lists_hash(const struct server *s)
 }
 
 /*
- * Is the entry text[0, n) one of ours, for this server?  Else why (NULL
- * for no warning).  It is checked whole, in one pass and without tokens,
- * so that a list of 10,000 tools is then read entry by entry.
+ * Is text[0, n) an entry of this version named name?  NULL, or why not.
+ * It is checked whole, in one pass and without tokens, so that a list
+ * of 10,000 tools is then read entry by entry without checking it again
+ * (list_take_entry).  Its items go into lines on our stdout as they
+ * are: a line break before its end would end one there.
  */
-static bool
-entry_valid(const struct server *s, const char *text, size_t n,
-    const char **why)
+const char *
+catalog_entry_check(const char *text, size_t n, const char *name)
 {
 	static const struct field top[] = {
 		FIELD("mcpWorkbenchCatalogue", 0, NULL, false),
-		FIELD("fingerprint", 1, NULL, false),
+		FIELD("entry", 1, NULL, false),
 		FIELD("tools", 2, NULL, false), FIELD_END };
 	struct span v[3];
 	char version[16];
 
-	*why = "not valid JSON";
+	if (n > 0 && text[n - 1] == '\n')
+		n--;
+	if (memchr(text, '\n', n) != NULL || memchr(text, '\r', n) != NULL)
+		return "holds a line break";
 	if (!json_shape(text, n, top, v, 3))
-		return false;
-	*why = "not a catalogue entry";
+		return "not valid JSON";
 	if (v[0].p == NULL || v[0].p[0] < '0' || v[0].p[0] > '9')
-		return false;
-	*why = "written by another version";
+		return "not a catalogue entry";
 	snprintf(version, sizeof(version), "%d", CATALOG_VERSION);
 	if (v[0].n != strlen(version) || memcmp(v[0].p, version, v[0].n) != 0)
-		return false;
-	*why = NULL;		/* Another configuration's: no warning. */
-	if (v[1].p == NULL || !json_span_is(&v[1], s->cfg->fingerprint))
-		return false;
-	*why = "no tools array";
-	return v[2].p != NULL && v[2].p[0] == '[';
+		return "written by another version";
+	if (v[1].p == NULL || !json_span_is(&v[1], name))
+		return "another entry's file";
+	if (v[2].p == NULL || v[2].p[0] != '[')
+		return "no tools array";
+	return NULL;
+}
+
+/* What --probe declares by default, as servers are told it (members). */
+static const struct buf *
+typical_caps(void)
+{
+	static struct buf members;
+	struct json j = { 0 };
+
+	if (members.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
+	    strlen(ERA_TYPICAL_CAPS)) == JSON_OK)
+		(void)era_caps(&j, 0, &members);
+	json_release(&j);
+	free(j.tok);
+	return &members;
+}
+
+/*
+ * The entry named name, read and checked: its text (n bytes), or NULL,
+ * and then why (NULL when there is none).
+ */
+static char *
+entry_read(const struct server *s, const char *name, size_t *n,
+    const char **why)
+{
+	struct buf file = { 0 };
+	char *text;
+
+	buf_printf(&file, "%s.json", name);
+	text = store_read(dir, file.data, ENTRY_MAX, 022, n, why);
+	if (text != NULL && (*why = catalog_entry_check(text, *n, name)) !=
+	    NULL) {
+		free(text);
+		text = NULL;
+	}
+	if (text == NULL && *why != NULL)
+		wb_log("catalogue: ignoring %s/%s (%s): %s", dir_path,
+		    file.data, s->label, *why);
+	buf_free(&file);
+	return text;
 }
 
 /*
  * Read a server's entry, once, if it has no list of its own yet: its
  * tools become the server's list until the server lists them itself.
+ * It is the entry for what a server started now would be told.  With
+ * other_ok (search_tools), a server without one may be given the entry
+ * made for a typical client (--probe's) instead: its tools are then
+ * searched, said to be listed for other capabilities, but never offered
+ * by open_toolbox as this client's.
  */
 void
-catalog_load(struct server *s)
+catalog_load(struct server *s, bool other_ok)
 {
-	struct buf path = { 0 };
+	char other[sizeof(s->catalog_name)];
 	const char *why;
 	size_t len;
 	char *text;
 
 	if (s->catalog_read || s->state != SRV_IDLE || !wb.cfg.cache ||
-	    catalog_dir() == NULL)
+	    !catalog_open())
 		return;
 	s->catalog_read = true;
-	entry_path(s, &path);
-	if ((text = file_read(buf_cstr(&path), ENTRY_MAX, &len)) == NULL) {
-		if (errno != ENOENT)
-			wb_log("catalogue: ignoring %s: %s", path.data,
-			    strerror(errno));
-	} else if (!entry_valid(s, text, len, &why)) {
-		if (why != NULL)
-			wb_log("catalogue: ignoring %s: %s", path.data, why);
-	} else {
-		if (list_take_entry(s, text, len))
-			text = NULL;	/* A list keeps it. */
+	entry_name(s, client_caps(), s->catalog_name);
+	if ((text = entry_read(s, s->catalog_name, &len, &why)) != NULL) {
 		s->catalogued = true;
-		s->catalog_hash = lists_hash(s);
-	}
+	} else if (other_ok && why == NULL) {
+		entry_name(s, typical_caps(), other);
+		if (strcmp(other, s->catalog_name) == 0 ||
+		    (text = entry_read(s, other, &len, &why)) == NULL)
+			return;
+		s->catalog_other = true;
+	} else
+		return;
+	if (list_take_entry(s, text, len))
+		text = NULL;	/* A list keeps it. */
+	/* Another's entry: the server's own list is stored when it comes. */
+	s->catalog_hash = s->catalogued ? lists_hash(s) : 0;
 	free(text);
-	buf_free(&path);
+}
+
+/*
+ * The server is told the client's capabilities caps as it starts: the
+ * lists it gives are for them, and are stored under their entry.  An
+ * entry read for other capabilities no longer speaks for its tools.
+ */
+void
+catalog_told(struct server *s, const struct buf *caps)
+{
+	char name[sizeof(s->catalog_name)];
+
+	if (!wb.cfg.cache || !catalog_open())
+		return;
+	entry_name(s, caps, name);
+	if (strcmp(name, s->catalog_name) == 0)
+		return;
+	memcpy(s->catalog_name, name, sizeof(name));
+	s->catalogued = false;
+	s->catalog_hash = 0;
+}
+
+/*
+ * The server failed: its tools are no longer vouched for by its entry.
+ * If it failed to start, what the entry says is not what it offers now:
+ * the entry is removed, so that later sessions open the server as if
+ * there were none and hear why it fails.
+ */
+void
+catalog_failed(struct server *s)
+{
+	struct buf file = { 0 };
+
+	s->catalogued = false;
+	if (srv_serving(s) || s->catalog_name[0] == '\0' || dir_state != DIR_OK)
+		return;
+	if (store_remove(dir, entry_file(s, &file)) > 0)
+		wb_log("catalogue: %s failed to start; its entry is removed",
+		    s->label);
+	s->catalog_hash = 0;
+	buf_free(&file);
+}
+
+/*
+ * An item as stored: a raw '\r' between its tokens (a server may put
+ * one there) is written as a space, which means the same, so that the
+ * entry holds no line break.
+ */
+static void
+put_item(struct buf *b, const struct item *it)
+{
+	const char *p = it->json, *end = p + it->len, *cr;
+
+	while ((cr = memchr(p, '\r', (size_t)(end - p))) != NULL) {
+		buf_put(b, p, (size_t)(cr - p));
+		buf_putc(b, ' ');
+		p = cr + 1;
+	}
+	buf_put(b, p, (size_t)(end - p));
 }
 
 /* Write b whole to fd, and empty it.  0, or -1 with errno. */
 static int
 put_out(int fd, struct buf *b)
 {
-	size_t off = 0;
-	ssize_t n;
+	int r = fd_write_all(fd, b->data, b->len);
 
-	while (off < b->len) {
-		if ((n = write(fd, b->data + off, b->len - off)) < 0 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		off += (size_t)n;
-	}
 	b->len = 0;
-	return 0;
+	return r;
 }
 
 /* A list's entries to fd, through b, a piece of ENTRY_PIECE at a time. */
@@ -229,7 +427,7 @@ put_list(int fd, struct buf *b, const struct listing *l)
 	for (i = 0; i < l->n; i++) {
 		if (i > 0)
 			buf_putc(b, ',');
-		buf_put(b, l->items[i].json, l->items[i].len);
+		put_item(b, &l->items[i]);
 		if (b->len >= ENTRY_PIECE && put_out(fd, b) < 0)
 			return -1;
 	}
@@ -237,20 +435,19 @@ put_list(int fd, struct buf *b, const struct listing *l)
 }
 
 /*
- * A server's entry, written to fd as it is made: the lists it holds are
- * as large as the server's, and are not copied whole beside them.
+ * A server's entry, written to fd as it is made (store_replace's fill):
+ * the lists it holds are as large as the server's, and are not copied
+ * whole beside them.
  */
 static int
-entry_write(int fd, const struct server *s)
+entry_write(int fd, const void *arg)
 {
+	const struct server *s = arg;
 	struct buf b = { 0 };
 	int k, r = 0;
 
-	buf_printf(&b, "{\"mcpWorkbenchCatalogue\":%d,\"fingerprint\":",
-	    CATALOG_VERSION);
-	json_put_cstr(&b, s->cfg->fingerprint);
-	buf_puts(&b, ",\"server\":");
-	json_put_cstr(&b, s->label);
+	buf_printf(&b, "{\"mcpWorkbenchCatalogue\":%d,\"entry\":\"%s\"",
+	    CATALOG_VERSION, s->catalog_name);
 	for (k = 0; k < LIST_KINDS && r == 0; k++) {
 		buf_printf(&b, ",\"%s\":[", members[k]);
 		r = put_list(fd, &b, &s->lists[k]);
@@ -263,45 +460,36 @@ entry_write(int fd, const struct server *s)
 	return r;
 }
 
-/* Write the entry to path, through a temporary file and a rename. */
-static int
-write_atomically(const char *path, const struct server *s)
-{
-	struct buf tmp = { 0 };
-	int fd, r = -1, e;
-
-	buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid());
-	fd = open(buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600);
-	if (fd >= 0) {
-		r = entry_write(fd, s);
-		if (close(fd) < 0 || (r == 0 && rename(tmp.data, path) < 0))
-			r = -1;
-		if (r < 0) {
-			e = errno;	/* For the warning, not unlink's. */
-			unlink(tmp.data);
-			errno = e;
-		}
-	}
-	buf_free(&tmp);
-	return r;
-}
-
 /* A server listed its tools: its entry follows, if they changed. */
 void
 catalog_store(struct server *s)
 {
-	struct buf path = { 0 };
+	struct buf file = { 0 }, what = { 0 };
 	unsigned long h;
+	int e;
 
 	s->catalog_read = true;		/* Its own list is newer. */
-	if (!wb.cfg.cache || catalog_dir() == NULL || dir_state != DIR_OK ||
-	    (h = lists_hash(s)) == s->catalog_hash)
+	if (!wb.cfg.cache || s->catalog_name[0] == '\0' ||
+	    dir_state != DIR_OK || (h = lists_hash(s)) == s->catalog_hash)
 		return;
-	entry_path(s, &path);
-	if (write_atomically(buf_cstr(&path), s) < 0)
-		read_only(path.data, strerror(errno));
-	else
+	if (store_replace(dir, entry_file(s, &file), entry_write, s) < 0) {
+		e = errno;
+		buf_printf(&what, "%s/%s", dir_path, file.data);
+		read_only(what.data, strerror(e));
+		buf_free(&what);
+	} else
 		s->catalog_hash = h;
-	buf_free(&path);
+	buf_free(&file);
+}
+
+/* At exit: the directory is let go, as every other descriptor is. */
+void
+catalog_close(void)
+{
+	if (dir >= 0)
+		close(dir);
+	dir = -1;
+	free(dir_path);
+	dir_path = NULL;
+	dir_state = DIR_NONE;
 }

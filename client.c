@@ -314,6 +314,19 @@ client_caps(void)
 	return era.modern ? &era.caps : &caps;
 }
 
+/*
+ * --probe has no client: its servers are told the capabilities members
+ * (as era_caps makes them), so that they list what they offer a client
+ * that has them.  No one is there to answer: can stays empty, and their
+ * requests for them are refused.
+ */
+void
+client_assume(const struct buf *members)
+{
+	caps.len = 0;
+	buf_put(&caps, members->data, members->len);
+}
+
 bool
 client_has(enum client_cap c)
 {

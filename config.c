@@ -13,7 +13,6 @@
 
 #include "workbench.h"
 
-#define CFG_MAX_FILE	(16 * 1024 * 1024)
 #define NAME_RULE	"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ (letters, " \
 			"digits and '-', joined by single '_'; no leading, " \
 			"trailing or doubled '_')"
@@ -443,32 +442,6 @@ check_name(struct loader *l, const char *what, const char *name)
 		    what, name, NAME_RULE);
 }
 
-/*
- * What makes a server's tool list what it is, as written: command, args,
- * env, cwd, inheritEnv and the filters before ${VAR} expansion, so that no variable's
- * value is ever kept (the tool catalogue stores and compares this).
- */
-static char *
-fingerprint(struct loader *l, int obj)
-{
-	static const char *const keys[] = { "command", "args", "env", "cwd",
-	    "inheritEnv", "toolFilters", "promptFilters", "resourceFilters",
-	    NULL };
-	struct buf b = { 0 };
-	const char *raw;
-	size_t len;
-	int i, v;
-
-	for (i = 0; keys[i] != NULL; i++) {
-		if ((v = json_get(&l->j, obj, keys[i])) < 0)
-			continue;
-		raw = json_raw(&l->j, v, &len);
-		buf_printf(&b, "%s%s:", b.len > 0 ? "," : "", keys[i]);
-		buf_put(&b, raw, len);
-	}
-	return buf_cstr(&b);
-}
-
 static void
 server_entry(struct loader *l, const char *key, int t, void *arg)
 {
@@ -488,7 +461,6 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->idle_ms = -1;
 	s->probe_ms = WB_PROBE_TIMEOUT_MS;
 	each_member(l, t, server_member, s);
-	s->fingerprint = fingerprint(l, t);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
 		problem(l, true, "missing \"command\" (the program to run)");
@@ -534,6 +506,34 @@ toolbox_entry(struct loader *l, const char *key, int t, void *arg)
 		b->description = xstrdup("");
 }
 
+/*
+ * A relative path (cacheDir) is the configuration file's directory's,
+ * wherever the workbench was started: what the file says stays true.
+ */
+static char *
+beside_config(struct loader *l, char *rel)
+{
+	const char *file = l->cfg->path, *slash = strrchr(file, '/');
+	struct buf b = { 0 };
+	char *cwd = NULL;
+
+	if (rel[0] == '/')
+		return rel;
+	if (file[0] != '/' && (cwd = getcwd(NULL, 0)) == NULL) {
+		problem(l, true, "cannot find the configuration's directory "
+		    "for the relative path '%s': %s", rel, strerror(errno));
+		return rel;
+	}
+	if (cwd != NULL)
+		buf_printf(&b, "%s/", cwd);
+	if (slash != NULL)
+		buf_put(&b, file, (size_t)(slash - file) + 1);
+	buf_puts(&b, rel);
+	free(cwd);
+	free(rel);
+	return buf_cstr(&b);
+}
+
 static void
 top_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -568,6 +568,8 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		if ((c->cache_dir = expanded(l, t)) != NULL &&
 		    c->cache_dir[0] == '\0')
 			problem(l, true, "cacheDir is empty");
+		else if (c->cache_dir != NULL)
+			c->cache_dir = beside_config(l, c->cache_dir);
 	} else if (strcmp(key, "searchTool") == 0) {
 		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
 			problem(l, true, "expected true or false");
@@ -655,28 +657,24 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	return l.errors;
 }
 
-static char *
-read_file(const char *path, size_t *len, FILE *err)
-{
-	char *text;
-
-	if ((text = file_read(path, CFG_MAX_FILE, len)) == NULL)
-		fprintf(err, "%s: cannot read: %s\n", path, errno == EFBIG ?
-		    "larger than 16 MiB" : strerror(errno));
-	return text;
-}
-
+/*
+ * Load a configuration file: what cfg_parse returns, or -1 with errno
+ * when the file cannot be read (EFBIG: longer than CFG_MAX_FILE), which
+ * the caller reports, knowing where the path came from.
+ */
 int
 cfg_load(struct cfg *c, const char *path, FILE *err)
 {
 	size_t len;
 	char *text;
-	int r;
+	int r, saved;
 
-	if ((text = read_file(path, &len, err)) == NULL) {
+	if ((text = file_read(path, CFG_MAX_FILE, &len)) == NULL) {
+		saved = errno;
 		memset(c, 0, sizeof(*c));
 		c->path = xstrdup(path);
-		return 1;
+		errno = saved;
+		return -1;
 	}
 	r = cfg_parse(c, path, text, len, err);
 	free(text);
@@ -711,7 +709,6 @@ cfg_free(struct cfg *c)
 			free(s->cwd);
 			free(s->cwd_raw);
 			free(s->command);
-			free(s->fingerprint);
 		}
 		free(c->boxes[i].servers);
 		free(c->boxes[i].name);
@@ -721,6 +718,85 @@ cfg_free(struct cfg *c)
 	free(c->path);
 	free(c->cache_dir);
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * A server's identity, fed to a keyed hash: what it runs and how, as
+ * parsed and expanded (argv, env, cwd, inheritEnv, protocol and the
+ * filters), each value with its length so that no two configurations
+ * feed the same bytes.  Its name, toolbox and timeouts are not part of
+ * it: they change nothing the server offers.  env is taken in order of
+ * its names (an object's members have none of their own); arrays keep
+ * theirs.
+ */
+static void
+feed(struct siphash *h, char tag, const char *s)
+{
+	unsigned char len[8];
+	size_t n = s != NULL ? strlen(s) : (size_t)-1;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		len[i] = (unsigned char)(((uint64_t)n >> (8 * i)) & 0xff);
+	sip_update(h, &tag, 1);
+	sip_update(h, len, sizeof(len));
+	if (s != NULL)
+		sip_update(h, s, n);
+}
+
+static int
+env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A NULL-terminated array (or none, which is not an empty one). */
+static void
+feed_strings(struct siphash *h, char tag, char *const *v, bool sort)
+{
+	char **copy;
+	size_t n = count((char **)v), i;
+
+	if (v == NULL) {
+		feed(h, tag, NULL);
+		return;
+	}
+	copy = xcalloc(n + 1, sizeof(*copy));
+	memcpy(copy, v, n * sizeof(*copy));
+	if (sort)
+		qsort(copy, n, sizeof(*copy), env_cmp);
+	feed(h, tag, "");
+	for (i = 0; i < n; i++)
+		feed(h, tag, copy[i]);
+	feed(h, '.', "");
+	free(copy);
+}
+
+/*
+ * The keyed digest (SipHash-2-4, a SIP_TAG-byte tag) of a server's
+ * configuration as it runs: equal for the same server however the file
+ * is laid out, different when anything it runs with differs, and
+ * nothing of the configuration can be read from it without the key.
+ */
+void
+cfg_server_digest(const struct cfg_server *s, const unsigned char *key,
+    unsigned char *tag)
+{
+	static const char *const protocols[] = { "auto", "legacy", "modern" };
+	struct siphash h;
+
+	sip_init(&h, key);
+	feed(&h, 'v', WB_NAME " server 1");
+	feed_strings(&h, 'a', s->argv, false);
+	feed_strings(&h, 'e', s->env != NULL ? s->env : (char *[]){ NULL },
+	    true);
+	feed(&h, 'c', s->cwd);
+	feed(&h, 'i', s->inherit_env ? "true" : "false");
+	feed(&h, 'p', protocols[s->protocol]);
+	feed_strings(&h, 't', s->filters, false);
+	feed_strings(&h, 'P', s->prompt_filters, false);
+	feed_strings(&h, 'r', s->resource_filters, false);
+	sip_final(&h, tag);
 }
 
 const struct cfg_toolbox *

@@ -4,6 +4,7 @@
  * the client capabilities and log levels both eras share, and the _meta
  * the workbench itself puts on modern requests and results.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "workbench.h"
@@ -96,6 +97,72 @@ era_caps(const struct json *j, int obj, struct buf *caps)
 		buf_put(caps, raw, len);
 	}
 	return can;
+}
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	int c = memcmp(x->p, y->p, x->n < y->n ? x->n : y->n);
+
+	return c != 0 || x->n == y->n ? c : x->n < y->n ? -1 : 1;
+}
+
+/* The names of an object's members, sorted and joined: [a,b]. */
+static void
+put_member_names(struct buf *out, struct jwalk *w)
+{
+	struct span *names = NULL, key, v;
+	size_t n = 0, i;
+
+	while (json_walk_next(w, &key) > 0 && json_walk_value(w, &v)) {
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = key;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), span_cmp);
+	buf_putc(out, '[');
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_putc(out, ',');
+		buf_put(out, names[i].p, names[i].n);
+	}
+	buf_putc(out, ']');
+	free(names);
+}
+
+/*
+ * What of the capabilities servers are told (caps, from era_caps) can
+ * change what a server offers, as one text: which of roots, sampling
+ * and elicitation there are, and the sub-capabilities declared in
+ * sampling and elicitation (context, tools; form, url), in their names'
+ * order.  Roots' members say only whether the client tells of changes.
+ * Two clients with the same text are offered the same by any server
+ * that follows the specification.
+ */
+void
+era_caps_key(const struct buf *caps, struct buf *out)
+{
+	struct buf obj = { 0 };
+	struct jwalk w, in;
+	struct span key, v;
+
+	buf_putc(&obj, '{');
+	buf_put(&obj, caps->data, caps->len);
+	buf_putc(&obj, '}');
+	if (!json_walk(&w, obj.data, obj.len, 0, 1))
+		return;
+	while (json_walk_next(&w, &key) > 0) {
+		buf_put(out, key.p, key.n);
+		if (!json_span_is(&key, "roots") &&
+		    json_walk(&in, obj.data, obj.len, w.i, 2) && in.object) {
+			put_member_names(out, &in);
+			w.i = in.i;
+		} else if (!json_walk_value(&w, &v))
+			break;
+		buf_putc(out, ';');
+	}
+	buf_free(&obj);
 }
 
 /* An error of era_check: its code, message, and data (or none). */

@@ -170,8 +170,8 @@ list_index(struct server *s, enum list_kind k)
 		    strcmp(l->items[l->index[i]].key, l->items[t].key) != 0)
 			i = (i + 1) & (size - 1);
 		if (l->index[i] >= 0) {
-			wb_log("%s: %s names '%s' more than once; keeping the "
-			    "first", s->label, kinds[k].method, l->items[t].key);
+			srv_warn(s, "%s names '%s' more than once; keeping the "
+			    "first", kinds[k].method, l->items[t].key);
 			item_free(&l->items[t]);
 			continue;
 		}
@@ -297,7 +297,7 @@ add_item(struct server *s, enum list_kind k, const char *key,
 	struct item *it;
 
 	if (key == NULL) {
-		wb_log("%s: %s: skipping an entry without a %s", s->label,
+		srv_warn(s, "%s: skipping an entry without a %s",
 		    kinds[k].method, kinds[k].key);
 		return NULL;
 	}
@@ -305,8 +305,8 @@ add_item(struct server *s, enum list_kind k, const char *key,
 		return NULL;
 	if (kinds[k].max > 0 && l->nfresh == kinds[k].max) {
 		if (!l->full)
-			wb_log("%s: %s lists more than %d %s; keeping the first "
-			    "%d", s->label, kinds[k].method, kinds[k].max,
+			srv_warn(s, "%s lists more than %d %s; keeping the "
+			    "first %d", kinds[k].method, kinds[k].max,
 			    kinds[k].noun, kinds[k].max);
 		l->full = true;
 		return NULL;
@@ -418,15 +418,15 @@ next_page(struct server *s, enum list_kind k, const char *text, size_t n,
 
 	if (more && cursor_seen(l, cursor)) {
 		/* A server that loops repeats its pages: drop this one. */
-		wb_log("%s: %s repeated a cursor; keeping the first %d pages",
-		    s->label, kinds[k].method, l->ncursors);
+		srv_warn(s, "%s repeated a cursor; keeping the first %d pages",
+		    kinds[k].method, l->ncursors);
 		drop_fresh(l, before);
 	} else {
 		(void)keep_page(s, k, text, n, before, take_line);
 		if (more && l->ncursors >= LIST_PAGES_MAX)
-			wb_log("%s: %s has more than %d pages; keeping the "
-			    "first %d", s->label, kinds[k].method,
-			    LIST_PAGES_MAX, LIST_PAGES_MAX);
+			srv_warn(s, "%s has more than %d pages; keeping the "
+			    "first %d", kinds[k].method, LIST_PAGES_MAX,
+			    LIST_PAGES_MAX);
 		else if (more) {
 			send_page(s, k, cursor);
 			return LIST_MORE;
@@ -643,14 +643,13 @@ list_failed(struct server *s, enum list_kind k, bool result, const char *msg,
 
 /* Why a list that failed is not what the server offers; not fatal. */
 void
-list_warn(const struct server *s, enum list_kind k, const char *reason,
+list_warn(struct server *s, enum list_kind k, const char *reason,
     bool starting)
 {
 	if (starting)
-		wb_log("%s: %s failed (%s); it lists no %s, and keeps its "
-		    "tools", s->label, kinds[k].method, reason, kinds[k].noun);
+		srv_warn(s, "%s failed (%s); it lists no %s, and keeps its "
+		    "tools", kinds[k].method, reason, kinds[k].noun);
 	else
-		wb_log("%s: %s after %s failed (%s); keeping its previous %s",
-		    s->label, kinds[k].method, kinds[k].changed, reason,
-		    kinds[k].noun);
+		srv_warn(s, "%s after %s failed (%s); keeping its previous %s",
+		    kinds[k].method, kinds[k].changed, reason, kinds[k].noun);
 }

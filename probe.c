@@ -11,6 +11,8 @@
 
 #include "workbench.h"
 
+#define PROBE_CAPS	ERA_TYPICAL_CAPS
+
 static struct toolbox **chosen;
 static int nchosen;
 
@@ -52,13 +54,44 @@ choose_all(char **names, int n)
 	return true;
 }
 
-/* Start the chosen toolboxes' servers; false when a name is not known. */
+/*
+ * What servers are told the probing client can do: caps (a JSON object,
+ * as a client declares it), else what a typical client declares, so
+ * that servers list the tools they offer such a client, and their
+ * catalogue entries are those such a client is given.  False, said on
+ * stderr, when caps is not a JSON object.
+ */
+static bool
+probe_caps(const char *caps)
+{
+	struct json j = { 0 };
+	struct buf members = { 0 };
+	bool ok;
+
+	if (caps == NULL)
+		caps = PROBE_CAPS;
+	ok = json_parse(&j, caps, strlen(caps)) == JSON_OK;
+	if (ok) {
+		(void)era_caps(&j, 0, &members);
+		client_assume(&members);
+	} else
+		fprintf(stderr, WB_NAME ": --capabilities: expected a JSON "
+		    "object, such as %s\n", PROBE_CAPS);
+	buf_free(&members);
+	free(j.tok);
+	return ok;
+}
+
+/*
+ * Start the chosen toolboxes' servers, told the capabilities caps (or
+ * NULL); false when a name is not known or caps is not valid.
+ */
 bool
-probe_start(char **names, int n)
+probe_start(char **names, int n, const char *caps)
 {
 	int i, k;
 
-	if (!choose_all(names, n))
+	if (!probe_caps(caps) || !choose_all(names, n))
 		return false;
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)

@@ -309,8 +309,8 @@ relay_notification(struct server *s, const struct json *j, int method,
     const char *line, size_t n)
 {
 	if (!notification_well_formed(line, n))
-		wb_log("%s: dropping a notification that is not JSON-RPC 2.0 "
-		    "(\"jsonrpc\":\"2.0\", no id)", s->label);
+		srv_warn(s, "dropping a notification that is not JSON-RPC "
+		    "2.0 (\"jsonrpc\":\"2.0\", no id)");
 	else if (json_eq(j, method, "notifications/progress"))
 		on_progress(s, j, line, n);
 	else if (json_eq(j, method, "notifications/message"))

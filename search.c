@@ -1,9 +1,9 @@
 /*
  * search.c: the search_tools meta-tool.  It ranks the tools of every
  * toolbox whose servers' lists are known (open now, or in the catalogue)
- * by BM25 over each tool's name (split at _ - . and case changes, counted
- * twice), title and description.  It never starts a server; toolboxes not
- * indexed yet are named in the answer.
+ * by BM25 over each tool's name (counted twice), title and description,
+ * in terms made the same way for the query and the tools (terms.c).  It
+ * never starts a server; toolboxes not indexed yet are named in the answer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,6 @@
 #define LIMIT_DEFAULT	10
 #define LIMIT_MAX	50
 #define QUERY_TERMS	16	/* Terms of a query looked at. */
-#define TERM_MAX	48	/* A term's bytes. */
 #define SUMMARY_MAX	240	/* A description's first sentence at most. */
 #define BM25_K1		1.2
 #define BM25_B		0.75
@@ -79,46 +78,6 @@ ln(double x)
 	return 2 * sum + e * 0.69314718055994530942;
 }
 
-static bool
-word_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c >= 0x80;
-}
-
-/*
- * Append the terms of s[0, n) to out, each followed by a space: words
- * split at anything but letters and digits and where a lower-case letter
- * meets an upper-case one, lower-cased, a plural's s dropped.
- */
-static void
-put_terms(struct buf *out, const char *s, size_t n)
-{
-	size_t i = 0, start, len;
-	char c;
-
-	while (i < n) {
-		while (i < n && !word_char((unsigned char)s[i]))
-			i++;
-		for (start = i; i < n && word_char((unsigned char)s[i]); i++)
-			if (i > start && s[i] >= 'A' && s[i] <= 'Z' &&
-			    s[i - 1] >= 'a' && s[i - 1] <= 'z')
-				break;
-		if ((len = i - start) == 0)
-			continue;
-		if (len > 3 && (s[i - 1] == 's' || s[i - 1] == 'S') &&
-		    s[i - 2] != 's' && s[i - 2] != 'S')
-			len--;
-		if (len > TERM_MAX)
-			len = TERM_MAX;
-		for (; len > 0; len--, start++) {
-			c = s[start];
-			buf_putc(out, c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-		}
-		buf_putc(out, ' ');
-	}
-}
-
 /* A tool's terms: its name twice, its title and its description. */
 static void
 tool_terms(const struct item *t, struct buf *out)
@@ -126,14 +85,14 @@ tool_terms(const struct item *t, struct buf *out)
 	const char *v;
 	int i;
 
-	put_terms(out, t->key, strlen(t->key));
-	put_terms(out, t->key, strlen(t->key));
+	term_put(out, t->key, strlen(t->key));
+	term_put(out, t->key, strlen(t->key));
 	if (json_parse(&tj, t->json, t->len) == JSON_OK) {
 		for (i = 0; i < 2; i++) {
 			v = json_str(&tj, json_get(&tj, 0, i == 0 ? "title" :
 			    "description"), &text);
 			if (v != NULL)
-				put_terms(out, v, strlen(v));
+				term_put(out, v, strlen(v));
 		}
 	}
 	json_release(&tj);
@@ -167,7 +126,7 @@ query_terms(const char *query, struct buf *words, const char **term,
 	const char *p, *sp;
 	int n = 0, k;
 
-	put_terms(words, query, strlen(query));
+	term_put(words, query, strlen(query));
 	for (p = buf_cstr(words); *p != '\0' && n < QUERY_TERMS; p = sp + 1) {
 		sp = strchr(p, ' ');
 		for (k = 0; k < n && (len[k] != (size_t)(sp - p + 1) ||
@@ -185,15 +144,15 @@ query_terms(const char *query, struct buf *words, const char **term,
 static struct hit *
 collect(const struct toolbox *only, int *nhits, struct buf *missing)
 {
-	struct hit *h = NULL;
 	struct server *s;
-	int n = 0, cap = 0, t, order = 0;
+	int n = 0, cap = 64, t, order = 0;
+	struct hit *h = xrealloc(NULL, (size_t)cap * sizeof(*h));
 	const struct toolbox *last = NULL;
 
 	SRV_EACH(s) {
 		if (only != NULL && s->box != only)
 			continue;
-		catalog_load(s);
+		catalog_load(s, true);
 		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
 			if (s->box != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
@@ -204,7 +163,7 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 		}
 		for (t = 0; t < s->lists[LIST_TOOLS].n; t++) {
 			if (n == cap) {
-				cap = cap > 0 ? cap * 2 : 64;
+				cap *= 2;
 				h = xrealloc(h, (size_t)cap * sizeof(*h));
 			}
 			h[n].srv = s;
@@ -303,8 +262,12 @@ put_hit(struct buf *b, const struct hit *h)
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
-	buf_printf(b, ",\"toolbox_open\":%s}", h->srv->box->open ? "true" :
+	buf_printf(b, ",\"toolbox_open\":%s", h->srv->box->open ? "true" :
 	    "false");
+	/* Listed for a client of other capabilities: it may not be offered. */
+	if (h->srv->catalog_other)
+		buf_puts(b, ",\"listed_for_other_capabilities\":true");
+	buf_putc(b, '}');
 }
 
 /* The answer: the best hits, and the toolboxes not indexed. */

@@ -17,6 +17,7 @@
  * passed on as it arrives).  Its descriptors and timers are here too.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,26 @@ srv_init(struct server *s, struct toolbox *b, const struct cfg_server *cfg)
 	s->label = buf_cstr(&label);
 	s->proc.io.rfd = s->proc.io.wfd = s->proc.errfd = -1;
 	s->proc.execfd = -1;
+}
+
+/*
+ * A warning about what the server wrote, which it can repeat at will (a
+ * line that is not JSON, an answer to nothing, a bad list entry): a few,
+ * then a count per interval (struct ratelog), so that a server writing
+ * garbage cannot fill the client's log.
+ */
+void
+srv_warn(struct server *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!ratelog_allow(&s->warned, loop_ms(), s->label))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	wb_log("%s: %s", s->label, msg);
 }
 
 /* Does it take calls now? */
@@ -116,6 +137,7 @@ srv_send_initialize(struct server *s)
 	json_put_cstr(&p, client_protocol());
 	buf_puts(&p, ",\"capabilities\":{");
 	buf_put(&p, client_caps()->data, client_caps()->len);
+	catalog_told(s, client_caps());
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
 	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
@@ -146,6 +168,7 @@ srv_send_discover(struct server *s)
 	s->modern = true;		/* For the _meta of the probe. */
 	buf_putc(&p, '{');
 	srv_put_meta(s, &p);
+	catalog_told(s, client_caps());
 	buf_putc(&p, '}');
 	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
 	    p.len);
@@ -281,6 +304,7 @@ note_failure(struct server *s, long long now)
 static void
 srv_stop_process(struct server *s)
 {
+	ratelog_flush(&s->warned, loop_ms(), s->label, true);
 	stream_abort(s, "the server was stopped");
 	if (s->proc.pid > 0)
 		proc_retire(s->proc.pid, s->proc.reaped);
@@ -331,6 +355,9 @@ srv_fail(struct server *s, const char *reason)
 {
 	struct buf why = { 0 };
 
+	/* What it was warned for comes before why it failed. */
+	ratelog_flush(&s->warned, loop_ms(), s->label, true);
+	catalog_failed(s);
 	stream_abort(s, reason);
 	buf_puts(&why, reason);
 	proc_tail(&s->proc, &why);
@@ -361,7 +388,7 @@ srv_listed(struct server *s)
 	/* Lists fetched together (resources and templates) tell once. */
 	if (list_paging(s))
 		return;
-	s->catalogued = false;
+	s->catalogued = s->catalog_other = false;
 	catalog_store(s);
 	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;
@@ -652,8 +679,8 @@ on_response(struct server *s, int id, const char *line, size_t n)
 	if (!json_get_int(&j, id, &v) || v <= 0 || (i = req_find(s, v)) < 0) {
 		/* Answers to cancelled or timed-out calls end here quietly. */
 		if (!json_get_int(&j, id, &v) || v <= 0 || v > s->next_id)
-			wb_log("%s: dropping an answer to a request it was "
-			    "not sent", s->label);
+			srv_warn(s, "dropping an answer to a request it was "
+			    "not sent");
 		else
 			ghost_answered(s, v);
 		return;
@@ -686,8 +713,8 @@ srv_line(void *ctx, char *line, size_t n)
 	if (list_page(s, line, n) || call_pass_result(s, line, n))
 		return;
 	if (json_parse(&j, line, n) != JSON_OK) {
-		wb_log("%s: ignoring a line that is not a JSON-RPC message "
-		    "(%zu bytes)", s->label, n);
+		srv_warn(s, "ignoring a line that is not a JSON-RPC message "
+		    "(%zu bytes)", n);
 		return;
 	}
 	id = json_get(&j, 0, "id");
@@ -805,6 +832,7 @@ srv_deadline(const struct server *s)
 	t = earliest(t, call_deadline(s));
 	t = earliest(t, stream_deadline(s));
 	t = earliest(t, idle_deadline(s));
+	t = earliest(t, ratelog_deadline(&s->warned));
 	return t > 0 ? t : -1;
 }
 
@@ -818,6 +846,7 @@ srv_check_timers(struct server *s, long long now)
 	struct buf why = { 0 };
 	long long idle = idle_deadline(s);
 
+	ratelog_flush(&s->warned, now, s->label, false);
 	if (s->eof_at > 0 && now >= s->eof_at) {
 		if (!probe_ended(s, "closed its standard output"))
 			srv_fail(s, "closed its standard output");

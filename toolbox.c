@@ -291,7 +291,7 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
  */
 struct summary {
 	const struct toolbox	*b;
-	int			 ready;		/* servers_connected */
+	int			 ready;		/* servers_connected: known */
 	const struct item	**items;	/* Each server's tools, */
 	int			*count;		/* so many of them. */
 	int			 total;
@@ -365,7 +365,7 @@ summary_new(const struct toolbox *b)
 	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
 		s = &b->servers[i];
-		m->ready += srv_serving(s);
+		m->ready += srv_known(s);
 		m->items[i] = s->lists[LIST_TOOLS].items;
 		m->count[i] = srv_known(s) ? s->lists[LIST_TOOLS].n : 0;
 		m->total += m->count[i];
@@ -477,7 +477,7 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	w->cidlen = cidlen;
 	w->modern = client_era() != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(&b->servers[i]);
+		catalog_load(&b->servers[i], false);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)

@@ -278,18 +278,118 @@ hash_bytes(unsigned long h, const void *p, size_t n)
 }
 
 /*
- * A whole file, NUL-terminated, of at most max bytes; NULL with errno
- * (EFBIG when it is larger).
+ * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input
+ * PRF", 2012) with the 128-bit output of its reference implementation:
+ * the state is four 64-bit words, each 8-byte little-endian word of the
+ * message is taken in with two rounds, and the length's low byte ends
+ * the last word.
+ */
+#define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+
+static void
+sip_round(uint64_t *v)
+{
+	v[0] += v[1];
+	v[1] = ROTL(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = ROTL(v[0], 32);
+	v[2] += v[3];
+	v[3] = ROTL(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = ROTL(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = ROTL(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = ROTL(v[2], 32);
+}
+
+/* A little-endian word, whatever the machine's order. */
+static uint64_t
+le64(const unsigned char *p)
+{
+	uint64_t w = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		w = w << 8 | p[i];
+	return w;
+}
+
+static void
+put_le64(unsigned char *p, uint64_t w)
+{
+	int i;
+
+	for (i = 0; i < 8; i++, w >>= 8)
+		p[i] = (unsigned char)(w & 0xff);
+}
+
+static void
+sip_word(struct siphash *h, uint64_t m)
+{
+	h->v[3] ^= m;
+	sip_round(h->v);
+	sip_round(h->v);
+	h->v[0] ^= m;
+}
+
+void
+sip_init(struct siphash *h, const unsigned char *key)
+{
+	uint64_t k0 = le64(key), k1 = le64(key + 8);
+
+	h->v[0] = k0 ^ 0x736f6d6570736575ULL;
+	h->v[1] = k1 ^ 0x646f72616e646f6dULL ^ 0xee;	/* 128-bit tag */
+	h->v[2] = k0 ^ 0x6c7967656e657261ULL;
+	h->v[3] = k1 ^ 0x7465646279746573ULL;
+	h->tail = 0;
+	h->n = 0;
+}
+
+void
+sip_update(struct siphash *h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h->tail |= (uint64_t)c[i] << (8 * (h->n % 8));
+		if (++h->n % 8 == 0) {
+			sip_word(h, h->tail);
+			h->tail = 0;
+		}
+	}
+}
+
+void
+sip_final(struct siphash *h, unsigned char *tag)
+{
+	int i, half;
+
+	sip_word(h, h->tail | (uint64_t)(h->n & 0xff) << 56);
+	h->v[2] ^= 0xee;
+	for (half = 0; half < 2; half++) {
+		for (i = 0; i < 4; i++)
+			sip_round(h->v);
+		put_le64(tag + 8 * half, h->v[0] ^ h->v[1] ^ h->v[2] ^
+		    h->v[3]);
+		h->v[1] ^= 0xdd;
+	}
+	memset(h, 0, sizeof(*h));
+}
+
+/*
+ * The rest of what fd reads, NUL-terminated, of at most max bytes; NULL
+ * with errno (EFBIG when there is more).  fd is left open.
  */
 char *
-file_read(const char *path, size_t max, size_t *len)
+fd_read_all(int fd, size_t max, size_t *len)
 {
 	struct buf b = { 0 };
 	ssize_t n;
-	int fd, saved;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
 	for (;;) {
 		buf_reserve(&b, 65536);
 		n = read(fd, b.data + b.len, 65536);
@@ -298,15 +398,50 @@ file_read(const char *path, size_t max, size_t *len)
 		if (n <= 0 || (b.len += (size_t)n) > max)
 			break;
 	}
-	saved = n < 0 ? errno : EFBIG;
-	close(fd);
 	if (n < 0 || b.len > max) {
 		buf_free(&b);
-		errno = saved;
+		errno = n < 0 ? errno : EFBIG;
 		return NULL;
 	}
 	*len = b.len;
 	return buf_cstr(&b);
+}
+
+/* Write p[0, n) whole to fd: 0, or -1 with errno. */
+int
+fd_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, c, n)) < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A whole file, NUL-terminated, of at most max bytes; NULL with errno
+ * (EFBIG when it is larger).
+ */
+char *
+file_read(const char *path, size_t max, size_t *len)
+{
+	char *text;
+	int fd, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	text = fd_read_all(fd, max, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
 }
 
 /*
@@ -444,6 +579,56 @@ wb_log(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 1;
 	wb_log_line(line, (size_t)n);
+}
+
+/*
+ * End r's interval if it is over (or at once with force: its peer is
+ * going), showing how many warnings it held back, from label.
+ */
+void
+ratelog_flush(struct ratelog *r, long long now, const char *label,
+    bool force)
+{
+	long long secs;
+
+	if (r->since == 0 || (!force && now - r->since < RATELOG_MS))
+		return;
+	if (r->held > 0) {
+		secs = (now - r->since + 500) / 1000;
+		wb_log("%s: %lld more warning%s like the above in the last "
+		    "%lld s, not shown", label, r->held, r->held == 1 ? "" :
+		    "s", secs > 0 ? secs : 1);
+	}
+	r->flooding = r->held > 0;
+	r->ended = force ? now : r->since + RATELOG_MS;
+	r->since = 0;
+}
+
+/* Whether to show a warning from label now; one not shown is counted. */
+bool
+ratelog_allow(struct ratelog *r, long long now, const char *label)
+{
+	ratelog_flush(r, now, label, false);
+	if (r->since == 0) {
+		if (r->flooding && now - r->ended >= RATELOG_MS)
+			r->flooding = false;
+		r->since = now > 0 ? now : 1;
+		r->shown = 0;
+		r->held = 0;
+	}
+	if (!r->flooding && r->shown < RATELOG_BURST) {
+		r->shown++;
+		return true;
+	}
+	r->held++;
+	return false;
+}
+
+/* When r's count is due, or 0: only an interval that held some back. */
+long long
+ratelog_deadline(const struct ratelog *r)
+{
+	return r->since != 0 && r->held > 0 ? r->since + RATELOG_MS : 0;
 }
 
 void

@@ -413,6 +413,7 @@ run(void)
 	proc_kill_all();
 	reap();
 	guard_end();
+	catalog_close();
 }
 
 /*
@@ -423,7 +424,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--check] [-V|--version] [-h|--help]\n"
-	    "       " WB_NAME " [-c FILE] --probe [--json] [TOOLBOX ...]\n");
+	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
+	    "[TOOLBOX ...]\n");
 }
 
 static void
@@ -445,6 +447,10 @@ help(void)
 	    "                     report each one's state, tools and start "
 	    "time, exit\n"
 	    "      --json         --probe's report as JSON\n"
+	    "      --capabilities JSON\n"
+	    "                     the client capabilities --probe declares "
+	    "(default:\n"
+	    "                     roots, sampling and elicitation)\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
@@ -479,6 +485,7 @@ struct options {
 	bool		 check;
 	bool		 probe;
 	bool		 json;
+	const char	*caps;		/* --capabilities */
 };
 
 static int
@@ -499,6 +506,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "check", no_argument, NULL, 'k' },
 		{ "probe", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "capabilities", required_argument, NULL, 'C' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -516,6 +524,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->probe = true;
 		else if (ch == 'j')
 			o->json = true;
+		else if (ch == 'C')
+			o->caps = optarg;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -527,9 +537,10 @@ parse_options(int argc, char *argv[], struct options *o)
 			return 2;
 		}
 	}
-	if ((optind < argc || o->json) && !o->probe)
+	if ((optind < argc || o->json || o->caps != NULL) && !o->probe)
 		return usage_error(optind < argc ? "unexpected argument" :
-		    "--json goes with --probe");
+		    o->json ? "--json goes with --probe" :
+		    "--capabilities goes with --probe");
 	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
 	    strcmp(o->mode, "dynamic") != 0)
 		return usage_error("--mode takes proxy or dynamic");
@@ -539,28 +550,56 @@ parse_options(int argc, char *argv[], struct options *o)
 }
 
 /*
+ * Why the configuration file cannot be read, and where its path came
+ * from; for a missing file -c did not name, how to name one.
+ */
+static void
+config_unreadable(const char *path, const char *origin, bool given, int err)
+{
+	struct stat st;
+	char why[64];
+
+	if (err == ENOENT && lstat(path, &st) == 0)
+		snprintf(why, sizeof(why), "is a symbolic link to a file that "
+		    "does not exist");
+	else if (err == ENOENT)
+		snprintf(why, sizeof(why), "does not exist");
+	else if (err == EFBIG)
+		snprintf(why, sizeof(why), "cannot be read: larger than %d "
+		    "MiB", CFG_MAX_FILE >> 20);
+	else
+		snprintf(why, sizeof(why), "cannot be read: %s",
+		    strerror(err));
+	fprintf(stderr, WB_NAME ": no configuration: %s (%s) %s%s\n", path,
+	    origin, why, err == ENOENT && !given ? "; name one with -c FILE" :
+	    "");
+	if (err == ENOENT && !given)
+		usage(stderr);
+}
+
+/*
  * Load the configuration: -c FILE, else $WORKBENCH_CONFIG, else the
- * default.  A file that is not there says where its path came from.
+ * default.
  */
 static bool
 load_config(const char *path)
 {
 	const char *origin = "given with -c";
+	bool given = path != NULL;
+	int r;
 
-	if (path == NULL && (path = getenv("WORKBENCH_CONFIG")) != NULL)
+	if (!given && (path = getenv("WORKBENCH_CONFIG")) != NULL)
 		origin = "from WORKBENCH_CONFIG";
-	else if (path == NULL) {
+	else if (!given) {
 		path = "workbench-config.json";
-		origin = "the default (no -c FILE was given and "
-		    "WORKBENCH_CONFIG is not set)";
+		origin = "the default: no -c FILE was given and "
+		    "WORKBENCH_CONFIG is not set";
 	}
-	if (cfg_load(&wb.cfg, path, stderr) == 0)
+	if ((r = cfg_load(&wb.cfg, path, stderr)) == 0)
 		return true;
-	if (access(path, F_OK) < 0) {
-		fprintf(stderr, WB_NAME ": no configuration: %s is %s; name "
-		    "one with -c FILE\n", path, origin);
-		usage(stderr);
-	} else
+	if (r < 0)
+		config_unreadable(path, origin, given, errno);
+	else
 		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
 		    path);
 	return false;
@@ -580,7 +619,7 @@ serve(void)
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false };
+	struct options o = { NULL, NULL, false, false, false, NULL };
 	int r;
 
 	guard_std_fds();
@@ -602,7 +641,7 @@ main(int argc, char *argv[])
 	box_init();
 	if (!o.probe)
 		serve();
-	else if (!probe_start(argv + optind, argc - optind))
+	else if (!probe_start(argv + optind, argc - optind, o.caps))
 		return 2;
 	else {
 		probing = true;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -124,6 +125,25 @@ void	 arena_free(struct arena *);
 #define HASH_INIT	2166136261u
 unsigned long hash_bytes(unsigned long, const void *, size_t);
 
+/*
+ * SipHash-2-4 with a 128-bit tag, keyed: what names a thing on disk
+ * without saying what it is.  sip_init, sip_update any number of times,
+ * sip_final.
+ */
+#define SIP_KEY		16
+#define SIP_TAG		16
+struct siphash {
+	uint64_t	 v[4];
+	uint64_t	 tail;		/* The bytes of a word begun, */
+	size_t		 n;		/* of so many in all. */
+};
+
+void	 sip_init(struct siphash *, const unsigned char *);
+void	 sip_update(struct siphash *, const void *, size_t);
+void	 sip_final(struct siphash *, unsigned char *);
+
+char	*fd_read_all(int, size_t, size_t *);
+int	 fd_write_all(int, const void *, size_t);
 char	*file_read(const char *, size_t, size_t *);
 bool	 wb_random(void *, size_t);
 long long earliest(long long, long long);
@@ -165,6 +185,43 @@ void	 term_escape(struct buf *, const char *, size_t);
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 wb_log_line(const char *, size_t);
 void	 wb_log_flush(void);
+
+/*
+ * Warnings a peer can repeat at will, one per line it sends: the first
+ * RATELOG_BURST of an interval of RATELOG_MS are shown, the rest counted,
+ * and the count shown once the interval ends.  While they go on, each
+ * interval shows its count alone; after an interval without any, the
+ * next are shown again.
+ */
+#define RATELOG_BURST	5
+#define RATELOG_MS	10000
+
+struct ratelog {
+	long long	 since;		/* The interval's start; 0: none open. */
+	long long	 ended;		/* When the last one ended. */
+	long long	 held;		/* Warnings of this interval not shown. */
+	int		 shown;		/* And shown. */
+	bool		 flooding;	/* The last interval held some back. */
+};
+
+bool	 ratelog_allow(struct ratelog *, long long, const char *);
+void	 ratelog_flush(struct ratelog *, long long, const char *, bool);
+long long ratelog_deadline(const struct ratelog *);
+
+/*
+ * store.c: files of our own in a directory others may reach: checked,
+ * opened without following links, written under fresh exclusive names.
+ */
+int	 store_dir(const char *, struct buf *);
+bool	 store_writable(int);
+int	 store_open(int, const char *, mode_t, const char **);
+char	*store_read(int, const char *, size_t, mode_t, size_t *,
+	    const char **);
+int	 store_replace(int, const char *, int (*)(int, const void *),
+	    const void *);
+int	 store_create(int, const char *, const void *, size_t);
+int	 store_remove(int, const char *);
+bool	 store_names(int, void (*)(int, const char *, void *), void *);
 
 /*
  * jsonrpc.c: JSON only: strict checks, jsmn, lookup, unescaping, the
@@ -444,6 +501,8 @@ void	 guard_end(void);
 /*
  * config.c: workbench-config.json.
  */
+#define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
+
 enum tool_mode {
 	MODE_PROXY,
 	MODE_DYNAMIC
@@ -472,7 +531,6 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
-	char	 *fingerprint;	/* Its list's making, as written. */
 };
 
 struct cfg_toolbox {
@@ -503,6 +561,8 @@ int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);
 const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
+void	 cfg_server_digest(const struct cfg_server *, const unsigned char *,
+	    unsigned char *);
 
 /*
  * toolname.c: names, the structured identifier and tool filters.
@@ -522,6 +582,16 @@ bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
 	    struct buf *);
 
 /*
+ * terms.c: the words of a text as search terms: split, lower-cased, stop
+ * words dropped, stemmed; the same for a query and for a tool.
+ */
+#define TERM_MAX	48	/* A term's bytes at most. */
+
+void	 term_put(struct buf *, const char *, size_t);
+bool	 term_stop(const char *, size_t);
+size_t	 term_stem(char *, size_t);
+
+/*
  * workbench.c: main, the poll() loop, signals and shutdown.  The settings
  * every file reads; written at startup, and stopping by the loop alone.
  */
@@ -538,7 +608,7 @@ void	 pump_all(void);
 /*
  * probe.c: --probe, a report on starting the servers of some toolboxes.
  */
-bool	 probe_start(char **, int);
+bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
@@ -547,6 +617,9 @@ int	 probe_report(bool);
  * (2026-07-28) request, capabilities and log levels both eras share.
  */
 #define ERA_KEY		"io.modelcontextprotocol/"
+/* The capabilities a typical client declares: what --probe declares. */
+#define ERA_TYPICAL_CAPS "{\"roots\":{\"listChanged\":true}," \
+			"\"sampling\":{},\"elicitation\":{}}"
 #define ERA_UNSUPPORTED	(-32022)
 
 enum client_cap {		/* What the client can answer. */
@@ -575,6 +648,7 @@ bool	 era_legacy_supported(const char *);
 void	 era_put_versions(struct buf *);
 int	 era_level(const struct json *, int);
 unsigned era_caps(const struct json *, int, struct buf *);
+void	 era_caps_key(const struct buf *, struct buf *);
 int	 era_check(const struct json *, int, struct era *,
 	    struct era_error *);
 unsigned era_input_cap(const struct json *, int);
@@ -623,6 +697,7 @@ void	 reply_structured(const char *, size_t, const struct buf *);
 const char *client_protocol(void);
 bool	 client_session(void);
 const struct buf *client_caps(void);
+void	 client_assume(const struct buf *);
 bool	 client_has(enum client_cap);
 const struct era *client_era(void);
 
@@ -741,7 +816,7 @@ bool	 list_paging(const struct server *);
 void	 list_stop(struct server *);
 void	 list_clear(struct server *, enum list_kind);
 void	 list_abandon(struct server *, enum list_kind);
-void	 list_warn(const struct server *, enum list_kind, const char *,
+void	 list_warn(struct server *, enum list_kind, const char *,
 	    bool);
 const struct item *list_find(const struct server *, enum list_kind,
 	    const char *, size_t);
@@ -889,11 +964,14 @@ struct server {
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */
 	bool			 catalogued;	/* Tools from the catalogue. */
+	bool			 catalog_other;	/* Listed for other capabilities. */
 	bool			 catalog_read;	/* Its entry was looked for. */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
+	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
+	struct ratelog		 warned;	/* Warnings about its output. */
 };
 
 void	 srv_init(struct server *, struct toolbox *,
@@ -920,14 +998,20 @@ void	 srv_read_exec(struct server *);
 void	 srv_write_in(struct server *, long long);
 void	 srv_write_error(struct server *);
 bool	 srv_stuck(const struct server *, long long);
+void	 srv_warn(struct server *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 bool	 srv_busy(const struct server *, long long);
 
 /*
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.
  */
-void	 catalog_load(struct server *);
+void	 catalog_load(struct server *, bool);
+void	 catalog_told(struct server *, const struct buf *);
+void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
+void	 catalog_close(void);
+const char *catalog_entry_check(const char *, size_t, const char *);
 
 /*
  * search.c: search_tools, BM25 over every known tool.

@@ -5,20 +5,36 @@
 # that aligns its segments to the target's largest page).  The table is
 # printed and written into README between its two "make sizes" marks.
 #
+# With --check (make check-sizes), only the native build is measured, and
+# its row of the table must say the same for the same build: machine,
+# flags and compiler, which the row names.  The stripped size and the text
+# are compared; the bytes as built are not, since the debug information
+# (-g) names the directory the build ran in.  A table with no row for this
+# build cannot be checked here, and that fails too, saying so.
+#
 # usage: bench/sizes.sh README CROSS_DIR [TRIPLET...]
+#        bench/sizes.sh --check README
 # Environment: CC and CFLAGS (the native build, ./mcp-workbench),
 # MUSL_CC and STATIC_CFLAGS (./mcp-workbench-static), CROSS_CFLAGS (the
 # cross builds, CROSS_DIR/TRIPLET/mcp-workbench).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-if [ $# -lt 2 ]; then
+check=0
+if [ "${1-}" = --check ] && [ $# -eq 2 ]; then
+	check=1
+	readme=$2
+	crossdir=
+	shift 2
+elif [ $# -lt 2 ] || [ "$1" = --check ]; then
 	echo "usage: bench/sizes.sh README CROSS_DIR [TRIPLET...]" >&2
+	echo "       bench/sizes.sh --check README" >&2
 	exit 2
+else
+	readme=$1
+	crossdir=$2
+	shift 2
 fi
-readme=$1
-crossdir=$2
-shift 2
 cc=${CC:-cc}
 begin='<!-- make sizes: begin -->'
 end='<!-- make sizes: end -->'
@@ -71,11 +87,54 @@ row() {
 }
 
 host=$(uname -m)
+native="$host, glibc, dynamic, $(flags "${CFLAGS-}"), $(compiler "$cc")"
+
+# cell N LINE: the Nth cell of a table line, without its blanks.
+cell() {
+	printf '%s\n' "$2" | awk -F'|' -v n="$(($1 + 1))" '{
+		sub(/^[ \t]+/, "", $n); sub(/[ \t]+$/, "", $n); print $n }'
+}
+
+# The check: this build's row against the table's row for it.
+if [ "$check" -eq 1 ]; then
+	built=$(row mcp-workbench "" "$native") || exit 1
+	table=$(awk -v begin="$begin" -v end="$end" '
+		$0 == end { inside = 0 }
+		inside && /^\| / && !/^\| build \|/ { print }
+		$0 == begin { inside = 1 }' "$readme")
+	have=$(printf '%s\n' "$table" | while IFS= read -r line; do
+		[ "$(cell 1 "$line")" = "$native" ] && printf '%s\n' "$line"
+	done)
+	if [ -z "$have" ]; then
+		echo "sizes: $readme has no size row for this build," >&2
+		echo "  $native;" >&2
+		echo "  its rows for $host are:" >&2
+		printf '%s\n' "$table" | while IFS= read -r line; do
+			case $(cell 1 "$line") in
+			"$host, glibc, dynamic,"*) echo "  $(cell 1 "$line")" >&2 ;;
+			esac
+		done
+		echo "  Build with that compiler and those flags to check the" \
+		    "table (CI: Debian 12), or run make sizes there." >&2
+		exit 1
+	fi
+	if [ "$(cell 4 "$have")" != "$(cell 4 "$built")" ] ||
+	    [ "$(cell 5 "$have")" != "$(cell 5 "$built")" ]; then
+		echo "sizes: $readme's size table is stale for $native:" >&2
+		echo "  stripped $(cell 4 "$have") and text $(cell 5 "$have")" \
+		    "there, $(cell 4 "$built") and $(cell 5 "$built") built;" >&2
+		echo "  run make sizes and commit the table." >&2
+		exit 1
+	fi
+	echo "sizes: $readme agrees for $native: stripped $(cell 4 "$built")," \
+	    "text $(cell 5 "$built")"
+	exit 0
+fi
+
 {
 	echo '| build | binary | bytes | stripped | text |'
 	echo '|---|---|---|---|---|'
-	row mcp-workbench "" \
-	    "$host, glibc, dynamic, $(flags "${CFLAGS-}"), $(compiler "$cc")"
+	row mcp-workbench "" "$native"
 	row mcp-workbench-static "" \
 	    "$host, musl, static, $(flags "${STATIC_CFLAGS-}"), $(compiler "${MUSL_CC:-musl-gcc}")"
 	for t in "$@"; do

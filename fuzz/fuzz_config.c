@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the configuration loader.  cfg_parse on arbitrary
  * bytes (problems written to /dev/null), every field of what it built
- * read back, then cfg_free; cfg_expand on the input as a string.
+ * read back and each server's digest taken, then cfg_free; cfg_expand on
+ * the input as a string.
  *
  * Properties checked when cfg_parse reports no problem: every toolbox
  * and server name obeys the name rule, every server has a non-empty
@@ -54,6 +55,8 @@ strings(char **v)
 static void
 walk(const struct cfg *c, int ok)
 {
+	static const unsigned char key[SIP_KEY] = { 1 };
+	unsigned char tag[SIP_TAG];
 	const struct cfg_server *s;
 	int i, k;
 
@@ -74,6 +77,7 @@ walk(const struct cfg *c, int ok)
 			(void)strings(s->env);
 			(void)strings(s->filters);
 			(void)tool_filter_match(s->filters, "echo");
+			cfg_server_digest(s, key, tag);
 			if (s->cwd != NULL)
 				(void)strlen(s->cwd);
 			if (!ok)

@@ -3,12 +3,14 @@
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1324,6 +1326,201 @@ era_of(const char *params, int *code)
 	return r;
 }
 
+/* The stem of word, in a static buffer. */
+static const char *
+stem(const char *word)
+{
+	static char w[TERM_MAX + 1];
+	size_t n = strlen(word);
+
+	memcpy(w, word, n);
+	w[term_stem(w, n)] = '\0';
+	return w;
+}
+
+/* The terms of s, as term_put writes them. */
+static const char *
+terms(const char *s)
+{
+	static struct buf b;
+
+	b.len = 0;
+	term_put(&b, s, strlen(s));
+	return buf_cstr(&b);
+}
+
+static void
+test_terms(void)
+{
+	/* Forms that must meet: each row's words share the row's stem. */
+	static const char *const forms[][6] = {
+		{ "fil", "file", "files", "filed", NULL },
+		{ "tool", "tool", "tools", NULL },
+		{ "entity", "entity", "entities", NULL },
+		{ "query", "query", "queries", "queried", "querying", NULL },
+		{ "box", "box", "boxes", NULL },
+		{ "match", "match", "matches", "matched", "matching", NULL },
+		{ "address", "address", "addresses", NULL },
+		{ "read", "read", "reads", "reading", NULL },
+		{ "list", "list", "lists", "listed", "listing", "listings" },
+		{ "run", "run", "runs", "running", NULL },
+		{ "map", "map", "maps", "mapped", "mapping", NULL },
+		{ "call", "call", "calls", "called", "calling", NULL },
+		{ "creat", "create", "created", "creating", "creation",
+		    "creations" },
+		{ "relat", "relate", "related", "relation", "relations", NULL },
+		{ "copy", "copy", "copies", "copied", "copying", NULL },
+		{ "need", "need", "needs", "needed", NULL },
+		{ "us", "use", "uses", "used", "using", NULL },
+		{ "see", "see", "sees", "seeing", NULL },
+		{ "tree", "tree", "trees", NULL },
+		{ "add", "add", "adds", "added", "adding", NULL },
+		{ "observat", "observation", "observations", NULL },
+	};
+	/* Words no rule may touch: too short, no vowel left, -ss -us -is. */
+	static const char *const kept[] = {
+		"string", "thing", "bring", "station", "status", "analysis",
+		"class", "red", "gas", "bus", "ping", "4242", "v2", NULL
+	};
+	/* The manual's list, in the manual's order. */
+	static const char *const stop[] = {
+		"a", "about", "an", "and", "any", "are", "as", "at", "be",
+		"but", "by", "can", "do", "does", "for", "from", "how", "i",
+		"if", "in", "into", "is", "it", "its", "me", "my", "of", "on",
+		"or", "our", "so", "some", "such", "than", "that", "the",
+		"their", "them", "then", "there", "these", "they", "this",
+		"those", "to", "us", "was", "we", "were", "what", "when",
+		"where", "which", "while", "who", "will", "with", "would",
+		"you", "your", NULL
+	};
+	char long_word[TERM_MAX + 20], expect[TERM_MAX + 1];
+	int i, k;
+
+	for (i = 0; i < (int)(sizeof(forms) / sizeof(forms[0])); i++)
+		for (k = 1; k < 6 && forms[i][k] != NULL; k++) {
+			if (strcmp(stem(forms[i][k]), forms[i][0]) != 0)
+				fprintf(stderr, "stem(%s) = %s, not %s\n",
+				    forms[i][k], stem(forms[i][k]),
+				    forms[i][0]);
+			CHECK(strcmp(stem(forms[i][k]), forms[i][0]) == 0);
+		}
+	for (i = 0; kept[i] != NULL; i++)
+		CHECK(strcmp(stem(kept[i]), kept[i]) == 0);
+	/* A UTF-8 word loses an ASCII suffix only, never part of a character. */
+	CHECK(strcmp(stem("caf\xc3\xa9s"), "caf\xc3\xa9") == 0);
+	CHECK(strcmp(stem("\xc3\xa9tudes"), "\xc3\xa9tud") == 0);
+	for (i = 0; stop[i] != NULL; i++)
+		CHECK(term_stop(stop[i], strlen(stop[i])));
+	CHECK(!term_stop("file", 4) && !term_stop("", 0) &&
+	    !term_stop("the ", 4) && !term_stop("thee", 4) &&
+	    !term_stop("aa", 2) && !term_stop("zz", 2) &&
+	    !term_stop("whichever", 9) && !term_stop("\xc3\xa0", 2));
+
+	/* Words split at separators and case changes; stop words gone. */
+	CHECK(strcmp(terms("createEntities"), "creat entity ") == 0);
+	CHECK(strcmp(terms("read_multiple_files"), "read multipl fil ") == 0);
+	CHECK(strcmp(terms("Remember an ENTITY, please!"),
+	    "remember entity pleas ") == 0);
+	CHECK(strcmp(terms("knowledge-graph.v2"), "knowledg graph v2 ") == 0);
+	CHECK(strcmp(terms("The Of a, IN"), "") == 0);
+	CHECK(strcmp(terms(""), "") == 0);
+	CHECK(strcmp(terms("\"x\": [1]"), "x 1 ") == 0);
+	/* A long word is cut at TERM_MAX bytes, then stemmed. */
+	memset(long_word, 'a', sizeof(long_word) - 1);
+	long_word[sizeof(long_word) - 1] = '\0';
+	CHECK(strlen(terms(long_word)) == TERM_MAX + 1);
+	memcpy(long_word + TERM_MAX - 5, "ation", 5);
+	memcpy(expect, long_word, TERM_MAX - 5);
+	strcpy(expect + TERM_MAX - 5, "at ");
+	CHECK(strcmp(terms(long_word), expect) == 0);
+}
+
+/*
+ * ratelog's steps, with what each wrote on stderr (a pipe meanwhile: the
+ * checks, which write there too, come after).
+ */
+#define RL_STEPS	16
+
+static void
+test_ratelog(void)
+{
+	static const char *const said[RL_STEPS] = {
+		[3] = "mcp-workbench: b/s: 15 more warnings like the above in "
+		    "the last 10 s, not shown\n",
+		[7] = "mcp-workbench: b/s: 2 more warnings like the above in "
+		    "the last 10 s, not shown\n",
+		[8] = "mcp-workbench: b/s: 1 more warning like the above in "
+		    "the last 10 s, not shown\n",
+		[10] = "mcp-workbench: b/s: 1 more warning like the above in "
+		    "the last 1 s, not shown\n",
+		[13] = "mcp-workbench: b/s: 6 more warnings like the above in "
+		    "the last 12 s, not shown\n",
+	};
+	struct ratelog r = { 0 };
+	char got[RL_STEPS][256];
+	long long v[RL_STEPS];
+	int fd[2], saved, i, k = 0;
+	ssize_t n;
+
+	if (pipe(fd) < 0 || (saved = dup(STDERR_FILENO)) < 0) {
+		CHECK(!"pipe");
+		return;
+	}
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	dup2(fd[1], STDERR_FILENO);
+#define STEP(x) do {							\
+	v[k] = (x);							\
+	wb_log_flush();							\
+	n = read(fd[0], got[k], sizeof(got[k]) - 1);			\
+	got[k++][n > 0 ? n : 0] = '\0';					\
+} while (0)
+	/* 0-3: a burst, five shown, the rest counted until the interval ends. */
+	for (i = 0, v[0] = 0; i < 20; i++)
+		v[0] += ratelog_allow(&r, 1000 + i, "b/s");
+	STEP(v[0] * 100 + r.held);
+	STEP(ratelog_deadline(&r));
+	STEP((ratelog_flush(&r, 1000 + RATELOG_MS - 1, "b/s", false), 0));
+	STEP((ratelog_flush(&r, 1000 + RATELOG_MS, "b/s", false),
+	    ratelog_deadline(&r)));
+	/* 4-8: while they go on, each interval shows its count alone. */
+	STEP(ratelog_allow(&r, 12000, "b/s"));
+	STEP(ratelog_deadline(&r));
+	STEP(ratelog_allow(&r, 12000 + RATELOG_MS - 1, "b/s"));
+	STEP(ratelog_allow(&r, 12000 + RATELOG_MS, "b/s"));
+	STEP((ratelog_flush(&r, 32000, "b/s", false), 0));
+	/* 9-11: after a whole interval without any, they are shown again. */
+	STEP(ratelog_allow(&r, 32000 - 1, "b/s"));
+	STEP((ratelog_flush(&r, 32000 - 1, "b/s", true), 0));
+	STEP(ratelog_allow(&r, 32000 - 1 + RATELOG_MS, "b/s"));
+	/* 12-13: a peer that goes: what was held back is told at once. */
+	for (i = 0, v[12] = 0; i < 10; i++)
+		v[12] += ratelog_allow(&r, 50000 + i, "b/s");
+	STEP(v[12]);
+	STEP((ratelog_flush(&r, 53500, "b/s", true), 0));
+	/* 14-15: none held back: nothing to say, nothing to wake for. */
+	STEP(ratelog_allow(&r, 70000, "b/s") * 100 + ratelog_deadline(&r));
+	STEP((ratelog_flush(&r, 70000 + RATELOG_MS, "b/s", true), 0));
+#undef STEP
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd[0]);
+	close(fd[1]);
+	CHECK(k == RL_STEPS);
+	CHECK(v[0] == RATELOG_BURST * 100 + 20 - RATELOG_BURST);
+	CHECK(v[1] == 1000 + RATELOG_MS);
+	CHECK(v[3] == 0);
+	CHECK(v[4] == 0 && v[5] == 12000 + RATELOG_MS && v[6] == 0 &&
+	    v[7] == 0);
+	CHECK(v[9] == 0 && v[11] == 1);
+	CHECK(v[12] == RATELOG_BURST - 1);
+	CHECK(v[14] == 100);
+	for (i = 0; i < RL_STEPS; i++) {
+		if (strcmp(got[i], said[i] != NULL ? said[i] : "") != 0)
+			fprintf(stderr, "ratelog step %d said: %s", i, got[i]);
+		CHECK(strcmp(got[i], said[i] != NULL ? said[i] : "") == 0);
+	}
+}
+
 static void
 test_era(void)
 {
@@ -1361,6 +1558,372 @@ test_era(void)
 	CHECK(!era_legacy_supported("2026-07-28"));
 }
 
+/*
+ * SipHash-2-4 with its 128-bit tag against the reference vectors
+ * (vectors_sip128 of the reference implementation's vectors.h: key
+ * 00..0f, message 00..len-1, len 0 to 63), whole and fed in pieces.
+ */
+static void
+test_siphash(void)
+{
+	static const char *const tags[64] = {
+		"a3817f04ba25a8e66df67214c7550293", "da87c1d86b99af44347659119b22fc45",
+		"8177228da4a45dc7fca38bdef60affe4", "9c70b60c5267a94e5f33b6b02985ed51",
+		"f88164c12d9c8faf7d0f6e7c7bcd5579", "1368875980776f8854527a07690e9627",
+		"14eeca338b208613485ea0308fd7a15e", "a1f1ebbed8dbc153c0b84aa61ff08239",
+		"3b62a9ba6258f5610f83e264f31497b4", "264499060ad9baabc47f8b02bb6d71ed",
+		"00110dc378146956c95447d3f3d0fbba", "0151c568386b6677a2b4dc6f81e5dc18",
+		"d626b266905ef35882634df68532c125", "9869e247e9c08b10d029934fc4b952f7",
+		"31fcefac66d7de9c7ec7485fe4494902", "5493e99933b0a8117e08ec0f97cfc3d9",
+		"6ee2a4ca67b054bbfd3315bf85230577", "473d06e8738db89854c066c47ae47740",
+		"a426e5e423bf4885294da481feaef723", "78017731cf65fab074d5208952512eb1",
+		"9e25fc833f2290733e9344a5e83839eb", "568e495abe525a218a2214cd3e071d12",
+		"4a29b54552d16b9a469c10528eff0aae", "c9d184ddd5a9f5e0cf8ce29a9abf691c",
+		"2db479ae78bd50d8882a8a178a6132ad", "8ece5f042d5e447b5051b9eacb8d8f6f",
+		"9c0b53b4b3c307e87eaee08678141f66", "abf248af69a6eae4bfd3eb2f129eeb94",
+		"0664da1668574b88b935f3027358aef4", "aa4b9dc4bf337de90cd4fd3c467c6ab7",
+		"ea5c7f471faf6bde2b1ad7d4686d2287", "2939b0183223fafc1723de4f52c43d35",
+		"7c3956ca5eeafc3e363e9d556546eb68", "77c6077146f01c32b6b69d5f4ea9ffcf",
+		"37a6986cb8847edf0925f0f1309b54de", "a705f0e69da9a8f907241a2e923c8cc8",
+		"3dc47d1f29c448461e9e76ed904f6711", "0d62bf01e6fc0e1a0d3c4751c5d3692b",
+		"8c03468bca7c669ee4fd5e084bbee7b5", "528a5bb93baf2c9c4473cce5d0d22bd9",
+		"df6a301e95c95dad97ae0cc8c6913bd8", "801189902c857f39e73591285e70b6db",
+		"e617346ac9c231bb3650ae34ccca0c5b", "27d93437efb721aa401821dcec5adf89",
+		"89237d9ded9c5e78d8b1c9b166cc7342", "4a6d8091bf5e7d651189fa94a250b14c",
+		"0e33f96055e7ae893ffc0e3dcf492902", "e61c432b720b19d18ec8d84bdc63151b",
+		"f7e5aef549f782cf379055a608269b16", "438d030fd0b7a54fa837f2ad201a6403",
+		"a590d3ee4fbf04e3247e0d27f286423f", "5fe2c1a172fe93c4b15cd37caef9f538",
+		"2c97325cbd06b36eb2133dd08b3a017c", "92c814227a6bca949ff0659f002ad39e",
+		"dce850110bd8328cfbd50841d6911d87", "67f14984c7da791248e32bb5922583da",
+		"1938f2cf72d54ee97e94166fa91d2a36", "74481e9646ed49fe0f6224301604698e",
+		"57fca5de98a9d6d8006438d0583d8a1d", "9fecde1cefdc1cbed4763674d9575359",
+		"e3040c00eb28f15366ca73cbd872e740", "7697009a6a831dfecca91c5993670f7a",
+		"5853542321f567a005d547a4f04759bd", "5150d1772f50834a503e069a973fbd7c",
+	};
+	unsigned char key[SIP_KEY], msg[64], tag[SIP_TAG];
+	char hex[2 * SIP_TAG + 1];
+	struct siphash h;
+	size_t len, i, step;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (unsigned char)i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (unsigned char)i;
+	for (len = 0; len < 64; len++) {
+		for (step = 1; step <= 9; step += 8) {
+			sip_init(&h, key);
+			for (i = 0; i < len; i += step)
+				sip_update(&h, msg + i, len - i < step ?
+				    len - i : step);
+			sip_final(&h, tag);
+			for (i = 0; i < SIP_TAG; i++)
+				snprintf(hex + 2 * i, 3, "%02x", tag[i]);
+			CHECK(strcmp(hex, tags[len]) == 0);
+		}
+	}
+}
+
+/*
+ * The digest of the first server of a configuration whose toolboxes
+ * member is boxes, under key; false when it does not load.
+ */
+static bool
+digest_of(const char *boxes, const unsigned char *key, unsigned char *tag)
+{
+	struct buf text = { 0 };
+	struct cfg c;
+	char *err;
+	bool ok;
+
+	buf_printf(&text, "{\"toolboxes\":%s}", boxes);
+	ok = load(buf_cstr(&text), &c, &err) == 0 && c.nboxes > 0 &&
+	    c.boxes[0].nservers > 0;
+	if (ok)
+		cfg_server_digest(&c.boxes[0].servers[0], key, tag);
+	cfg_free(&c);
+	free(err);
+	buf_free(&text);
+	return ok;
+}
+
+/*
+ * A server's identity is its parsed, expanded configuration: the same
+ * however the file is laid out, named or timed; another for any value
+ * it runs with; another under another key.
+ */
+static void
+test_server_digest(void)
+{
+	static const char base[] = "{\"b\":{\"mcpServers\":{\"s\":{"
+	    "\"command\":\"/bin/srv\",\"args\":[\"-a\",\"--token=t0k\"],"
+	    "\"env\":{\"A\":\"1\",\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}";
+	static const char *const same[] = {
+		"{ \"other\" : {\n\t\"description\": \"d\", \"mcpServers\": {"
+		"\"renamed\": {\n  \"initTimeoutMs\": 5,\n  \"cwd\": \"/tmp\","
+		"\n  \"env\": { \"B\": \"2\", \"A\": \"${WB_T_ONE}\" },\n  "
+		"\"args\": [ \"-a\" , \"--token=t0k\" ],\n  \"command\": "
+		"\"/bin/${WB_T_SRV}\", \"transport\": \"stdio\",\n  "
+		"\"toolFilters\": \"*\"}}}}",
+		NULL
+	};
+	static const char *const other[] = {
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv2\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0K\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"--token=t0k\",\"-a\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"3\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\",\"C\":\"\"},\"cwd\":\"/tmp\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/var\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"}}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"inheritEnv\":true}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"protocol\":\"legacy\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"toolFilters\":[\"a*\"]}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"toolFilters\":[]}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"promptFilters\":\"p\"}}}}",
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a\",\"--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\",\"resourceFilters\":\"r\"}}}}",
+		/* A value that moves from one field to the next. */
+		"{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"/bin/srv\","
+		"\"args\":[\"-a--token=t0k\"],\"env\":{\"A\":\"1\","
+		"\"B\":\"2\"},\"cwd\":\"/tmp\"}}}}",
+		NULL
+	};
+	unsigned char key[SIP_KEY] = { 1 }, key2[SIP_KEY] = { 2 };
+	unsigned char a[SIP_TAG], b[SIP_TAG];
+	int i;
+
+	setenv("WB_T_ONE", "1", 1);
+	setenv("WB_T_SRV", "srv", 1);
+	CHECK(digest_of(base, key, a));
+	for (i = 0; same[i] != NULL; i++)
+		CHECK(digest_of(same[i], key, b) && memcmp(a, b, SIP_TAG) == 0);
+	for (i = 0; other[i] != NULL; i++)
+		CHECK(digest_of(other[i], key, b) && memcmp(a, b, SIP_TAG) != 0);
+	CHECK(digest_of(base, key2, b) && memcmp(a, b, SIP_TAG) != 0);
+	/* No env is an empty one. */
+	CHECK(digest_of("{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\"}}}}",
+	    key, a));
+	CHECK(digest_of("{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\","
+	    "\"env\":{}}}}}", key, b) && memcmp(a, b, SIP_TAG) == 0);
+}
+
+/* The key of the capabilities a client declared, as servers are told. */
+static char *
+caps_key(const char *caps)
+{
+	struct json j = { 0 };
+	struct buf members = { 0 }, k = { 0 };
+
+	if (parse(&j, caps) == JSON_OK) {
+		(void)era_caps(&j, 0, &members);
+		era_caps_key(&members, &k);
+	}
+	free(j.tok);
+	buf_free(&members);
+	return buf_cstr(&k);
+}
+
+/*
+ * What of the capabilities can change what a server offers: which of
+ * roots, sampling and elicitation, and the sub-capabilities of the last
+ * two, however written.
+ */
+static void
+test_caps_key(void)
+{
+	static const char *const pairs[][2] = {
+		{ "{}", "{\"experimental\":{},\"tasks\":{}}" },
+		{ "{\"roots\":{}}", "{\"roots\":{\"listChanged\":true}}" },
+		{ "{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{}}",
+		    "{ \"sampling\" : { } , \"elicitation\" : { \"url\" : {\n"
+		    "}, \"form\":{\"applyDefaults\":true} } }" },
+	};
+	static const char *const differ[] = {
+		"{}", "{\"roots\":{}}", "{\"sampling\":{}}",
+		"{\"elicitation\":{}}", "{\"elicitation\":{\"form\":{}}}",
+		"{\"elicitation\":{\"url\":{}}}",
+		"{\"sampling\":{\"tools\":{}}}",
+		"{\"roots\":{},\"sampling\":{},\"elicitation\":{}}", NULL
+	};
+	char *x, *y;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		x = caps_key(pairs[i][0]);
+		y = caps_key(pairs[i][1]);
+		CHECK(strcmp(x, y) == 0);
+		free(x);
+		free(y);
+	}
+	for (i = 0; differ[i] != NULL; i++)
+		for (k = i + 1; differ[k] != NULL; k++) {
+			x = caps_key(differ[i]);
+			y = caps_key(differ[k]);
+			CHECK(strcmp(x, y) != 0);
+			free(x);
+			free(y);
+		}
+}
+
+/* A fill for store_replace: the text arg. */
+static int
+fill_text(int fd, const void *arg)
+{
+	return fd_write_all(fd, arg, strlen(arg));
+}
+
+static void
+count_name(int d, const char *name, void *arg)
+{
+	(void)d;
+	(void)name;
+	++*(int *)arg;
+}
+
+/*
+ * Files of our own: the directory made 0700 and refused when it is a
+ * link, another user's or writable by others; a file refused when it is
+ * a link, a FIFO (at once), another user's or has a forbidden mode bit;
+ * an exclusive creation, a replacement that leaves no temporary file.
+ */
+static void
+test_store(void)
+{
+	char top[] = "/tmp/wb-unit-XXXXXX", path[64], other[128];
+	struct buf why = { 0 };
+	struct stat st;
+	const char *w;
+	size_t len;
+	char *text;
+	int d, d2, names = 0;
+
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(path, sizeof(path), "%s/a/b", top);
+	CHECK((d = store_dir(path, &why)) >= 0);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0700);
+	snprintf(other, sizeof(other), "%s/a", top);
+	CHECK(stat(other, &st) == 0 && (st.st_mode & 0777) == 0700);
+	CHECK(store_writable(d));
+	CHECK(store_create(d, "key", "0123", 4) == 0);
+	CHECK(store_create(d, "key", "4567", 4) < 0 && errno == EEXIST);
+	CHECK((text = store_read(d, "key", 16, 077, &len, &w)) != NULL &&
+	    len == 4 && memcmp(text, "0123", 4) == 0);
+	free(text);
+	CHECK(store_read(d, "key", 3, 077, &len, &w) == NULL &&
+	    strcmp(w, "too large") == 0);
+	CHECK(store_read(d, "none", 16, 077, &len, &w) == NULL && w == NULL);
+	CHECK(store_replace(d, "e.json", fill_text, "{}\n") == 0);
+	CHECK(store_replace(d, "e.json", fill_text, "[]\n") == 0);
+	CHECK((text = store_read(d, "e.json", 16, 022, &len, &w)) != NULL &&
+	    strcmp(text, "[]\n") == 0);
+	free(text);
+	CHECK(store_names(d, count_name, &names) && names == 2);
+	snprintf(other, sizeof(other), "%s/e.json", path);
+	CHECK(chmod(other, 0644) == 0);
+	CHECK((text = store_read(d, "e.json", 16, 022, &len, &w)) != NULL);
+	free(text);
+	CHECK(store_read(d, "e.json", 16, 077, &len, &w) == NULL &&
+	    strstr(w, "open to group or others") != NULL);
+	snprintf(other, sizeof(other), "%s/fifo", path);
+	CHECK(mkfifo(other, 0600) == 0);
+	CHECK(store_read(d, "fifo", 16, 022, &len, &w) == NULL &&
+	    strcmp(w, "not a regular file") == 0);
+	snprintf(other, sizeof(other), "%s/link", path);
+	CHECK(symlink("e.json", other) == 0);
+	CHECK(store_read(d, "link", 16, 022, &len, &w) == NULL &&
+	    strcmp(w, "a symbolic link") == 0);
+	CHECK(store_remove(d, "link") == 1 && store_remove(d, "link") == 0);
+	if (geteuid() == 0) {
+		snprintf(other, sizeof(other), "%s/e.json", path);
+		CHECK(chown(other, 65534, 65534) == 0);
+		CHECK(store_read(d, "e.json", 16, 022, &len, &w) == NULL &&
+		    strstr(w, "owned by uid 65534") != NULL);
+	}
+	close(d);
+	/* The directory itself: a link to it, then writable by others. */
+	snprintf(other, sizeof(other), "%s/link", top);
+	CHECK(symlink(path, other) == 0);
+	why.len = 0;
+	CHECK(store_dir(other, &why) < 0 &&
+	    strstr(buf_cstr(&why), "symbolic link") != NULL);
+	CHECK(chmod(path, 0777) == 0);
+	why.len = 0;
+	CHECK(store_dir(path, &why) < 0 &&
+	    strstr(buf_cstr(&why), "writable by group or others") != NULL);
+	CHECK(chmod(path, 0755) == 0);
+	CHECK((d2 = store_dir(path, &why)) >= 0);
+	if (d2 >= 0)
+		close(d2);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 65534, 65534) == 0);
+		why.len = 0;
+		CHECK(store_dir(path, &why) < 0 &&
+		    strstr(buf_cstr(&why), "owned by uid 65534") != NULL);
+	}
+	buf_free(&why);
+	snprintf(other, sizeof(other), "rm -rf '%s'", top);
+	CHECK(system(other) == 0);
+}
+
+/* A relative cacheDir is the configuration file's directory's. */
+static void
+test_cache_dir(void)
+{
+	static const char text[] = "{\"cacheDir\":\"c/${WB_T_SET}\","
+	    "\"toolboxes\":{}}";
+	char *cwd = getcwd(NULL, 0), want[4096];
+	struct cfg c;
+	size_t n;
+	FILE *f;
+	char *err;
+
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "/etc/wb/x.json", text, strlen(text), f) == 0);
+	fclose(f);
+	CHECK(strcmp(c.cache_dir, "/etc/wb/c/secret-value") == 0);
+	cfg_free(&c);
+	free(err);
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "sub/x.json", text, strlen(text), f) == 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "%s/sub/c/secret-value", cwd);
+	CHECK(strcmp(c.cache_dir, want) == 0);
+	cfg_free(&c);
+	free(err);
+	f = open_memstream(&err, &n);
+	CHECK(cfg_parse(&c, "x.json", "{\"cacheDir\":\"/abs\",\"toolboxes\":{}}",
+	    34, f) == 0);
+	fclose(f);
+	CHECK(strcmp(c.cache_dir, "/abs") == 0);
+	cfg_free(&c);
+	free(err);
+	free(cwd);
+}
+
 int
 main(void)
 {
@@ -1388,7 +1951,14 @@ main(void)
 	test_config_filters();
 	test_names();
 	test_tool_names();
+	test_terms();
+	test_ratelog();
 	test_era();
+	test_siphash();
+	test_server_digest();
+	test_caps_key();
+	test_store();
+	test_cache_dir();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

@@ -6,7 +6,8 @@
 # and --child-silent-after-fork keeps the short fork-to-exec window quiet.
 # Afterwards every log must show 0 errors, no definitely or indirectly lost
 # blocks, and no file descriptor left open at exit beyond stdin, stdout and
-# stderr.
+# stderr.  A log without a summary (the process was killed) passes only when
+# a test killed that workbench on purpose and said so ($WB_TEST_KILLED).
 #
 # usage: tests/valgrind.sh [DIR]	(default build-valgrind)
 # Environment: VALGRIND (the valgrind to run), VALGRIND_TESTS (the suite
@@ -69,6 +70,11 @@ echo "valgrind: suites:$tests"
 # The suites may scale themselves down under a slow workbench.
 WB_TEST_SLOW=valgrind
 export WB_TEST_SLOW
+# Every workbench a test ends with SIGKILL, and why (tests/e2e/lib.mjs
+# killWorkbench): such a process leaves no summary.
+WB_TEST_KILLED=$dir/killed
+: > "$WB_TEST_KILLED"
+export WB_TEST_KILLED
 # shellcheck disable=SC2086
 WORKBENCH=$dir/mcp-workbench node --test \
     --test-concurrency="${VALGRIND_CONCURRENCY:-2}" $tests || status=1
@@ -106,6 +112,7 @@ open_fds() {
 
 nlogs=0
 bad=0
+killed=0
 for f in "$logs"/vg.*.log; do
 	[ -f "$f" ] || continue
 	nlogs=$((nlogs + 1))
@@ -113,9 +120,25 @@ for f in "$logs"/vg.*.log; do
 	errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) errors.*/\1/p' "$f" |
 	    tail -n 1)
 	if [ -z "$errs" ]; then
-		# No summary: the process was killed (SIGKILL) before valgrind
-		# could finish; nothing to judge, but say so.
-		echo "valgrind: $f: no summary (process killed?)"
+		# No summary: the process was killed before valgrind could
+		# finish.  A test of being killed says so; anything else (a
+		# workbench that would not exit, one left running, a crash) is
+		# a failure.
+		pid=${f##*/vg.}
+		pid=${pid%.log}
+		why=$(sed -n "s/^$pid //p" "$WB_TEST_KILLED" | head -n 1)
+		case $why in
+		deliberate*)
+			killed=$((killed + 1))
+			echo "valgrind: $f: no summary: killed on purpose ($why)"
+			continue
+			;;
+		"")	problems=" no summary, and no test killed it (a crash?);" ;;
+		*)	problems=" no summary: killed by its test ($why);" ;;
+		esac
+		bad=$((bad + 1))
+		echo "valgrind: $f:$problems"
+		cat "$f"
 		continue
 	fi
 	[ "$errs" -eq 0 ] || problems="$problems $errs error(s);"
@@ -131,7 +154,7 @@ for f in "$logs"/vg.*.log; do
 		cat "$f"
 	fi
 done
-echo "valgrind: $nlogs log(s), $bad with problems"
+echo "valgrind: $nlogs log(s), $bad with problems, $killed killed on purpose"
 if [ "$nlogs" -eq 0 ]; then
 	echo "valgrind: no logs at all: the wrapper did not run" >&2
 	status=1

@@ -8,6 +8,7 @@ import { describe, test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as L from './lib.mjs';
 import * as H from './hostile-lib.mjs';
+import * as E from './eras-lib.mjs';
 
 const T = H.T;
 
@@ -34,6 +35,15 @@ async function finish(s) {
 	assert.equal(r?.code, 0, s.describe());
 	H.forget(s);
 }
+
+// A mock whose extra tool is named by the file: its list changes between
+// sessions while its configuration stays the same.
+function namedBy(file) {
+	return { command: 'sh', args: ['-c', 'exec "$0" --tools 1 --tool-name "$(cat "$1")"', L.MOCK, file] };
+}
+
+// What --probe declares: what a typical client does.
+const TYPICAL = { roots: { listChanged: true }, sampling: {}, elicitation: {} };
 
 function sc(l) {
 	assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 500));
@@ -70,7 +80,7 @@ describe('the catalogue', () => {
 		assert.ok(took < 1000, `answered from the catalogue in ${took} ms`);
 		assert.deepEqual(second.from_catalogue, ['slow']);
 		assert.deepEqual(second.tools.map((x) => x.name), first.tools.map((x) => x.name));
-		assert.equal(second.servers_connected, 0, 'still starting');
+		assert.equal(second.servers_connected, 1, 'the server starting behind its entry counts');
 		// Its prompts and resources came from the catalogue too.
 		const prompts = await s.request('prompts/list', {});
 		assert.ok(prompts.json.result.prompts.length > 0, prompts.text.slice(0, 300));
@@ -126,8 +136,10 @@ describe('the catalogue', () => {
 
 	test('a read-only directory: its entries are read, a changed list is not written, one warning', { timeout: T(20000) }, async () => {
 		const cache = L.makeTempDir('wb-cat-');
-		const config = { toolboxes: { b: { description: 'x', mcpServers: { m: L.mock('--tools', '1', '--tool-name', '${EXTRA}') } } } };
-		let s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'first_extra' } });
+		const name = path.join(L.makeTempDir('wb-name-'), 'name');
+		fs.writeFileSync(name, 'first_extra');
+		const config = { toolboxes: { b: { description: 'x', mcpServers: { m: namedBy(name) } } } };
+		let s = H.startSession(config, { env: withCache(cache) });
 		await s.initialize();
 		sc(await s.open('b'));
 		await finish(s);
@@ -142,8 +154,9 @@ describe('the catalogue', () => {
 			    'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', dir];
 		else
 			fs.chmodSync(dir, 0o500);
+		fs.writeFileSync(name, 'second_extra');
 		try {
-			s = H.startSession(config, { wrap, env: { ...withCache(cache), EXTRA: 'second_extra' } });
+			s = H.startSession(config, { wrap, env: withCache(cache) });
 			await s.initialize();
 			const open = sc(await s.open('b'));
 			assert.deepEqual(open.from_catalogue, ['m'], 'read from the read-only directory');
@@ -156,23 +169,24 @@ describe('the catalogue', () => {
 			fs.chmodSync(dir, 0o700);
 		}
 		assert.equal(fs.readFileSync(file, 'utf8'), written, 'the entry is unchanged');
-		assert.deepEqual(fs.readdirSync(dir), [path.basename(file)], 'no temporary file left');
+		assert.deepEqual(fs.readdirSync(dir).sort(), [path.basename(file), 'key'].sort(), 'no temporary file left');
 		assert.equal(s.stderrTail.match(/catalogue: .*: (Read-only file system|Permission denied); its entries are read, but new tool lists are kept in memory only/g)?.length, 1, s.stderrTail);
 	});
 
 	test('a tool list that changed between sessions: the entry is replaced and dynamic mode gets tools/list_changed', { timeout: T(20000) }, async () => {
 		const cache = L.makeTempDir('wb-cat-');
-		// ${EXTRA} is expanded after the fingerprint: the same entry for both.
-		const config = { toolMode: 'dynamic', toolboxes: { b: { description: 'x', mcpServers: { m: L.mock('--tools', '1', '--tool-name', '${EXTRA}') } } } };
-		let s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'first_extra' } });
+		// The server changed, its configuration did not: the same entry.
+		const name = path.join(L.makeTempDir('wb-name-'), 'name');
+		fs.writeFileSync(name, 'first_extra');
+		const config = { toolMode: 'dynamic', toolboxes: { b: { description: 'x', mcpServers: { m: namedBy(name) } } } };
+		let s = H.startSession(config, { env: withCache(cache) });
 		await s.initialize();
 		sc(await s.open('b'));
 		await finish(s);
 		const before = JSON.parse(fs.readFileSync(entries(cache)[0], 'utf8'));
 		assert.ok(before.tools.some((x) => x.name === 'first_extra'));
-		assert.match(before.fingerprint, /\$\{EXTRA\}/, 'the configuration as written');
-		assert.doesNotMatch(before.fingerprint, /first_extra/, 'no variable\'s value');
-		s = H.startSession(config, { env: { ...withCache(cache), EXTRA: 'second_extra' } });
+		fs.writeFileSync(name, 'second_extra');
+		s = H.startSession(config, { env: withCache(cache) });
 		await s.initialize();
 		const others = [];
 		const open = await s.open('b');
@@ -185,6 +199,174 @@ describe('the catalogue', () => {
 		const names = list.json.result.tools.map((x) => x.name);
 		assert.ok(names.includes('b__m__second_extra') && !names.includes('b__m__first_extra'), names.join(' '));
 		await finish(s);
+	});
+});
+
+describe('the catalogue as users meet it', () => {
+	test('the same configuration laid out anew (indented, keys and env in another order, a ${VAR} giving the same value, under other names) finds its entry; a server that differs in anything it runs with does not', { timeout: T(40000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const cwd = L.makeTempDir('wb-cwd-');
+		const server = { command: L.MOCK, args: ['--tools', '2'], env: { A: '1', B: '2' }, cwd };
+		let s = await session(L.writeConfig(JSON.stringify({ toolboxes: { b: { description: 'x', mcpServers: { m: server } } } })), cache);
+		assert.equal(sc(await s.open('b')).from_catalogue, undefined);
+		await finish(s);
+		assert.equal(entries(cache).length, 1);
+		const relaid = `{
+        "toolboxes": {
+                "other": {
+                        "mcpServers": {
+                                "renamed": {
+                                        "cwd":      ${JSON.stringify(cwd)},
+                                        "env":      { "B": "2",   "A": "\${WB_ONE}" },
+                                        "args":     [ "--tools",
+                                                      "2" ],
+                                        "command":  ${JSON.stringify(L.MOCK)},
+                                        "initTimeoutMs": 20000
+                                }
+                        },
+                        "description": "another toolbox"
+                }
+        }
+}
+`;
+		s = H.startSession(L.writeConfig(relaid), { env: { ...withCache(cache), WB_ONE: '1' } });
+		await s.initialize();
+		assert.deepEqual(sc(await s.open('other')).from_catalogue, ['renamed'], 'the same server\'s entry');
+		await finish(s);
+		// Each of these runs with something else: none may be given the
+		// entry above (nor one another's).
+		const variants = {
+			args: { ...server, args: ['--tools', '3'] },
+			envValue: { ...server, env: { A: '1', B: '9' } },
+			envMore: { ...server, env: { A: '1', B: '2', C: '3' } },
+			cwd: { ...server, cwd: L.makeTempDir('wb-cwd-') },
+			filters: { ...server, toolFilters: ['echo', 'tool_*'] },
+			protocol: { ...server, protocol: 'legacy' },
+			inheritEnv: { ...server, inheritEnv: true },
+			command: { ...server, command: 'sh', args: ['-c', 'exec "$0" "$@"', L.MOCK, '--tools', '2'] },
+		};
+		const toolboxes = {};
+		for (const [name, v] of Object.entries(variants))
+			toolboxes[name] = { description: name, mcpServers: { m: v } };
+		s = await session({ toolboxes }, cache);
+		for (const name of Object.keys(variants)) {
+			const open = sc(await s.open(name));
+			assert.equal(open.from_catalogue, undefined, `${name}: another configuration's entry`);
+			assert.equal(open.servers_connected, 1, name);
+		}
+		await finish(s);
+		assert.equal(entries(cache).length, 1 + Object.keys(variants).length, 'an entry each');
+	});
+
+	test('a server that failed to start after an answer from the catalogue: the next open_toolbox says so as a live open does, and its entry is removed', { timeout: T(40000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const flag = path.join(L.makeTempDir('wb-flag-'), 'broken');
+		const breakable = (n) => ({ command: 'sh', args: ['-c', 'if [ -e "$1" ]; then echo "broken on purpose" >&2; exit 3; fi; exec "$0" --tools "$2"', L.MOCK, flag, n] });
+		const config = {
+			toolboxes: {
+				b: { description: 'x', mcpServers: { good: L.mock(), m: breakable('1') } },
+				solo: { description: 'y', mcpServers: { only: breakable('2') } },
+			},
+		};
+		let s = await session(config, cache);
+		sc(await s.open('b'));
+		sc(await s.open('solo'));
+		await finish(s);
+		assert.equal(entries(cache).length, 3);
+		fs.writeFileSync(flag, '');
+		s = await session(config, cache);
+		// The catalogue cannot know yet.
+		assert.deepEqual(sc(await s.open('b')).from_catalogue, ['good', 'm']);
+		assert.deepEqual(sc(await s.open('solo')).from_catalogue, ['only']);
+		await L.waitFor(() => /b\/m: exited with status 3/.test(s.stderrTail) && /solo\/only: exited with status 3/.test(s.stderrTail), T(5000), 'both failures');
+		const again = sc(await s.open('b'));
+		assert.equal(again.servers_connected, 1);
+		assert.equal(again.from_catalogue, undefined, JSON.stringify(again).slice(0, 300));
+		assert.deepEqual(again.servers_failed?.map((x) => x.server), ['m'], JSON.stringify(again).slice(0, 300));
+		assert.match(again.servers_failed[0].error, /exited with status 3.*broken on purpose/);
+		assert.ok(!again.tools.some((x) => x.source_server === 'm'), 'none of its tools');
+		const solo = await s.open('solo');
+		assert.equal(solo.json.result.isError, true, solo.text.slice(0, 300));
+		assert.match(H.text(solo), /^Failed to open toolbox 'solo': no server could be started\.\n- server 'only': exited with status 3/);
+		await finish(s);
+		assert.equal(s.stderrTail.match(/catalogue: (b\/m|solo\/only) failed to start; its entry is removed/g)?.length, 2, s.stderrTail);
+		assert.equal(entries(cache).length, 1, 'the good server\'s entry is left');
+		// Later sessions hear of the failure at once.
+		s = await session(config, cache);
+		const later = sc(await s.open('b'));
+		assert.ok(!(later.from_catalogue ?? []).includes('m'), JSON.stringify(later).slice(0, 300));
+		assert.deepEqual(later.servers_failed?.map((x) => x.server), ['m']);
+		await finish(s);
+	});
+
+	test('--probe declares roots, sampling and elicitation as a typical client does; an entry is given only to a client that declares what its server was told (server-everything offers tools by them)', { timeout: T(120000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const env = withCache(cache);
+		const file = L.writeConfig({ toolboxes: { ev: { description: 'everything', mcpServers: { everything: L.everythingServer() } } } });
+		const GATED = ['trigger-elicitation-request', 'trigger-sampling-request', 'get-roots-list'];
+		const names = (open) => open.tools.map((x) => x.name);
+		let p = L.runCli(['--probe', '-c', file, 'ev'], { env, timeout: T(30000) });
+		assert.equal(p.status, 0, p.all);
+		let s = H.startSession(file, { env });
+		await s.initialize('2025-11-25', TYPICAL);
+		let open = sc(await s.open('ev'));
+		assert.deepEqual(open.from_catalogue, ['everything']);
+		for (const g of GATED)
+			assert.ok(names(open).includes(g), `${g} in ${names(open)}`);
+		await finish(s);
+		// The SDK client, declaring nothing: not the probe's entry, and
+		// the server's own list has none of those tools.
+		let wb = await L.startWorkbench(file, { env });
+		open = L.resultJson(await wb.openToolbox('ev'));
+		assert.equal(open.from_catalogue, undefined);
+		for (const g of GATED)
+			assert.ok(!names(open).includes(g), g);
+		await wb.close();
+		// Sampling only: an entry of its own, from its second session on.
+		for (const round of [0, 1]) {
+			wb = await L.startWorkbench(file, { env, capabilities: { sampling: {} } });
+			open = L.resultJson(await wb.openToolbox('ev'));
+			assert.deepEqual(open.from_catalogue, round === 0 ? undefined : ['everything'], `round ${round}`);
+			assert.ok(names(open).includes('trigger-sampling-request'));
+			assert.ok(!names(open).includes('trigger-elicitation-request'));
+			await wb.close();
+		}
+		// --capabilities: the probe as a client with URL elicitation,
+		// which the server offers a tool of its own for.
+		p = L.runCli(['--probe', '--capabilities', '{"elicitation":{"url":{}}}', '-c', file, 'ev'], { env, timeout: T(30000) });
+		assert.equal(p.status, 0, p.all);
+		wb = await L.startWorkbench(file, { env, capabilities: { elicitation: { url: {} } } });
+		open = L.resultJson(await wb.openToolbox('ev'));
+		assert.deepEqual(open.from_catalogue, ['everything']);
+		assert.ok(names(open).includes('trigger-url-elicitation'), names(open).join(' '));
+		assert.ok(!names(open).includes('trigger-sampling-request'));
+		await wb.close();
+		// A 2026-07-28 client is given the entry of what its request
+		// declares.
+		await E.withV2(file, 'pin', { env, capabilities: TYPICAL }, async (v2) => {
+			open = L.resultJson(await v2.openToolbox('ev'));
+			assert.deepEqual(open.from_catalogue, ['everything']);
+			for (const g of GATED)
+				assert.ok(names(open).includes(g), g);
+			// Its server's own list arrives meanwhile.
+			await L.waitFor(async () => L.resultJson(await v2.openToolbox('ev')).from_catalogue === undefined, T(10000), 'the server\'s list');
+		});
+		// Whatever that server was told, the list it gave is stored under
+		// that, not under the entry read for the request: a client that
+		// declares what the probe did still gets the probe's tools.
+		s = H.startSession(file, { env });
+		await s.initialize('2025-11-25', TYPICAL);
+		open = sc(await s.open('ev'));
+		assert.deepEqual(open.from_catalogue, ['everything']);
+		for (const g of GATED)
+			assert.ok(names(open).includes(g), `${g} in ${names(open)}`);
+		await finish(s);
+		p = L.runCli(['--probe', '--capabilities', '[]', '-c', file, 'ev'], { env });
+		assert.equal(p.status, 2);
+		assert.match(p.stderr, /--capabilities: expected a JSON object/);
+		p = L.runCli(['--capabilities', '{}', '-c', file], { env });
+		assert.equal(p.status, 2);
+		assert.match(p.stderr, /--capabilities goes with --probe/);
 	});
 });
 
@@ -206,7 +388,7 @@ describe('search_tools', () => {
 		assert.equal(p.status, 0, p.all);
 		assert.equal(entries(cache).length, 3);
 		const s = H.startSession(file, { env: withCache(cache) });
-		await s.initialize();
+		await s.initialize('2025-11-25', TYPICAL);
 		const list = await s.request('tools/list', {});
 		assert.ok(list.json.result.tools.some((x) => x.name === 'search_tools'));
 		const t0 = Date.now();
@@ -216,6 +398,7 @@ describe('search_tools', () => {
 		const top = r.results.slice(0, 3).map((x) => x.name);
 		assert.ok(top.every((n) => /^read_/.test(n)), `the filesystem's read tools first: ${top}`);
 		assert.equal(r.results[0].toolbox_open, false);
+		assert.equal(r.results[0].listed_for_other_capabilities, undefined, 'the entries are this client\'s');
 		assert.ok(!r.results[0].description.includes('\n') && r.results[0].description.length <= 241);
 		assert.deepEqual(r.not_indexed, ['never']);
 		assert.ok(r.results.length <= 10);
@@ -227,6 +410,54 @@ describe('search_tools', () => {
 		assert.equal(s.pids.size, 0, 'no server started');
 		assert.deepEqual(H.children(s.pid), [], 'no child process');
 		assert.ok(took < T(2000), `answered in ${took} ms`);
+		await finish(s);
+	});
+
+	test('word forms meet, stop words count for nothing, descriptions are searched (real servers)', { timeout: T(60000) }, async () => {
+		const cache = L.makeTempDir('wb-cat-');
+		const file = L.writeConfig(makeConfig());
+		const p = L.runCli(['--probe', '-c', file, 'ev', 'mem', 'fs'], { env: withCache(cache), timeout: T(30000) });
+		assert.equal(p.status, 0, p.all);
+		const s = H.startSession(file, { env: withCache(cache) });
+		await s.initialize();
+		const search = async (query, limit = 50) => sc(await s.call('search_tools', { query, limit })).results;
+		const show = (r) => JSON.stringify(r.map((x) => `${x.toolbox}/${x.name}`));
+		// "entity" is in no tool's words as such: the memory server has
+		// create_entities and delete_entities, and "entities" in the
+		// descriptions of three more.  The names count twice: those two first.
+		const entity = await search('entity');
+		assert.deepEqual(entity.slice(0, 2).map((x) => x.name).sort(), ['create_entities', 'delete_entities'], show(entity));
+		assert.ok(entity.every((x) => x.toolbox === 'mem' && /entit/i.test(`${x.name} ${x.description}`)), show(entity));
+		assert.deepEqual(entity.map((x) => x.name).sort(), ['add_observations', 'create_entities', 'create_relations', 'delete_entities',
+		    'delete_observations'], show(entity));
+		// This client declared nothing; --probe's entries are for a
+		// typical client, and the answer says so.
+		assert.ok(entity.every((x) => x.listed_for_other_capabilities === true), show(entity));
+		// Plural and other forms in the query meet the same tools.
+		assert.deepEqual(await search('entities'), entity);
+		// "an" is in descriptions of the filesystem and everything servers:
+		// a stop word, it ranks nothing, so the answer is that of "entity"
+		// alone ("remember" is in no tool of these servers).
+		assert.deepEqual(await search('remember an entity'), entity);
+		assert.deepEqual(await search('an entity of the'), entity);
+		assert.deepEqual(await search('an the of a'), [], 'stop words alone find nothing');
+		// Only a description says "active voice" (create_relations'):
+		// descriptions are searched, not names alone.
+		const voice = await search('active voice');
+		assert.equal(voice[0]?.name, 'create_relations', show(voice));
+		assert.equal(voice[0].toolbox, 'mem');
+		assert.ok(!/active|voice/.test(voice[0].name));
+		// Forms on the tool's side too: "creating relation" finds
+		// create_relations first (create, relations).
+		assert.equal((await search('creating relation'))[0]?.name, 'create_relations');
+		assert.equal(s.pids.size, 0, 'no server started');
+		// The typical client's entry never answers this client's open:
+		// the server starts and answers for itself.
+		const o = await s.open('mem', T(20000));
+		const osc = o.json?.result?.structuredContent;
+		assert.equal(osc?.servers_connected, 1, o.text.slice(0, 300));
+		assert.equal(osc.from_catalogue, undefined, 'not answered from another client\'s entry');
+		assert.equal((await search('entity'))[0]?.listed_for_other_capabilities, undefined, 'its own list now');
 		await finish(s);
 	});
 

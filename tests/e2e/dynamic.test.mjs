@@ -192,10 +192,18 @@ describe('native tool entries', () => {
 		await withWorkbench(config, {}, async (wb) => {
 			await openOk(wb, 'ev');
 			// server-everything registers a few tools after initialize and
-			// announces them; let the workbench catch up before comparing.
+			// announces them; the workbench catches up: until the list and
+			// the open agree, and stay so.
+			let tools;
+			let json;
+			const agree = async () => {
+				({ tools } = await wb.client.listTools());
+				json = await openOk(wb, 'ev');
+				return tools.length === META.length + json.tools.length;
+			};
+			await L.waitFor(agree, 10000, 'tools/list and open_toolbox to agree', 200);
 			await L.sleep(600);
-			const { tools } = await wb.client.listTools();
-			const json = await openOk(wb, 'ev');
+			await L.waitFor(agree, 10000, 'tools/list and open_toolbox to agree', 200);
 			assert.ok(json.tools.length >= 10, `tools: ${json.tools.map((t) => t.name)}`);
 			assert.deepEqual(tools.map((t) => t.name),
 			    [...META, ...json.tools.map((t) => nativeName('ev', 'everything', t.name))]);
@@ -373,8 +381,9 @@ describe('native calls', () => {
 				assert.deepEqual(names, [...META, ...[...FIXED_TOOLS, LONG60].map((t) => nativeName('dev', 'server', t))]);
 			}
 			await wb.openToolbox('dev');
-			await L.sleep(200);
 			const lines = (s) => wb.stderr.split('\n').filter((l) => l.includes(s) && !l.startsWith('[dev/server] '));
+			await L.waitFor(() => [LONG60, SPACED, HUGE].every((n) => lines(n).length > 0), 5000, 'the warnings');
+			await L.sleep(200);
 			assert.equal(lines(LONG60).length, 1, `one warning about the long name:\n${wb.stderr}`);
 			assert.equal(lines(SPACED).length, 1, `one warning about the name with a space:\n${wb.stderr}`);
 			assert.equal(lines(HUGE).length, 1, `one warning about the name over 128:\n${wb.stderr}`);

@@ -60,7 +60,7 @@ export function forget(s) {
 // Kill every session still running and every process group we saw.
 export function cleanupAll() {
 	for (const s of live)
-		killQuietly(s.pid, 'SIGKILL');
+		L.killWorkbench(s.pid, 'cleanup');
 	live.clear();
 	for (const pid of seenPids) {
 		killQuietly(-pid, 'SIGKILL');
@@ -359,7 +359,7 @@ export function startSession(config, opts = {}) {
 		}
 		const r = await L.within(s.exited, ms);
 		if (r === null)
-			killQuietly(s.pid, 'SIGKILL');
+			L.killWorkbench(s.pid, `escalation: no exit within ${ms} ms of stdin's end`);
 		return r;
 	};
 	return s;

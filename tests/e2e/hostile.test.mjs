@@ -979,6 +979,57 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	test('a real server whose every line comes after 20,000 lines of `yes garbage`: a few warnings, then counts; every answer gets through', { timeout: T(60000) }, async () => {
+		// server-everything (the SDK's) behind a shell loop that writes
+		// `yes garbage | head -n 20000` before each line the server writes.
+		const GARBAGE = 20000;
+		const ev = L.everythingServer();
+		const loop = `"$@" | while IFS= read -r l; do yes garbage | head -n ${GARBAGE}; printf '%s\\n' "$l"; done`;
+		const config = { toolboxes: { b: box({ noisy: { command: 'sh', args: ['-c', loop, 'sh', ev.command, ...ev.args] } }) } };
+		let ours = 0;		// Bytes of the workbench's own lines on stderr.
+		const warned = [];
+		const counts = [];
+		const s = await opened(config, 'b', {
+			onStderrLine: (l) => {
+				if (!l.startsWith('mcp-workbench: '))
+					return;
+				ours += l.length + 1;
+				if (l.startsWith('mcp-workbench: b/noisy: ignoring a line that is not a JSON-RPC message (7 bytes)'))
+					warned.push(l);
+				const m = l.match(/^mcp-workbench: b\/noisy: (\d+) more warnings? like the above in the last (\d+) s, not shown$/);
+				if (m)
+					counts.push(Number(m[1]));
+			},
+		});
+		for (let i = 0; i < 5; i++)
+			assertText(await s.useTool('b', 'noisy', 'echo', { message: `m${i}` }, 10000), `Echo: m${i}`);
+		await finish(s);
+		// initialize, tools/list (and the other lists), five calls: at least
+		// seven lines of the server, each after its garbage, all read.
+		const total = warned.length + counts.reduce((a, b) => a + b, 0);
+		assert.equal(warned.length, 5, `the first five are shown: ${warned.length}`);
+		assert.ok(counts.length >= 1 && total >= 7 * GARBAGE, `counted: ${counts} (${total} lines)`);
+		assert.ok(ours < 4096, `the workbench wrote ${ours} bytes on stderr for ${total} garbage lines`);
+	});
+
+	test('warnings held back are counted when their interval ends, the server running and quiet', { timeout: T(40000) }, async () => {
+		const config = { toolboxes: { b: box({ fx: L.fixtureServer() }) } };
+		const lines = [];
+		const s = await opened(config, 'b', { onStderrLine: (l) => lines.push(l) });
+		const t0 = Date.now();
+		assertText(await s.useTool('b', 'fx', 'send', { lines: Array(8).fill('not json') }), 'sent 8');
+		// Nothing else happens: the workbench's own timer brings the count.
+		await L.waitFor(() => lines.some((l) => / b\/fx: \d+ more warnings? like/.test(l)), T(20000), 'the count');
+		const took = Date.now() - t0;
+		const ours = lines.filter((l) => l.startsWith('mcp-workbench: b/fx: '));
+		assert.deepEqual(ours.map((l) => l.replace(/\(\d+ bytes\)/, '(N bytes)')),
+		    [...Array(5).fill('mcp-workbench: b/fx: ignoring a line that is not a JSON-RPC message (N bytes)'),
+			'mcp-workbench: b/fx: 3 more warnings like the above in the last 10 s, not shown']);
+		assert.ok(took >= 9000, `the count came after ${took} ms, before the interval of 10 s ended`);
+		assertText(await s.useTool('b', 'fx', 'send', { lines: ['{"jsonrpc":"2.0","id":"nobody"}'] }), 'sent 1');
+		await finish(s);
+	});
+
 	test('a server writing 100,000 levels of nesting blocks nobody', { timeout: T(30000) }, async () => {
 		const s = await opened();
 		await s.sendLine(useToolLine('"deep"', 'b', 'a', 'garbage_lines', { depth: 100000 }));

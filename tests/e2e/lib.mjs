@@ -42,6 +42,25 @@ function killQuietly(pid, sig) {
 	}
 }
 
+// A workbench ended with SIGKILL leaves valgrind no time to write its
+// summary (make valgrind): each such kill is noted in $WB_TEST_KILLED with
+// its reason, so that tests/valgrind.sh tells a deliberate kill from a
+// workbench that would not exit or crashed.  Reasons: "deliberate ..." (a
+// test of being killed), "escalation ..." (it did not exit in time: a
+// failure), "cleanup" (still running when its suite ended).
+export function killWorkbench(pid, reason) {
+	if (!killQuietly(pid, 'SIGKILL'))
+		return false;
+	if (process.env.WB_TEST_KILLED) {
+		try {
+			fs.appendFileSync(process.env.WB_TEST_KILLED, `${pid} ${reason}\n`);
+		} catch {
+			// The verdict then is "no summary, no reason": a failure.
+		}
+	}
+	return true;
+}
+
 function notePids(text) {
 	for (const m of text.matchAll(/(?:mock|fixture)-server: started pid=(\d+)/g))
 		mockPgids.add(Number(m[1]));
@@ -50,7 +69,7 @@ function notePids(text) {
 export function cleanup() {
 	for (const p of liveProcs) {
 		if (p.exitCode === null && p.signalCode === null)
-			killQuietly(p.pid, 'SIGKILL');
+			killWorkbench(p.pid, 'cleanup');
 	}
 	liveProcs.clear();
 	// Each mock server is a process group leader (setsid) if the
@@ -255,6 +274,48 @@ export function collectNotifications(client, schema) {
 	return c;
 }
 
+// Every message the client receives, in the order it came on the wire.
+// The SDK runs notification handlers a tick after it has handled an
+// answer: a notification that arrives together with its call's answer
+// reaches no handler (progress is then reported to onerror as for an
+// unknown token).  What the workbench sent, and in which order, is told
+// by this tap, whatever the client made of it.
+export function tapMessages(client) {
+	const t = client.transport;
+	const seen = [];
+	const next = t.onmessage;
+	t.onmessage = (m, extra) => {
+		seen.push(m);
+		next?.call(t, m, extra);
+	};
+	return seen;
+}
+
+// The progress sent on the wire for the one call of seen that asked for
+// it (the SDK's token is the request's id): the values before its answer,
+// and whether the answer came.
+export function wireProgress(seen) {
+	const progress = seen.filter((m) => m.method === 'notifications/progress');
+	const tokens = new Set(progress.map((m) => m.params.progressToken));
+	assert.ok(tokens.size <= 1, `progress for one call only: ${[...tokens]}`);
+	const id = [...tokens][0];
+	const answer = seen.findIndex((m) => m.id === id && m.method === undefined);
+	return {
+		answered: answer >= 0,
+		before: (answer < 0 ? progress : seen.slice(0, answer).filter((m) =>
+		    m.method === 'notifications/progress')).map((m) => m.params.progress),
+	};
+}
+
+// Errors the SDK reports for progress that came with its call's answer
+// (see tapMessages), removed from errors; the rest stay.
+export function dropLateProgressErrors(errors) {
+	for (let i = errors.length - 1; i >= 0; i--)
+		if (/progress notification for an unknown token/.test(String(errors[i]?.message)))
+			errors.splice(i, 1);
+	return errors;
+}
+
 // The error an SDK call must throw (assertion failure when it resolves).
 export async function rejection(promise, what = 'call') {
 	try {
@@ -311,7 +372,7 @@ export async function startWorkbench(config, opts = {}) {
 			// ignore
 		}
 		if (proc && proc.exitCode === null)
-			killQuietly(proc.pid, 'SIGKILL');
+			killWorkbench(proc.pid, 'escalation: no exit after a failed connect');
 		e.message += `\nworkbench stderr:\n${stderr}`;
 		throw e;
 	}
@@ -355,7 +416,7 @@ export async function startWorkbench(config, opts = {}) {
 				// fall through to the kill
 			}
 			if (proc.exitCode === null && proc.signalCode === null)
-				killQuietly(proc.pid, 'SIGKILL');
+				killWorkbench(proc.pid, 'escalation: no exit within 6 s of client.close()');
 			liveProcs.delete(proc);
 			notePids(stderr);
 		},
@@ -526,7 +587,7 @@ export function startRaw(config, opts = {}) {
 			}
 			const r = await within(exited, ms);
 			if (r === null)
-				killQuietly(proc.pid, 'SIGKILL');
+				killWorkbench(proc.pid, `escalation: no exit within ${ms} ms of stdin's end`);
 			liveProcs.delete(proc);
 			notePids(stderr);
 			return r;

@@ -243,9 +243,10 @@ describe('nothing is written into a streamed line', () => {
 	// Two streamed answers from two servers, 50 small answers, 200 log
 	// notifications, progress, and the workbench's own answers, all at
 	// once; with the client reading, then with it not reading for 300 ms.
-	async function burst(wb, paused, msgs) {
+	async function burst(wb, paused, msgs, wire) {
 		const tag = paused ? 'p' : 'r';
 		const seen = [];
+		wire.length = 0;
 		const calls = {
 			big: wb.useTool('b', 'a', 'big', { bytes: BIG }),
 			bigLast: wb.useTool('b', 'ok', 'big_id_last', { bytes: BIG }),
@@ -273,13 +274,19 @@ describe('nothing is written into a streamed line', () => {
 		assertXs(text(got.bigLast), BIG, `${what}: big_id_last`);
 		assert.deepEqual(got.echoes.map((r) => text(r)), Array.from({ length: 50 }, (_, i) => `${tag}${i}`), `${what}: echoes`);
 		assert.equal(text(got.logs), 'ok', `${what}: log_flood`);
-		await L.sleep(50);
+		// The SDK hands notifications over a tick after the answers.
+		await msgs.waitCount(200, T(5000));
 		assert.equal(msgs.count, 200, `${what}: log notifications`);
 		msgs.list.forEach((m, i) => assert.equal(m.params.data, `${i} ${'l'.repeat(1000)}`, `${what}: log ${i}`));
 		msgs.reset();
 		assertOk(got.progress, `${what}: progress:`);
 		assert.deepEqual(JSON.parse(text(got.progress)).steps, 10);
-		assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], `${what}: progress notifications`);
+		// Every progress went before the answer, in order; the client may
+		// have seen the last ones come with it (L.tapMessages).
+		const sent = L.wireProgress(wire);
+		assert.ok(sent.answered, `${what}: the progress call's answer on the wire`);
+		assert.deepEqual(sent.before, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], `${what}: progress notifications`);
+		assert.deepEqual(seen, sent.before.slice(0, seen.length), `${what}: progress reported in order`);
 		assert.deepEqual(got.pings, Array(5).fill({}), `${what}: pings`);
 		assertOk(got.open, `${what}: open_toolbox:`);
 		assert.equal(got.open.structuredContent.servers_connected, 3, `${what}: open_toolbox`);
@@ -290,9 +297,11 @@ describe('nothing is written into a streamed line', () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const errors = watchErrors(wb.client);
 			const msgs = L.collectNotifications(wb.client, LoggingMessageNotificationSchema);
+			const wire = L.tapMessages(wb.client);
 			await openOk(wb, 'b');
 			for (const paused of [false, true, false]) {
-				await burst(wb, paused, msgs);
+				await burst(wb, paused, msgs, wire);
+				L.dropLateProgressErrors(errors);
 				assert.deepEqual(describeErrors(errors), '[]', `client errors (${paused ? 'paused' : 'reading'})`);
 			}
 		});
@@ -545,6 +554,17 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		return r.structuredContent.tools;
 	}
 
+	// open_toolbox again until the server's own list answers it (not the
+	// catalogue's): the server starts and lists in the background.
+	async function openListed(s) {
+		let l;
+		await L.waitFor(async () => {
+			l = await s.open('big');
+			return l.json?.result?.structuredContent?.from_catalogue === undefined;
+		}, T(15000), 'an open answered from the server\'s own list', 100);
+		return l;
+	}
+
 	async function openPaused(s) {
 		await s.initialize();
 		s.pause();
@@ -622,10 +642,8 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 			const tools = answerTools(l, `open_toolbox (paused: ${paused})`);
 			assert.ok(tools.length >= NTOOLS);
 			// The server starts meanwhile and lists its tools (the same).
-			await L.sleep(SETTLE);
-			const again = await s.open('big');
+			const again = await openListed(s);
 			assert.equal(answerTools(again, 'open_toolbox, again').length, tools.length);
-			assert.equal(again.json.result.structuredContent.from_catalogue, undefined, 'the server listed its tools');
 			if (!paused)
 				hwms.push(H.hwmKb(s.pid));
 			else {
@@ -649,7 +667,10 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		assert.equal(first.json?.id, 'o', `the first line answers ${JSON.stringify(first.json?.id)}`);
 		const before = answerTools(first, 'open_toolbox, before').length;
 		await s.waitId('c', T(5000));
-		const again = answerTools(await s.open('big'), 'open_toolbox, after');
+		// The server is listed again meanwhile.
+		let again;
+		await L.waitFor(async () => (again = answerTools(await s.open('big'), 'open_toolbox, after')).length === before + 1,
+		    T(10000), 'the added tool listed by a later open', 100);
 		assert.equal(again.length, before + 1, 'the added tool is listed by the next open');
 		await finish(s);
 	});

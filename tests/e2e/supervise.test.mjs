@@ -1,7 +1,7 @@
 // Issue 19: supervision.  Idle servers are stopped and started again on
 // demand; servers and what they started die with the workbench, even when
 // it is killed with SIGKILL; --probe reports how each server starts; a
-// missing configuration says where its path came from.  (Backoff of
+// configuration that cannot be read says why and where its path came from.  (Backoff of
 // automatic restarts: hostile.test.mjs.)
 
 import fs from 'node:fs';
@@ -110,7 +110,7 @@ describe('no orphans', () => {
 		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		const guardians = H.guardians(s.pid);
 		assert.equal(guardians.length, 1, 'one guardian process');
-		process.kill(s.pid, 'SIGKILL');
+		assert.ok(L.killWorkbench(s.pid, 'deliberate: the no-orphans tests'));
 		await L.within(s.exited, T(3000));
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0 &&
 		    pids.every((p) => !L.pidAlive(p)), T(4000), 'every server and the grandchild gone');
@@ -125,7 +125,7 @@ describe('no orphans', () => {
 		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
 		assert.equal(H.guardians(s.pid).length, 1);
 		const closed = new Promise((resolve) => s.proc.stdout.once('close', resolve));
-		process.kill(s.pid, 'SIGKILL');
+		assert.ok(L.killWorkbench(s.pid, 'deliberate: the no-orphans tests'));
 		assert.notEqual(await L.within(closed.then(() => true), T(2000)), null, 'stdout closed');
 		await L.waitFor(() => H.survivors([...s.pids]).length === 0, T(4000), 'the server gone');
 		H.forget(s);
@@ -195,15 +195,49 @@ describe('--probe', () => {
 	});
 });
 
-describe('a missing configuration', () => {
-	test('says where its path came from, and how to name one', () => {
+describe('a configuration that cannot be read', () => {
+	test('a missing file says where its path came from, and how to name one', () => {
 		const dir = L.makeTempDir();
 		let r = L.runCli([], { cwd: dir });
 		assert.equal(r.status, 1, r.all);
-		assert.match(r.stderr, /no configuration: workbench-config\.json is the default \(no -c FILE was given and WORKBENCH_CONFIG is not set\); name one with -c FILE/);
+		assert.match(r.stderr, /^mcp-workbench: no configuration: workbench-config\.json \(the default: no -c FILE was given and WORKBENCH_CONFIG is not set\) does not exist; name one with -c FILE$/m);
 		assert.match(r.stderr, /usage: mcp-workbench \[-c FILE\]/);
 		r = L.runCli([], { cwd: dir, env: { ...process.env, WORKBENCH_CONFIG: path.join(dir, 'gone.json') } });
 		assert.equal(r.status, 1, r.all);
-		assert.match(r.stderr, /gone\.json is from WORKBENCH_CONFIG/);
+		assert.match(r.stderr, /no configuration: \S*gone\.json \(from WORKBENCH_CONFIG\) does not exist; name one with -c FILE/);
+	});
+
+	test('-c FILE says that FILE does not exist, or why it cannot be read, on one line', () => {
+		const dir = L.makeTempDir();
+		const missing = path.join(dir, 'nonexistent.json');
+		const dangling = path.join(dir, 'dangling.json');
+		fs.symlinkSync(missing, dangling);
+		const big = path.join(dir, 'big.json');
+		fs.writeFileSync(big, '');
+		fs.truncateSync(big, 16 * 1024 * 1024 + 1);
+		const cases = [
+			[missing, 'does not exist'],
+			[dangling, 'is a symbolic link to a file that does not exist'],
+			[dir, 'cannot be read: Is a directory'],
+			[path.join(big, 'x.json'), 'cannot be read: Not a directory'],
+			// Unreadable, for root too: reading a process's memory at
+			// address 0 fails.
+			['/proc/self/mem', 'cannot be read: Input/output error'],
+			[big, 'cannot be read: larger than 16 MiB'],
+		];
+		for (const [file, why] of cases) {
+			for (const args of [['-c', file], ['--check', '-c', file], ['--probe', '-c', file]]) {
+				const r = L.runCli(args);
+				assert.equal(r.status, 1, r.all);
+				assert.equal(r.stdout, '');
+				assert.equal(r.stderr, `mcp-workbench: no configuration: ${file} (given with -c) ${why}\n`, args.join(' '));
+			}
+		}
+		// A file that is there and wrong is still invalid, not missing.
+		const bad = path.join(dir, 'bad.json');
+		fs.writeFileSync(bad, '{');
+		const r = L.runCli(['-c', bad]);
+		assert.equal(r.status, 1, r.all);
+		assert.match(r.stderr, /bad\.json:1:2: JSON syntax error \(unexpected end of file\)\nmcp-workbench: \S*bad\.json: configuration is invalid\n$/);
 	});
 });

@@ -225,6 +225,7 @@ describe('open_toolbox', () => {
 			assert.deepEqual(L.resultJson(a).tools, L.resultJson(b).tools);
 			const c = await openOk(wb, 'dev');
 			assert.deepEqual(c.tools, L.resultJson(a).tools);
+			await L.waitFor(() => starts(wb, 'dev', 'beta').length > 0 && starts(wb, 'dev', 'alpha').length > 0, 5000, 'the starts on stderr');
 			await L.sleep(300);
 			assert.equal(starts(wb, 'dev', 'alpha').length, 1, `one start of alpha:\n${wb.stderr}`);
 			assert.equal(starts(wb, 'dev', 'beta').length, 1, `one start of beta:\n${wb.stderr}`);
@@ -247,7 +248,7 @@ describe('open_toolbox', () => {
 
 	test('open_toolbox does not block the loop', T, async () => {
 		const config = {
-			toolboxes: { slow: box({ late: L.mock('--init-delay', '1500') }), fast: box({ mock: L.mock() }) },
+			toolboxes: { slow: box({ late: L.mock('--init-delay', '3000') }), fast: box({ mock: L.mock() }) },
 		};
 		await withWorkbench(config, {}, async (wb) => {
 			await openOk(wb, 'fast');
@@ -256,13 +257,12 @@ describe('open_toolbox', () => {
 				opened = Date.now();
 				return r;
 			});
-			await L.sleep(100);
-			const t0 = Date.now();
+			await wb.waitStderr(/\[slow\/late\] [^\n]*started pid=/);
 			await wb.client.ping();
 			const e = await wb.useTool('fast', 'mock', 'echo', { message: 'meanwhile' });
 			assert.equal(text(e), 'meanwhile');
-			assert.ok(Date.now() - t0 < 800, 'ping and a call were served while the toolbox opened');
-			assert.equal(opened, 0, 'the open was still in progress');
+			// A loop blocked by the open would have answered it first.
+			assert.equal(opened, 0, 'ping and a call were served while the toolbox opened');
 			assertOk(await p);
 		});
 	});
@@ -534,6 +534,7 @@ describe('use_tool', () => {
 			const again = await wb.useTool('dev', 'mock', 'echo', { message: 'back' });
 			assertOk(again);
 			assert.equal(text(again), 'back');
+			await L.waitFor(() => starts(wb, 'dev', 'mock').length >= 2, 5000, 'the restart on stderr');
 			await L.sleep(200);
 			assert.equal(starts(wb, 'dev', 'mock').length, 2, 'restarted once');
 
@@ -542,6 +543,7 @@ describe('use_tool', () => {
 			await L.sleep(200);
 			const json = await openOk(wb, 'dev');
 			assert.equal(json.servers_connected, 1);
+			await L.waitFor(() => starts(wb, 'dev', 'mock').length >= 3, 5000, 'the restart on stderr');
 			await L.sleep(200);
 			assert.equal(starts(wb, 'dev', 'mock').length, 3, 'reopen restarted the crashed server');
 			assertOk(await wb.useTool('dev', 'mock', 'echo', { message: 'x' }));
@@ -723,6 +725,13 @@ describe('shutdown', () => {
 		return pgids;
 	}
 
+	// Every server and what it started gone, soon (they are being reaped).
+	async function waitGone(pgids) {
+		await L.waitFor(() => pgids.every((g) => !L.pidAlive(g) && L.groupMembers(g).length === 0), 3000,
+		    'every server process gone').catch(() => {});
+		assertGone(pgids);
+	}
+
 	function assertGone(pgids) {
 		for (const g of pgids) {
 			assert.equal(L.pidAlive(g), false, `server ${g} still alive`);
@@ -740,8 +749,7 @@ describe('shutdown', () => {
 			assert.ok(r, 'workbench did not exit on stdin EOF');
 			assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
 			assert.equal(r.code, 0);
-			await L.sleep(100);
-			assertGone(pgids);
+			await waitGone(pgids);
 		} finally {
 			await wb.close();
 		}
@@ -757,8 +765,7 @@ describe('shutdown', () => {
 				const r = await L.within(wb.exited, 4000);
 				assert.ok(r, `workbench did not exit on ${sig}`);
 				assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
-				await L.sleep(100);
-				assertGone(pgids);
+				await waitGone(pgids);
 			} finally {
 				await wb.close();
 			}

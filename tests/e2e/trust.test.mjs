@@ -312,7 +312,7 @@ describe('the guardian (item 8)', () => {
 		assert.equal(l.json?.result?.isError, undefined, l.text.slice(0, 300));
 		const grandchildren = [...s.grandchildren];
 		const pids = [...s.pids];
-		process.kill(s.pid, 'SIGKILL');
+		assert.ok(L.killWorkbench(s.pid, 'deliberate: a guardian replaced, then the workbench killed'));
 		await L.within(s.exited, T(3000));
 		await L.waitFor(() => grandchildren.every((p) => !L.pidAlive(p)), T(4000),
 		    `the grandchildren ${grandchildren} gone`);
