@@ -51,7 +51,8 @@ struct park {
 	size_t		 bytes;		/* Of the asked bodies, at most a message. */
 	int		 next_key;
 	bool		 ended;		/* The call is over: */
-	struct buf	 answer;	/* its answer, */
+	char		*answer;	/* its answer, */
+	size_t		 alen;
 	char		*failed;	/* or why it failed. */
 };
 
@@ -66,11 +67,22 @@ struct ask {
 
 static struct park *parks[PARKED_MAX];
 static int nparks;
+static size_t parked_bytes;		/* Their questions and answers. */
 static struct json j;			/* A stored answer, or responses. */
 
 /*
  * Parked calls.
  */
+/*
+ * What parked calls may hold in all, their servers' questions and answers
+ * together: a few large answers, not PARKED_MAX of them.
+ */
+static size_t
+park_room(void)
+{
+	return 2 * wb.cfg.max_message;
+}
+
 /* A state nobody can guess: random bytes, in hex, after our prefix. */
 static bool
 mint(struct park *p)
@@ -92,6 +104,7 @@ static void
 asked_remove(struct park *p, int i)
 {
 	p->bytes -= p->asked[i].blen;
+	parked_bytes -= p->asked[i].blen;
 	free(p->asked[i].sid);
 	free(p->asked[i].body);
 	memmove(&p->asked[i], &p->asked[i + 1],
@@ -121,8 +134,9 @@ park_free(struct park *p)
 	if (i < nparks)
 		parks[i] = parks[--nparks];
 	asked_refuse_all(p, "the client did not answer");
+	parked_bytes -= p->alen;
 	text_free(&p->name);
-	buf_free(&p->answer);
+	free(p->answer);
 	free(p->failed);
 	free(p);
 }
@@ -214,9 +228,27 @@ park_call(struct request *r)
 	r->idle_at = r->hard_at = 0;
 }
 
-/* A question of the server's, kept for the client. */
-static bool
-park_ask(struct park *p, const struct json *js, int id, int method)
+/*
+ * A call whose first question was refused is not parked: it goes on as
+ * it was, its answer the client's.
+ */
+static void
+park_unused(struct request *r)
+{
+	if (r->park->nasked == 0 && r->cid.len > 0) {
+		park_free(r->park);
+		r->park = NULL;
+	}
+}
+
+/*
+ * A question of the server's, kept for the client; or why it cannot be,
+ * in why.  Its body is kept at its size, which is what parked_bytes
+ * counts.
+ */
+static const char *
+park_ask(struct park *p, const struct json *js, int id, int method,
+    struct buf *why)
 {
 	struct asked *a;
 	struct buf body = { 0 };
@@ -225,7 +257,7 @@ park_ask(struct park *p, const struct json *js, int id, int method)
 	int params = json_get(js, 0, "params");
 
 	if (p->nasked == ASKED_MAX)
-		return false;
+		return "too many requests for input in one call";
 	buf_puts(&body, "{\"method\":");
 	raw = json_raw(js, method, &len);
 	buf_put(&body, raw, len);
@@ -237,17 +269,26 @@ park_ask(struct park *p, const struct json *js, int id, int method)
 	buf_putc(&body, '}');
 	if (p->bytes + body.len > wb.cfg.max_message / 2) {
 		buf_free(&body);	/* Its InputRequiredResult must fit. */
-		return false;
+		return "its requests for input in one call are too large";
+	}
+	if (parked_bytes + body.len > park_room()) {
+		buf_free(&body);
+		buf_printf(why, "mcp-workbench keeps at most %zu bytes for "
+		    "calls waiting for the client's input (twice "
+		    "maxMessageBytes); try again once they are answered",
+		    park_room());
+		return buf_cstr(why);
 	}
 	a = &p->asked[p->nasked++];
 	raw = json_raw(js, id, &len);
 	a->sid = xstrndup(raw, len);
 	a->sidlen = len;
-	a->body = body.data;
+	a->body = xrealloc(body.data, body.len);
 	a->blen = body.len;
 	p->bytes += body.len;
+	parked_bytes += body.len;
 	a->key = ++p->next_key;
-	return true;
+	return NULL;
 }
 
 /*
@@ -280,8 +321,9 @@ bridge_server_request(struct server *s, const struct json *js, int id,
     int method)
 {
 	unsigned need = era_input_cap(js, method);
+	struct buf why = { 0 };
 	struct request *r;
-	const char *raw;
+	const char *raw, *refused;
 	size_t len;
 	int n;
 
@@ -296,21 +338,36 @@ bridge_server_request(struct server *s, const struct json *js, int id,
 	else if (r->park == NULL && (r->park = park_new(s, r)) == NULL)
 		relay_refuse(s, raw, len, -32603, "too many calls are waiting "
 		    "for the client's input");
-	else if (!park_ask(r->park, js, id, method))
-		relay_refuse(s, raw, len, -32603, "too many requests for "
-		    "input in one call, or too large");
-	else if (r->cid.len > 0)
+	else if ((refused = park_ask(r->park, js, id, method, &why)) != NULL) {
+		relay_refuse(s, raw, len, -32603, refused);
+		park_unused(r);
+	} else if (r->cid.len > 0)
 		park_call(r);
+	buf_free(&why);
 	return true;
 }
 
-/* The parked call's answer came: the retry will get it. */
+/*
+ * The parked call's answer came: the retry will get it, or, when it does
+ * not fit beside what other parked calls hold, why it did not.
+ */
 void
 bridge_answered(struct park *p, const char *line, size_t n)
 {
+	struct buf why = { 0 };
+
 	p->ended = true;
-	buf_put(&p->answer, line, n);
 	asked_refuse_all(p, "the call is over");
+	if (parked_bytes + n > park_room()) {
+		buf_printf(&why, "its answer (%zu bytes) did not fit in the %zu "
+		    "bytes mcp-workbench keeps for calls waiting for the "
+		    "client's retry (twice maxMessageBytes)", n, park_room());
+		p->failed = buf_cstr(&why);
+		return;
+	}
+	p->answer = xstrndup(line, n);
+	p->alen = n;
+	parked_bytes += n;
 }
 
 /* The parked call failed: the retry will be told why. */
@@ -331,9 +388,9 @@ park_deliver(struct park *p, const char *id, size_t idlen)
 
 	text_set(&t.cid, id, idlen);
 	text_set(&t.tool, text_get(&p->name), p->name.len);
-	if (p->failed == NULL && json_parse(&j, p->answer.data,
-	    p->answer.len) == JSON_OK)
-		call_answered(p->srv, &t, &j, p->answer.data, p->answer.len);
+	if (p->failed == NULL && json_parse(&j, p->answer, p->alen) ==
+	    JSON_OK)
+		call_answered(p->srv, &t, &j, p->answer, p->alen);
 	else
 		call_error(p->srv, &t, p->failed != NULL ? p->failed :
 		    "the call ended without an answer");

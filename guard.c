@@ -4,12 +4,26 @@
  * A server dies with us when we die (the parent-death signal), but what
  * it started (an npx wrapper's node, a shell's children) lives on in its
  * process group, and a SIGKILL gives us no chance to end those groups.
- * So a small guardian process, forked once at the first server's start,
- * learns each server's group through a pipe and, when that pipe reaches
- * end of file (we are gone: exit, crash or SIGKILL), ends every group it
- * still knows: SIGTERM, then SIGKILL after GUARD_KILL_MS.  It leaves our
- * session and ignores the signals that stop us, so a Ctrl-C or a TERM
- * sent to our group does not take it before its work is done.
+ * So a small guardian process, forked at the first server's start,
+ * learns each server's group through a socket and, when that socket
+ * reaches end of file (we are gone: exit, crash or SIGKILL), ends every
+ * group it still knows: SIGTERM, then SIGKILL after GUARD_KILL_MS.  It
+ * leaves our session and ignores the signals that stop us, so a Ctrl-C
+ * or a TERM sent to our group does not take it before its work is done.
+ *
+ * What the guardian knows follows a table kept here, one entry per group:
+ * a group is told once the socket takes the message (a full socket leaves
+ * it to be told when it drains, nothing dropped), and a guardian that
+ * dies is replaced at once and told every group again.
+ *
+ * The guardian signals groups, never a bare pid: it is not the servers'
+ * parent, so by the time it acts a pid of theirs may be another's.  A
+ * group comes with a pidfd of its leader, opened while the leader is our
+ * unreaped child; with it the kernel (Linux 6.9 and later) signals that
+ * very group, whatever became of its number.  Without (an older kernel,
+ * or a group told again after its leader was reaped), the group is
+ * signalled by its number, which no other group can have while any
+ * process of it lives; it is told as soon as it is gone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +31,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -28,10 +45,13 @@
 #define GUARD_KILL_MS	1000	/* SIGTERM -> SIGKILL, once we are gone */
 #define GUARD_STEP_MS	20	/* How often it looks meanwhile. */
 
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP	(1U << 2)	/* Linux 6.9 */
+#endif
+
 /* What the guardian is told about a server's process group. */
 enum guard_op {
-	GUARD_ADD,		/* Started: pid leads (or will lead) a group. */
-	GUARD_REAPED,		/* Its leader was waited for: never signal the pid. */
+	GUARD_ADD,		/* pid leads a group; a pidfd may come with it. */
 	GUARD_GONE		/* The group is gone: forget it. */
 };
 
@@ -40,33 +60,51 @@ struct guard_msg {
 	int32_t	op;
 };
 
+/* A group in our table: the guardian is to know it, or to forget it. */
+struct told {
+	pid_t	pgid;
+	bool	known;		/* The guardian was told of it, */
+	bool	gone;		/* and is to be told it is gone. */
+};
+
 /* A group the guardian knows. */
 struct guarded {
 	pid_t	pid;
-	bool	reaped;
+	int	pidfd;		/* Its leader's, or -1. */
 };
 
-static int guard_fd = -1;		/* Our end of the pipe. */
-static pid_t guard_pid;
-
-static void	guard_lost(void);
+static struct told *groups;
+static int ngroups, capgroups;
+static int guard_fd = -1;		/* Our end of the socket. */
+static pid_t guard_pid;			/* The guardian, while it lives. */
 
 /*
- * Signal a server's group; a child that has not reached setsid() yet has
- * no group, and is signalled by its pid instead, unless it was reaped
- * (then its pid may be another process's by now).
+ * The guardian.
  */
-void
-guard_signal(pid_t pgid, bool reaped, int sig)
+/*
+ * Signal a group: by its leader's pidfd where the kernel can, else by
+ * its number.  -1 with errno ESRCH when nothing is left in it.
+ */
+static int
+group_signal(const struct guarded *g, int sig)
 {
-	if (kill(-pgid, sig) < 0 && errno == ESRCH && !reaped)
-		kill(pgid, sig);
+#ifdef __NR_pidfd_send_signal
+	if (g->pidfd >= 0) {
+		if (syscall(__NR_pidfd_send_signal, g->pidfd, sig, NULL,
+		    PIDFD_SIGNAL_PROCESS_GROUP) == 0)
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -1;
+		/* A kernel before 6.9: by its number. */
+	}
+#endif
+	return kill(-g->pid, sig);
 }
 
 static bool
 group_alive(const struct guarded *g)
 {
-	return kill(-g->pid, 0) == 0 || (!g->reaped && kill(g->pid, 0) == 0);
+	return group_signal(g, 0) == 0 || errno == EPERM;
 }
 
 static void
@@ -85,7 +123,7 @@ guardian_end(struct guarded *g, int n)
 	int i, waited, alive;
 
 	for (i = 0; i < n; i++)
-		guard_signal(g[i].pid, g[i].reaped, SIGTERM);
+		(void)group_signal(&g[i], SIGTERM);
 	for (waited = 0; waited < GUARD_KILL_MS; waited += GUARD_STEP_MS) {
 		for (i = 0, alive = 0; i < n; i++)
 			alive += group_alive(&g[i]);
@@ -94,30 +132,69 @@ guardian_end(struct guarded *g, int n)
 		sleep_ms(GUARD_STEP_MS);
 	}
 	for (i = 0; i < n; i++)
-		guard_signal(g[i].pid, g[i].reaped, SIGKILL);
+		(void)group_signal(&g[i], SIGKILL);
 }
 
-/* Apply one message to the list of groups; returns its new length. */
+static void
+guarded_forget(const struct guarded *x)
+{
+	if (x->pidfd >= 0)
+		close(x->pidfd);
+}
+
+/* Apply one message (with the pidfd it brought) to the list of groups. */
 static int
-guardian_note(struct guarded **g, int n, int *cap, const struct guard_msg *m)
+guardian_note(struct guarded **g, int n, int *cap, const struct guard_msg *m,
+    int pidfd)
 {
 	int i;
 
 	for (i = 0; i < n && (*g)[i].pid != m->pid; i++)
 		;
-	if (m->op == GUARD_GONE && i < n)
+	if (m->op == GUARD_GONE && i < n) {
+		guarded_forget(&(*g)[i]);
 		(*g)[i] = (*g)[--n];
-	else if (m->op == GUARD_REAPED && i < n)
-		(*g)[i].reaped = true;
-	else if (m->op == GUARD_ADD && i == n) {
+	} else if (m->op == GUARD_ADD && i == n) {
 		if (n == *cap) {
 			*cap = *cap > 0 ? *cap * 2 : 16;
 			*g = xrealloc(*g, (size_t)*cap * sizeof(**g));
 		}
 		(*g)[n].pid = m->pid;
-		(*g)[n++].reaped = false;
+		(*g)[n++].pidfd = pidfd;
+		pidfd = -1;
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	return n;
+}
+
+/* One message and the descriptor it carries (or -1); false at the end. */
+static bool
+guardian_read(int fd, struct guard_msg *m, int *pidfd)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *c;
+	ssize_t r;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = sizeof(ctl.buf);
+	do
+		r = recvmsg(fd, &mh, 0);
+	while (r < 0 && errno == EINTR);
+	*pidfd = -1;
+	for (c = CMSG_FIRSTHDR(&mh); r > 0 && c != NULL;
+	    c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(pidfd, CMSG_DATA(c), sizeof(int));
+	return r == (ssize_t)sizeof(*m);
 }
 
 /* The guardian: read messages until we are gone, then end the groups. */
@@ -125,18 +202,13 @@ static void
 guardian(int fd)
 {
 	struct guarded *g = NULL;
-	struct guard_msg m;
-	int n = 0, cap = 0;
-	ssize_t r;
+	struct guard_msg m = { 0, 0 };
+	int n = 0, cap = 0, pidfd;
 
-	for (;;) {
-		r = read(fd, &m, sizeof(m));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r != (ssize_t)sizeof(m))
-			break;		/* End of file (or an error): we are gone. */
-		n = guardian_note(&g, n, &cap, &m);
-	}
+	while (guardian_read(fd, &m, &pidfd))
+		n = guardian_note(&g, n, &cap, &m, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	guardian_end(g, n);
 	_exit(0);
 }
@@ -174,6 +246,9 @@ guardian_setup(int fd)
 	proc_close_from(4);
 }
 
+/*
+ * Our side.
+ */
 static int
 guard_start(void)
 {
@@ -181,7 +256,7 @@ guard_start(void)
 	int p[2];
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) < 0)
 		return -1;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -198,43 +273,223 @@ guard_start(void)
 	}
 	guard_pid = pid;
 	guard_fd = p[1];
-	fcntl(guard_fd, F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
+/*
+ * A group leaves the table, which keeps its order: a pid used again by a
+ * new group is told gone, then new, in that order.
+ */
 static void
-guard_send(pid_t pid, enum guard_op op)
+forget(int i)
 {
-	struct guard_msg m = { (int32_t)pid, (int32_t)op };
-	ssize_t r;
-
-	if (guard_fd < 0 && (op != GUARD_ADD || guard_start() < 0)) {
-		if (op == GUARD_ADD)
-			wb_log("cannot start the guardian process: %s; servers "
-			    "may outlive a workbench that is killed",
-			    strerror(errno));
-		return;
-	}
-	/* A message is smaller than PIPE_BUF: it goes whole, or not at all. */
-	do
-		r = write(guard_fd, &m, sizeof(m));
-	while (r < 0 && errno == EINTR);
-	if (r < 0 && errno == EAGAIN)
-		wb_log("the guardian process is not keeping up; process group "
-		    "%ld may outlive a workbench that is killed", (long)pid);
-	else if (r != (ssize_t)sizeof(m))
-		guard_lost();
+	memmove(&groups[i], &groups[i + 1], (size_t)(ngroups - i - 1) *
+	    sizeof(*groups));
+	ngroups--;
 }
 
-/* The guardian is gone: the next server's start starts another. */
+/*
+ * The guardian is gone, or its socket broke: a new one is to be told
+ * every group, and those it was to forget are forgotten with it.
+ */
 static void
 guard_lost(void)
 {
-	wb_log("the guardian process is gone; servers may outlive a "
-	    "workbench that is killed");
-	close(guard_fd);
+	int i;
+
+	if (guard_fd >= 0)
+		close(guard_fd);
 	guard_fd = -1;
 	guard_pid = 0;
+	for (i = ngroups - 1; i >= 0; i--) {
+		groups[i].known = false;
+		if (groups[i].gone)
+			forget(i);
+	}
+}
+
+/*
+ * A pidfd of a group's leader while it is our unreaped child (then its
+ * pid is its own), or -1: a group whose leader is gone is told by its
+ * number alone.
+ */
+static int
+leader_pidfd(pid_t pid)
+{
+#ifdef __NR_pidfd_open
+	static bool none;	/* A kernel (or emulator) before pidfds. */
+	siginfo_t si;
+	int fd;
+
+	if (!none && waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED |
+	    WCONTINUED | WNOHANG | WNOWAIT) == 0) {
+		fd = (int)syscall(__NR_pidfd_open, pid, 0);
+		none = fd < 0 && errno == ENOSYS;
+		return fd;
+	}
+#else
+	(void)pid;
+#endif
+	return -1;
+}
+
+/* Tell the guardian one thing: 1 told, 0 not now (full), -1 lost. */
+static int
+guard_send(pid_t pid, enum guard_op op)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct guard_msg m = { (int32_t)pid, (int32_t)op };
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *c;
+	int pidfd = op == GUARD_ADD ? leader_pidfd(pid) : -1;
+	ssize_t r;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (pidfd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+	}
+	do
+		r = sendmsg(guard_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == ENOBUFS))
+		return 0;
+	return r == (ssize_t)sizeof(m) ? 1 : -1;
+}
+
+/*
+ * A guardian for the table, started when there is none; false, said
+ * once, when there can be none (the next change tries again).
+ */
+static bool
+guard_ensure(void)
+{
+	static bool said;
+
+	if (guard_fd >= 0)
+		return true;
+	if (guard_start() == 0) {
+		said = false;
+		return true;
+	}
+	if (!said)
+		wb_log("cannot start the guardian process: %s; servers may "
+		    "outlive a workbench that is killed", strerror(errno));
+	said = true;
+	return false;
+}
+
+/*
+ * Bring the guardian up to date with the table, as far as its socket
+ * takes now; the rest is told when it drains (guard_wants_out).  A
+ * guardian found gone is replaced, once per call, and told everything.
+ */
+static void
+guard_sync(void)
+{
+	bool replaced = false, none = false;
+	struct told *t;
+	int i, r;
+
+	for (i = 0; i < ngroups; i++) {
+		t = &groups[i];
+		if (t->known && !t->gone)
+			continue;		/* Nothing to tell. */
+		if (!t->known && t->gone) {	/* It never knew of it. */
+			forget(i--);
+			continue;
+		}
+		/* Without a guardian, the table is still kept tidy. */
+		if (none || (none = !guard_ensure()))
+			continue;
+		if ((r = guard_send(t->pgid, t->gone ? GUARD_GONE :
+		    GUARD_ADD)) == 0)
+			return;
+		if (r < 0) {
+			wb_log("the guardian process is gone; starting another");
+			guard_lost();
+			if (replaced)
+				return;
+			replaced = true;
+			i = -1;		/* The new one is told everything. */
+		} else if (t->gone)
+			forget(i--);
+		else
+			t->known = true;
+	}
+}
+
+void
+guard_add(pid_t pgid)
+{
+	if (ngroups == capgroups) {
+		capgroups = capgroups > 0 ? capgroups * 2 : 16;
+		groups = xrealloc(groups, (size_t)capgroups * sizeof(*groups));
+	}
+	groups[ngroups++] = (struct told){ pgid, false, false };
+	guard_sync();
+}
+
+/* The group is gone: the guardian forgets it, now or once it can be told. */
+void
+guard_gone(pid_t pgid)
+{
+	int i;
+
+	for (i = 0; i < ngroups; i++)
+		if (groups[i].pgid == pgid && !groups[i].gone) {
+			groups[i].gone = true;
+			guard_sync();
+			return;
+		}
+}
+
+/* Our end of the socket while something waits to be told, or -1. */
+int
+guard_wants_out(void)
+{
+	int i;
+
+	for (i = 0; guard_fd >= 0 && i < ngroups; i++)
+		if (groups[i].known == groups[i].gone)
+			return guard_fd;
+	return -1;
+}
+
+/* The socket takes more: tell what waits. */
+void
+guard_writable(void)
+{
+	guard_sync();
+}
+
+/*
+ * A child was reaped: when it was the guardian, another is started at
+ * once and told every group.
+ */
+void
+guard_reaped(pid_t pid)
+{
+	if (guard_pid <= 0 || pid != guard_pid)
+		return;
+	if (ngroups > 0)
+		wb_log("the guardian process is gone; starting another");
+	guard_lost();
+	guard_sync();
 }
 
 /*
@@ -247,29 +502,7 @@ guard_end(void)
 	if (guard_fd >= 0)
 		close(guard_fd);
 	guard_fd = -1;
-}
-
-void
-guard_add(pid_t pid)
-{
-	guard_send(pid, GUARD_ADD);
-}
-
-void
-guard_gone(pid_t pid)
-{
-	guard_send(pid, GUARD_GONE);
-}
-
-/*
- * A child was reaped: the guardian's leader may not be signalled by pid
- * any more; or the guardian itself ended.
- */
-void
-guard_reaped(pid_t pid)
-{
-	if (guard_pid > 0 && pid == guard_pid)
-		guard_lost();
-	else
-		guard_send(pid, GUARD_REAPED);
+	free(groups);
+	groups = NULL;
+	ngroups = capgroups = 0;
 }

@@ -13,6 +13,7 @@
 #include "workbench.h"
 
 #define LIST_PAGES_MAX	1000
+#define TEMPLATES_MAX	1000	/* Resource templates kept per server. */
 #define PAGE_WHOLE	(64 * 1024)	/* A page this long may be kept whole. */
 
 static const struct kind {
@@ -21,14 +22,16 @@ static const struct kind {
 	const char	*key;		/* Each entry's member that names it. */
 	const char	*noun;		/* What it lists, for messages. */
 	const char	*changed;	/* The notification that refetches. */
+	int		 max;		/* Entries kept, or 0: no bound. */
 } kinds[LIST_KINDS] = {
-	{ "tools/list", "tools", "name", "tools", "tools/list_changed" },
+	{ "tools/list", "tools", "name", "tools", "tools/list_changed", 0 },
 	{ "prompts/list", "prompts", "name", "prompts",
-	    "prompts/list_changed" },
+	    "prompts/list_changed", 0 },
 	{ "resources/list", "resources", "uri", "resources",
-	    "resources/list_changed" },
+	    "resources/list_changed", 0 },
+	/* Templates are tried one by one for a URI: a server's are few. */
 	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
-	    "resource templates", "resources/list_changed" }
+	    "resource templates", "resources/list_changed", TEMPLATES_MAX }
 };
 
 const char *
@@ -120,6 +123,7 @@ paging_free(struct listing *l)
 	l->cursors = NULL;
 	l->ncursors = 0;
 	l->paging = false;
+	l->full = false;
 }
 
 /* The server stopped: no page will come.  The lists it had stay. */
@@ -299,6 +303,14 @@ add_item(struct server *s, enum list_kind k, const char *key,
 	}
 	if (!tool_filter_match(filters_of(s, k), key))
 		return NULL;
+	if (kinds[k].max > 0 && l->nfresh == kinds[k].max) {
+		if (!l->full)
+			srv_warn(s, "%s lists more than %d %s; keeping the "
+			    "first %d", kinds[k].method, kinds[k].max,
+			    kinds[k].noun, kinds[k].max);
+		l->full = true;
+		return NULL;
+	}
 	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
 		l->fresh = xrealloc(l->fresh, (n < 16 ? 16 : 2 * n) *
 		    sizeof(*l->fresh));

@@ -112,26 +112,27 @@ probe_waiting(void)
 	return false;
 }
 
+/* A server's line of the text report, without its newline. */
 static void
-report_text(const struct server *s)
+report_text(const struct server *s, struct buf *b)
 {
 	const struct listing *l = s->lists;
 
 	if (!srv_serving(s)) {
-		printf("%s: failed: %s\n", s->label, s->error != NULL ?
+		buf_printf(b, "%s: failed: %s", s->label, s->error != NULL ?
 		    s->error : "not started");
 		return;
 	}
-	printf("%s: ready, %d tool%s", s->label, l[LIST_TOOLS].n,
+	buf_printf(b, "%s: ready, %d tool%s", s->label, l[LIST_TOOLS].n,
 	    l[LIST_TOOLS].n == 1 ? "" : "s");
 	if (s->caps & CAP_PROMPTS)
-		printf(", %d prompt%s", l[LIST_PROMPTS].n,
+		buf_printf(b, ", %d prompt%s", l[LIST_PROMPTS].n,
 		    l[LIST_PROMPTS].n == 1 ? "" : "s");
 	if (s->caps & CAP_RESOURCES)
-		printf(", %d resource%s, %d template%s", l[LIST_RESOURCES].n,
-		    l[LIST_RESOURCES].n == 1 ? "" : "s", l[LIST_TEMPLATES].n,
-		    l[LIST_TEMPLATES].n == 1 ? "" : "s");
-	printf(", %lld ms\n", s->ready_ms);
+		buf_printf(b, ", %d resource%s, %d template%s",
+		    l[LIST_RESOURCES].n, l[LIST_RESOURCES].n == 1 ? "" : "s",
+		    l[LIST_TEMPLATES].n, l[LIST_TEMPLATES].n == 1 ? "" : "s");
+	buf_printf(b, ", %lld ms", s->ready_ms);
 }
 
 static void
@@ -160,7 +161,7 @@ int
 probe_report(bool json)
 {
 	const struct server *s;
-	struct buf b = { 0 };
+	struct buf b = { 0 }, line = { 0 };
 	int i, k, failed = 0;
 
 	for (i = 0; i < nchosen; i++)
@@ -169,16 +170,22 @@ probe_report(bool json)
 			failed += !srv_serving(s);
 			if (json)
 				report_json(s, &b);
-			else
-				report_text(s);
+			else {
+				/* It may quote the server: for a terminal. */
+				line.len = 0;
+				report_text(s, &line);
+				term_escape(&b, line.data, line.len);
+				buf_putc(&b, '\n');
+			}
 		}
 	if (json) {
 		buf_puts(&b, b.len == 0 ? "{\"servers\":[" : "");
 		buf_printf(&b, "],\"ok\":%s}\n", failed == 0 ? "true" : "false");
-		fwrite(b.data, 1, b.len, stdout);
-		buf_free(&b);
 	}
+	fwrite(b.data, 1, b.len, stdout);
 	fflush(stdout);
+	buf_free(&b);
+	buf_free(&line);
 	free(chosen);
 	return failed == 0 ? 0 : 1;
 }

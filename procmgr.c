@@ -3,6 +3,13 @@
  * O_CLOEXEC, each child leading its own process group), draining their
  * stderr, signals through a self-pipe, reaping, and the escalation that
  * ends a process group: stdin closed, then SIGTERM, then SIGKILL.
+ *
+ * A group is signalled only while it is known to be ours, so that its
+ * number, its leader's pid, cannot have passed to another group: while
+ * its leader is our unreaped child, or while a live process of it is our
+ * child.  We are a child subreaper, so what a server leaves behind when it
+ * dies becomes ours, and its group stays ours while that lives.  A group
+ * with neither has nothing of ours left: it is done with.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +40,6 @@ static const char *const env_keep[] = {
 /* A process group on its way out. */
 struct dying {
 	pid_t		 pgid;
-	bool		 reaped;	/* Its leader has been waited for. */
 	long long	 term_at;
 	long long	 kill_at;
 };
@@ -87,6 +93,10 @@ proc_signals(void)
 	}
 	/* Whoever started us may have blocked them (a mask survives exec). */
 	sigprocmask(SIG_UNBLOCK, &ours, NULL);
+#ifdef PR_SET_CHILD_SUBREAPER
+	/* What our servers leave behind is ours to reap (and to signal). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
 	return sigpipe_fds[0];
 }
 
@@ -325,8 +335,9 @@ err_line(struct proc *p, const char *label, const char *s, size_t n,
 		n--;
 	buf_printf(&b, "[%s] ", label);
 	buf_put(&b, s, n);
-	buf_puts(&b, cut ? " [...]\n" : "\n");
-	wb_log_raw(b.data, b.len);
+	if (cut)
+		buf_puts(&b, " [...]");
+	wb_log_line(b.data, b.len);
 	buf_free(&b);
 	tail_push(p, s, n);
 }
@@ -438,22 +449,47 @@ proc_retire(pid_t pgid, bool reaped)
 	dying = xrealloc(dying, ((size_t)ndying + 1) * sizeof(*dying));
 	d = &dying[ndying++];
 	d->pgid = pgid;
-	d->reaped = reaped;
 	d->term_at = reaped ? now : now + TERM_AFTER_MS;
 	d->kill_at = d->term_at + KILL_AFTER_MS;
 	if (reaped)
 		proc_tick(now);
 }
 
-/* The group is gone: the guardian forgets it too. */
-static void
-forget(int i)
+/*
+ * Is the group still ours: its leader our unreaped child (a zombie too),
+ * or a live process of it our child (a zombie is not, without WEXITED)?
+ */
+static bool
+group_ours(pid_t pgid)
 {
-	guard_gone(dying[i].pgid);
-	dying[i] = dying[--ndying];
+	siginfo_t si;
+	int r;
+
+	do
+		r = waitid(P_PID, (id_t)pgid, &si, WEXITED | WSTOPPED |
+		    WCONTINUED | WNOHANG | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return true;
+	do
+		r = waitid(P_PGID, (id_t)pgid, &si, WSTOPPED | WNOHANG |
+		    WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	return r == 0;
 }
 
-/* Send what is due; drop groups that are gone. */
+/*
+ * Signal a group of ours.  One that has no process now is a child that
+ * has not reached setsid() yet: its unreaped leader, signalled by pid.
+ */
+static void
+group_signal(pid_t pgid, int sig)
+{
+	if (kill(-pgid, sig) < 0 && errno == ESRCH)
+		(void)kill(pgid, sig);
+}
+
+/* Send what is due; forget the groups that are done with. */
 void
 proc_tick(long long now)
 {
@@ -462,15 +498,16 @@ proc_tick(long long now)
 
 	for (i = ndying - 1; i >= 0; i--) {
 		d = &dying[i];
-		if (d->reaped && kill(-d->pgid, 0) < 0 && errno == ESRCH) {
-			forget(i);
+		if (!group_ours(d->pgid)) {
+			guard_gone(d->pgid);
+			dying[i] = dying[--ndying];
 			continue;
 		}
 		if (now >= d->kill_at) {
-			guard_signal(d->pgid, d->reaped, SIGKILL);
+			group_signal(d->pgid, SIGKILL);
 			d->kill_at = now + 100;
 		} else if (now >= d->term_at) {
-			guard_signal(d->pgid, d->reaped, SIGTERM);
+			group_signal(d->pgid, SIGTERM);
 			d->term_at = d->kill_at;
 		}
 	}
@@ -498,29 +535,15 @@ proc_dying(void)
 	return ndying;
 }
 
-/* Note a reaped pid; true when it was one of the dying. */
-bool
-proc_reaped(pid_t pid)
-{
-	int i;
-
-	for (i = 0; i < ndying; i++)
-		if (dying[i].pgid == pid) {
-			dying[i].reaped = true;
-			proc_tick(now_ms());
-			return true;
-		}
-	return false;
-}
-
-/* Everything left gets SIGKILL: the last step of shutdown. */
+/* Everything left of ours gets SIGKILL: the last step of shutdown. */
 void
 proc_kill_all(void)
 {
 	int i;
 
 	for (i = 0; i < ndying; i++)
-		guard_signal(dying[i].pgid, dying[i].reaped, SIGKILL);
+		if (group_ours(dying[i].pgid))
+			group_signal(dying[i].pgid, SIGKILL);
 }
 
 /* Describe a wait status: "exited with status 3", "killed by SIGSEGV". */

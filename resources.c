@@ -19,7 +19,7 @@
 #define SUBS_MAX		4096	/* URIs subscribed at once. */
 #define MATCH_URI_MAX		8192	/* Longer URIs match no template. */
 #define MATCH_EXPR_MAX		32	/* Nor do templates with more {}. */
-#define MATCH_STEPS		100000
+#define MATCH_STEPS		1000000	/* A lookup's budget, all templates. */
 
 /*
  * Hashes of what prompts/list and resources/list with templates show;
@@ -169,25 +169,44 @@ res_list(const struct json *j, int params, const char *id, size_t idlen)
  * URI templates (RFC 6570).  A simple expression ({var}, {a,b}) stands
  * for one or more characters other than / ? #, as its expansion has; one
  * with an operator ({+var}, {/var}, {?q}, ...) for any, or none.  Both
- * the URI and the template come from outside: the URI's length, the
- * number of expressions and the steps of the backtracking are bounded.
+ * the URI and the templates come from outside: the URI's length and the
+ * expressions of a template are bounded, and a lookup has one budget of
+ * steps for every template it tries, each character looked at costing
+ * one, so that no number or shape of templates can stall the loop.
  */
+/* The '}' that ends the expression at t, or NULL. */
+static const char *
+expr_end(const char *t, int *steps)
+{
+	for (t++; *t != '}'; t++)
+		if (*t == '\0' || --*steps < 0)
+			return NULL;
+	return t;
+}
+
 static bool
-match_from(const char *t, const char *u, int *steps)
+match_from(const char *t, const char *u, int depth, int *steps)
 {
 	const char *end;
 	bool op;
 	size_t n;
 
-	for (; *t != '{' || (end = strchr(t, '}')) == NULL; t++, u++) {
-		if (*t == '\0')
-			return *u == '\0';
-		if (*t != *u || --*steps < 0)
+	for (;; t++, u++) {
+		if (--*steps < 0)
 			return false;
+		if (*t == '{' && (end = expr_end(t, steps)) != NULL)
+			break;
+		if (*t != *u)
+			return false;
+		if (*t == '\0')
+			return true;
 	}
-	op = t[1] != '\0' && strchr("+#./;?&", t[1]) != NULL;
+	if (depth == MATCH_EXPR_MAX)
+		return false;		/* No URI matches it. */
+	op = strchr("+#./;?&", t[1]) != NULL;	/* t[1] is not NUL. */
 	for (n = 0;; n++) {
-		if ((op || n > 0) && match_from(end + 1, u + n, steps))
+		if ((op || n > 0) && match_from(end + 1, u + n, depth + 1,
+		    steps))
 			return true;
 		if (u[n] == '\0' || (!op && strchr("/?#", u[n]) != NULL) ||
 		    --*steps < 0)
@@ -195,38 +214,38 @@ match_from(const char *t, const char *u, int *steps)
 	}
 }
 
-static bool
-tpl_match(const char *tpl, const char *uri)
-{
-	int steps = MATCH_STEPS, exprs = 0;
-	const char *p;
-
-	for (p = tpl; (p = strchr(p, '{')) != NULL; p++)
-		if (++exprs > MATCH_EXPR_MAX)
-			return false;
-	return strlen(uri) <= MATCH_URI_MAX && match_from(tpl, uri, &steps);
-}
-
 /*
- * The server of a URI: the one listing it, else the first whose template
- * it matches (or, when tpl, that is the template itself).
+ * The server of a URI (len bytes): the one listing it, else the first
+ * whose template it matches (or, when tpl, that is the template itself).
  */
 static struct server *
 uri_server(const char *uri, size_t len, bool tpl)
 {
+	static bool said;
+	const struct listing *l;
 	struct server *s;
-	int i;
+	int i, steps = MATCH_STEPS;
 
 	if ((s = owner(LIST_RESOURCES, uri, len)) != NULL ||
 	    (tpl && (s = owner(LIST_TEMPLATES, uri, len)) != NULL))
 		return s;
-	if (strlen(uri) != len)
-		return NULL;		/* A NUL inside. */
-	SRV_EACH(s)
-		for (i = 0; s->box->open && i < s->lists[LIST_TEMPLATES].n; i++)
-			if (s->lists[LIST_TEMPLATES].items[i].native != NULL &&
-			    tpl_match(s->lists[LIST_TEMPLATES].items[i].key, uri))
+	if (strlen(uri) != len || len > MATCH_URI_MAX)
+		return NULL;		/* A NUL inside, or too long. */
+	SRV_EACH(s) {
+		l = &s->lists[LIST_TEMPLATES];
+		for (i = 0; s->box->open && i < l->n && steps >= 0; i++)
+			if (l->items[i].native != NULL &&
+			    match_from(l->items[i].key, uri, 0, &steps))
 				return s;
+		if (steps < 0 && !said) {
+			wb_log("%s: its resource templates took all the %d "
+			    "steps a URI's lookup may take; a URI not matched "
+			    "by then is not found", s->label, MATCH_STEPS);
+			said = true;
+		}
+		if (steps < 0)
+			return NULL;
+	}
 	return NULL;
 }
 

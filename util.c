@@ -498,12 +498,61 @@ loop_ms(void)
 	return loop_now != 0 ? loop_now : now_ms();
 }
 
-/* Queue raw log bytes (whole lines) and write what stderr takes now. */
+/* Is the character c[0, k), valid UTF-8, a control character but tab? */
+static bool
+term_control(const unsigned char *c, size_t k)
+{
+	if (k == 1)
+		return (c[0] < 0x20 && c[0] != '\t') || c[0] == 0x7f;
+	return k == 2 && c[0] == 0xc2 && c[1] <= 0x9f;	/* C1 */
+}
+
+/*
+ * Text for a terminal: s[0, n) with each control character (C0 but tab,
+ * DEL, and C1 as UTF-8) and each byte that is not part of valid UTF-8
+ * written as \xHH, every byte of it.  What a server says then cannot move
+ * the cursor, set a title or colours, or overwrite a line, and a raw C1
+ * byte is not taken for one by a terminal that is not in UTF-8.
+ */
 void
-wb_log_raw(const char *s, size_t n)
+term_escape(struct buf *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k, run;
+
+	for (i = 0; i < n; i += k) {
+		for (run = i; run < n && u[run] >= 0x20 && u[run] < 0x7f; run++)
+			;
+		if (run > i) {		/* Plain ASCII, the usual case. */
+			buf_put(out, s + i, run - i);
+			k = run - i;
+			continue;
+		}
+		if ((k = utf8_len(u + i, n - i)) == 0)
+			k = 1;		/* Not UTF-8: this byte alone. */
+		else if (!term_control(u + i, k)) {
+			buf_put(out, s + i, k);
+			continue;
+		}
+		for (run = i; run < i + k; run++) {
+			buf_putc(out, '\\');
+			buf_putc(out, 'x');
+			buf_putc(out, hex[u[run] >> 4]);
+			buf_putc(out, hex[u[run] & 15]);
+		}
+	}
+}
+
+/*
+ * Queue one line of log, s[0, n) without its newline, escaped for a
+ * terminal (it may quote a server), and write what stderr takes now.
+ */
+void
+wb_log_line(const char *s, size_t n)
 {
 	if (logq.len + n > LOG_CAP) {
-		log_dropped += n;
+		log_dropped += n + 1;
 		return;
 	}
 	if (log_dropped > 0 && logq.len + 80 < LOG_CAP) {
@@ -511,7 +560,8 @@ wb_log_raw(const char *s, size_t n)
 		    "(stderr is not being read)\n", log_dropped);
 		log_dropped = 0;
 	}
-	buf_put(&logq, s, n);
+	term_escape(&logq, s, n);
+	buf_putc(&logq, '\n');
 	wb_log_flush();
 }
 
@@ -524,12 +574,11 @@ wb_log(const char *fmt, ...)
 
 	n = snprintf(line, sizeof(line), WB_NAME ": ");
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	wb_log_raw(line, (size_t)n);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	wb_log_line(line, (size_t)n);
 }
 
 /*

@@ -72,7 +72,8 @@ enum slot_kind {
 	SLOT_OUT,		/* A server's stdout. */
 	SLOT_IN,		/* A server's stdin. */
 	SLOT_ERR,		/* A server's stderr. */
-	SLOT_EXEC		/* A server's exec report. */
+	SLOT_EXEC,		/* A server's exec report. */
+	SLOT_GUARD		/* The guardian's socket, with news waiting. */
 };
 
 struct slot {
@@ -133,6 +134,7 @@ build_pollfds(void)
 		    NULL);
 	if (peer_queued(client_peer()) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
+	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
 	SRV_EACH(s) {
 		/* While one result streams, the others wait for it. */
 		if ((!client_full && (!held_full || stream_of(s))) ||
@@ -181,12 +183,15 @@ reap(void)
 	int status;
 	pid_t pid;
 
+	/*
+	 * Servers, guardians, and what servers left behind (we are their
+	 * subreaper); the escalation looks at groups afresh (proc_tick).
+	 */
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		guard_reaped(pid);
 		if ((s = srv_by_pid(pid)) != NULL)
 			srv_exited(s, status);
 		else
-			proc_reaped(pid);
+			guard_reaped(pid);
 	}
 }
 
@@ -264,6 +269,9 @@ dispatch(long long now)
 			on_stdin(&pfd[i]);
 			break;
 		case SLOT_STDOUT:
+			break;
+		case SLOT_GUARD:
+			guard_writable();
 			break;
 		default:
 			/*

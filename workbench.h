@@ -151,8 +151,39 @@ long long now_ms(void);
 void	 loop_tick(void);
 long long loop_ms(void);
 
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static inline size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, k;
+	unsigned long cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+void	 term_escape(struct buf *, const char *, size_t);
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 wb_log_raw(const char *, size_t);
+void	 wb_log_line(const char *, size_t);
 void	 wb_log_flush(void);
 
 /*
@@ -452,7 +483,6 @@ void	 proc_retire(pid_t, bool);
 void	 proc_tick(long long);
 long long proc_deadline(void);
 int	 proc_dying(void);
-bool	 proc_reaped(pid_t);
 void	 proc_kill_all(void);
 void	 proc_status(int, struct buf *);
 void	 proc_close_from(int);
@@ -462,10 +492,11 @@ void	 proc_close_from(int);
  * when the workbench ends, SIGKILL included.
  */
 void	 guard_add(pid_t);
-void	 guard_end(void);
-void	 guard_reaped(pid_t);
 void	 guard_gone(pid_t);
-void	 guard_signal(pid_t, bool, int);
+int	 guard_wants_out(void);
+void	 guard_writable(void);
+void	 guard_reaped(pid_t);
+void	 guard_end(void);
 
 /*
  * config.c: workbench-config.json.
@@ -764,6 +795,7 @@ struct listing {
 	size_t		 nindex;
 	bool		 paging;	/* A fetch is under way, */
 	bool		 again;		/* and it changed meanwhile. */
+	bool		 full;		/* It kept all it may: said once. */
 };
 
 enum list_status {

@@ -108,6 +108,7 @@ static struct {
 	int		 discover;	/* server/discover: 1 silent, 2 exit */
 	int		 prompts;	/* --prompts */
 	long		 nres;		/* --resources N; -1: none */
+	long		 ntpl;		/* --templates N: hostile ones */
 	int		 faillists;
 	const char	*name;
 } opt = { .name = "mock-server", .nres = -1 };
@@ -1883,12 +1884,34 @@ render_resource(struct buf *b, size_t i)
 	buf_adds(b, ".\",\"mimeType\":\"text/plain\"}");
 }
 
+/*
+ * Template 0 is mock://item/{id}; with --templates N, N more follow, each
+ * x{a}{a}...{a}Z<i> with 32 expressions, which a URI of x and many a's
+ * matches only after much backtracking; but among the first 1000, every
+ * twentieth is y and 64000 '{' without a '}' then Z<i>, which a URI of y
+ * and many '{' matches only after each '{' looked for its '}' to the end.
+ */
 static void
 render_template(struct buf *b, size_t i)
 {
-	(void)i;
-	buf_adds(b, "{\"uriTemplate\":\"mock://item/{id}\",\"name\":\"item\","
-	    "\"description\":\"An item by id.\"}");
+	int braces = i < 1000 && i % 20 == 10, k;
+	char s[32];
+
+	if (i == 0) {
+		buf_adds(b, "{\"uriTemplate\":\"mock://item/{id}\","
+		    "\"name\":\"item\",\"description\":\"An item by id.\"}");
+		return;
+	}
+	buf_adds(b, braces ? "{\"uriTemplate\":\"y" : "{\"uriTemplate\":\"x");
+	for (k = 0; braces && k < 64000; k++)
+		buf_addc(b, '{');
+	for (k = 0; !braces && k < 32; k++)
+		buf_adds(b, "{a}");
+	(void)snprintf(s, sizeof(s), "Z%zu", i);
+	buf_adds(b, s);
+	buf_adds(b, "\",\"name\":\"");
+	buf_adds(b, s);
+	buf_adds(b, "\"}");
 }
 
 static int
@@ -1917,7 +1940,8 @@ static void
 do_templates_list(const struct req *r)
 {
 	if (!list_fails(r))
-		send_page(r, "resourceTemplates", 1, render_template);
+		send_page(r, "resourceTemplates", 1 + (size_t)opt.ntpl,
+		    render_template);
 }
 
 /* prompts/get: the name and arguments it got, back as one message. */
@@ -2419,7 +2443,7 @@ usage(int status)
 	    " [--name NAME] [--discover silent|exit]\n"
 	    "\t[--hostile] [--linger] [--prompts] [--resources N]"
 	    " [--resource-uri URI]...\n"
-	    "\t[--fail-lists]\n");
+	    "\t[--fail-lists] [--templates N]\n");
 	exit(status);
 }
 
@@ -2478,6 +2502,8 @@ value_flag(const char *f, const char *v)
 		extra[nextra++] = v;
 	else if (strcmp(f, "--resources") == 0)
 		opt.nres = num_arg(f, v, 1000000);
+	else if (strcmp(f, "--templates") == 0)
+		opt.ntpl = num_arg(f, v, 1000000);
 	else if (strcmp(f, "--resource-uri") == 0)
 		xuris[nxuris++] = v;
 	else if (strcmp(f, "--exit-on-init") == 0) {

@@ -3,6 +3,7 @@
  * Ends with "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -750,29 +751,192 @@ test_modes(void)
 }
 
 /*
- * guard_signal: a child that has no process group of its own yet (it has
- * not reached setsid) is signalled by its pid; a reaped one never is.
+ * The guardian.  Its pid: our child named wb-guardian (0 when none).
  */
-static void
-test_guard_signal(void)
+static pid_t
+guardian_pid(void)
 {
-	int status = 0;
+	char path[300], st[512], *p;
+	struct dirent *e;
+	pid_t found = 0;
+	DIR *dir;
+	int fd, ppid;
+	ssize_t n;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return 0;
+	while (found == 0 && (e = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    (fd = open(path, O_RDONLY)) < 0)
+			continue;
+		n = read(fd, st, sizeof(st) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		st[n] = '\0';
+		if ((p = strrchr(st, ')')) != NULL &&
+		    sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid() &&
+		    strstr(st, "(wb-guardian)") != NULL && p[2] != 'Z')
+			found = (pid_t)atol(e->d_name);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* The guardian, once it has named itself (just after its fork). */
+static pid_t
+guardian_named(void)
+{
+	pid_t g;
+	int waited;
+
+	for (waited = 0; (g = guardian_pid()) == 0 && waited < 5000;
+	    waited += 10)
+		poll(NULL, 0, 10);
+	return g;
+}
+
+/* A child that waits for a signal: in a group of its own when lead. */
+static pid_t
+sleeper(bool lead)
+{
 	pid_t pid;
 
 	if ((pid = fork()) == 0) {
-		pause();
-		_exit(0);
+		if (lead)
+			setsid();
+		for (;;)
+			pause();
 	}
-	CHECK(pid > 0);
-	if (pid <= 0)
+	while (lead && pid > 0 && getpgid(pid) != pid)
+		poll(NULL, 0, 1);	/* Until it leads its group. */
+	return pid;
+}
+
+/* Did the child die of a signal within ms?  Reaped then. */
+static bool
+died_within(pid_t pid, int ms)
+{
+	int status, waited;
+
+	for (waited = 0; waited < ms; waited += 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFSIGNALED(status);
+		poll(NULL, 0, 10);
+	}
+	return false;
+}
+
+static void
+end_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Once we are gone, the guardian ends the groups it knows, and never a
+ * pid that leads no group (as one may, reused by another process).
+ */
+static void
+test_guardian_groups(void)
+{
+	pid_t bare = sleeper(false), lead = sleeper(true), g;
+	bool alive;
+
+	CHECK(bare > 0 && lead > 0);
+	if (bare <= 0 || lead <= 0)
 		return;
-	/* As if reaped: its pid may be another's, so it is left alone. */
-	guard_signal(pid, true, SIGKILL);
-	poll(NULL, 0, 50);
-	CHECK(waitpid(pid, &status, WNOHANG) == 0);
-	guard_signal(pid, false, SIGKILL);
-	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
-	    WTERMSIG(status) == SIGKILL);
+	guard_add(bare);
+	guard_add(lead);
+	CHECK((g = guardian_named()) > 0);
+	guard_end();
+	if (!died_within(lead, 5000)) {
+		CHECK(!"the group was ended");
+		end_child(lead);
+	}
+	if (g > 0)
+		CHECK(waitpid(g, NULL, 0) == g);
+	/* Not reaped here unless it died: then it is not killed again. */
+	alive = waitpid(bare, NULL, WNOHANG) == 0;
+	CHECK(alive);
+	if (alive)
+		end_child(bare);
+}
+
+/*
+ * A guardian that does not read: what it is to know waits, none of it
+ * dropped, and is told once it reads again.  Filler groups are numbers
+ * no process can have (above the largest pid_max).
+ */
+static void
+test_guardian_queue(void)
+{
+	pid_t lead = sleeper(true), g;
+	int i;
+
+	CHECK(lead > 0);
+	if (lead <= 0)
+		return;
+	guard_add(0x40000000);
+	CHECK((g = guardian_named()) > 0);
+	if (g <= 0) {
+		guard_end();
+		end_child(lead);
+		return;
+	}
+	kill(g, SIGSTOP);
+	for (i = 1; i < 20000 && guard_wants_out() < 0; i++)
+		guard_add(0x40000000 + i);
+	CHECK(guard_wants_out() >= 0);
+	guard_add(lead);
+	kill(g, SIGCONT);
+	while (guard_wants_out() >= 0 &&
+	    poll(&(struct pollfd){ guard_wants_out(), POLLOUT, 0 }, 1, 5000) > 0)
+		guard_writable();
+	CHECK(guard_wants_out() < 0);
+	guard_end();
+	if (!died_within(lead, 5000)) {
+		CHECK(!"the group told late was ended");
+		end_child(lead);
+	}
+	CHECK(waitpid(g, NULL, 0) == g);
+}
+
+/* term_escape: what a terminal is given of a server's text. */
+static int
+escaped_is(const char *in, size_t n, const char *want)
+{
+	struct buf b = { 0 };
+	int ok;
+
+	term_escape(&b, in, n);
+	ok = b.len == strlen(want) && memcmp(b.data, want, b.len) == 0;
+	if (!ok)
+		fprintf(stderr, "escaped: %.*s\n", (int)b.len, b.data);
+	buf_free(&b);
+	return ok;
+}
+
+#define ESCAPED(in, want)	escaped_is(in, sizeof(in) - 1, want)
+
+static void
+test_term_escape(void)
+{
+	CHECK(ESCAPED("plain text, tab\there", "plain text, tab\there"));
+	CHECK(ESCAPED("\033]0;t\007\033[1mB\r\n", "\\x1b]0;t\\x07\\x1b[1mB"
+	    "\\x0d\\x0a"));
+	CHECK(ESCAPED("nul\000del\177", "nul\\x00del\\x7f"));
+	/* C1 as UTF-8 and raw; U+00A0 and beyond pass. */
+	CHECK(ESCAPED("\302\233\302\237\302\240\233", "\\xc2\\x9b\\xc2\\x9f"
+	    "\302\240\\x9b"));
+	CHECK(ESCAPED("\303\251\342\202\254\360\237\230\200",
+	    "\303\251\342\202\254\360\237\230\200"));
+	/* Not UTF-8: an overlong, a surrogate, a sequence cut short. */
+	CHECK(ESCAPED("\300\257\355\240\200\342\202", "\\xc0\\xaf\\xed"
+	    "\\xa0\\x80\\xe2\\x82"));
+	CHECK(ESCAPED("", ""));
 }
 
 /* Short texts stay in place, long ones go to the heap; both survive a move. */
@@ -2602,7 +2766,9 @@ main(void)
 	test_scan();
 	test_utf8();
 	test_text();
-	test_guard_signal();
+	test_term_escape();
+	test_guardian_groups();
+	test_guardian_queue();
 	test_framing();
 	test_expand();
 	test_config_ok();

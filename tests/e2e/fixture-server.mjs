@@ -26,6 +26,9 @@
 //                        JSON text, default "fx-N") and answers with the raw
 //                        line of the response it got; with progress, sends
 //                        progress 1 before asking and 2 once answered
+//   ask_big {method, bytes}
+//                        sends a request to the client and, without waiting
+//                        for its answer, answers with a text of bytes 'x'
 //   ask_cancel {method, params?, after_ms?}
 //                        sends a request, after after_ms (default 100) sends
 //                        notifications/cancelled for it, answers JSON {"id"}
@@ -90,6 +93,7 @@ const TOOLS = [
 	{ name: 'progress', description: 'Sends progress notifications.', inputSchema: obj },
 	{ name: 'meta', description: 'Answers with the _meta it received.', inputSchema: obj },
 	{ name: 'ask', description: 'Sends a request to the client.', inputSchema: obj },
+	{ name: 'ask_big', description: 'Sends a request to the client and answers at once with bytes x.', inputSchema: obj },
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
 	{ name: 'ask_and_answer', description: 'Sends a request to the client and answers at once.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
@@ -168,6 +172,11 @@ function callTool(id, params) {
 		out(`{"jsonrpc":"2.0","id":${rid},"method":${JSON.stringify(a.method)}${p}}`);
 		return;
 	}
+	case 'ask_big':
+		asked.set(JSON.stringify(`fx-${++seq}`), () => {});
+		out({ jsonrpc: '2.0', id: `fx-${seq}`, method: a.method });
+		text(id, 'x'.repeat(a.bytes ?? 0));
+		return;
 	case 'ask_cancel': {
 		const rid = `fx-${++seq}`;
 		asked.set(JSON.stringify(rid), () => {});
