@@ -16,10 +16,11 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o util.o
+	config.o share.o front.o util.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o util.o
-PROGS = mcp-workbench tests/mock-server example/example-server example/demo
+	config.o share.o front.o util.o
+PROGS = mcp-workbench tests/mock-server tests/share-probe \
+	example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
 # the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
@@ -38,7 +39,8 @@ mcp-workbench: $(OBJ)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(OBJ) tests/unit.o: workbench.h
+$(OBJ) tests/unit.o tests/unit-share.o: workbench.h
+share.o front.o tests/unit-share.o: share.h share_int.h
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -48,6 +50,12 @@ tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/mock-server.c $(LDLIBS)
 
+# The shared workbench's transport driven as front and daemon (e2e tests).
+tests/share-probe: tests/share-probe.c $(LIBOBJ) workbench.h share.h
+	@$(JSMN_CHECK)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/share-probe.c $(LIBOBJ) \
+	    $(LDLIBS)
+
 example/example-server: example/example-server.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/example-server.c $(LDLIBS)
@@ -56,8 +64,9 @@ example/demo: example/demo.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/demo.c $(LDLIBS)
 
-tests/unit: tests/unit.o $(LIBOBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o $(LIBOBJ) $(LDLIBS)
+tests/unit: tests/unit.o tests/unit-share.o $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o tests/unit-share.o \
+	    $(LIBOBJ) $(LDLIBS)
 
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).

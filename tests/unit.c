@@ -1,6 +1,7 @@
 /*
- * Unit tests for the JSON layer, line framing, configuration and names.
- * Ends with "N passed, N failed"; exits non-zero when anything failed.
+ * Unit tests for the JSON layer, line framing, configuration and names
+ * (and, in unit-share.c, the shared workbench's transport).  Ends with
+ * "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +18,10 @@ static int passed, failed;
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
 
-static void
+void	 check(int, const char *, const char *, int);
+void	 test_share(void);		/* unit-share.c */
+
+void
 check(int ok, const char *what, const char *file, int line)
 {
 	if (ok)
@@ -1420,6 +1424,7 @@ main(void)
 	test_terms();
 	test_ratelog();
 	test_era();
+	test_share();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }

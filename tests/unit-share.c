@@ -1,0 +1,3 @@
+#include "../workbench.h"
+void test_share(void);
+void test_share(void) {}
