@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../workbench.h"
@@ -109,6 +110,15 @@ identify(const char *config, struct share_dir *d, struct share_id *id,
 	return 0;
 }
 
+static long long
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Unshared: the echo, served here. */
 static int
 alone(void)
@@ -131,6 +141,7 @@ front(const char *config)
 	struct buf why = { 0 };
 	char *abs, *argv[8];
 	char linger[32];
+	long long t0 = now_us();
 	int st;
 
 	if (identify(config, &d, &id, &why) < 0)
@@ -153,8 +164,9 @@ front(const char *config)
 	share_dir_close(&d);
 	if (st < 0)
 		goto alone;
-	fprintf(stderr, "share-probe: front %ld joined daemon %ld%s\n",
-	    (long)getpid(), (long)f.daemon, f.started ? " (started it)" : "");
+	fprintf(stderr, "share-probe: front %ld joined daemon %ld%s in %lld "
+	    "us\n", (long)getpid(), (long)f.daemon, f.started ?
+	    " (started it)" : "", now_us() - t0);
 	return share_wait(&f);
 alone:
 	fprintf(stderr, "share-probe: not sharing: %s\n", buf_cstr(&why));
@@ -187,15 +199,37 @@ status(const char *config)
 	return r < 0 ? 2 : r;
 }
 
+/*
+ * The directory and identity as root, then another effective uid (the
+ * filesystem uid stays root's, to reach the socket) for the request.
+ */
 static int
 connect_as(const char *uid, const char *config)
 {
+	struct share_dir d;
+	struct share_id id;
+	struct buf why = { 0 }, json = { 0 };
+	int r;
+
+	if (identify(config, &d, &id, &why) < 0) {
+		fprintf(stderr, "share-probe: %s\n", buf_cstr(&why));
+		return 2;
+	}
 	if (setresuid((uid_t)-1, (uid_t)atol(uid), (uid_t)-1) < 0) {
 		perror("share-probe: setresuid");
 		return 3;
 	}
 	setfsuid(0);
-	return status(config);
+	r = share_status(&d, &id, &json, &why);
+	if (r == 0)
+		printf("%s\n", buf_cstr(&json));
+	else
+		fprintf(stderr, "share-probe: %s\n", r > 0 ? "none runs" :
+		    buf_cstr(&why));
+	share_dir_close(&d);
+	buf_free(&why);
+	buf_free(&json);
+	return r < 0 ? 2 : r;
 }
 
 /*
