@@ -154,7 +154,7 @@ $(STATIC_DIR)/include/jsmn.h:
 	mkdir -p $(STATIC_DIR)/include
 	cp $(JSMN_INCLUDE)/jsmn.h $@
 
-mcp-workbench-static: $(SRC) workbench.h Makefile $(STATIC_DIR)/include/jsmn.h
+mcp-workbench-static: $(SRC) workbench.h share.h share_int.h Makefile $(STATIC_DIR)/include/jsmn.h
 	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(SRC)
 
 example/example-server-static: example/example-server.c $(STATIC_DIR)/include/jsmn.h
@@ -232,19 +232,20 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 ASAN_DIR = build-asan
 
-$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h Makefile tests/san-options.c
+$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h share.h share_int.h Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DWB_VERSION=\"$(VERSION)\" -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ $(SRC) tests/san-options.c
 
-$(ASAN_DIR)/unit: tests/unit.c $(LIBSRC) workbench.h Makefile tests/san-options.c
+$(ASAN_DIR)/unit: tests/unit.c tests/unit-share.c $(LIBSRC) workbench.h \
+    share.h Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
-	    -o $@ tests/unit.c $(LIBSRC) tests/san-options.c
+	    -o $@ tests/unit.c tests/unit-share.c $(LIBSRC) tests/san-options.c
 
 asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit tests/mock-server tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
@@ -266,7 +267,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
-	$(FUZZ_DIR)/fuzz_toolname
+	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_share
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -285,6 +286,11 @@ $(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
 
+$(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) workbench.h share.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_share.c $(LIBSRC)
+
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
 
@@ -300,7 +306,8 @@ fuzz-long: $(FUZZ_TARGETS)
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c example/example-server.c \
-	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c
+	example/demo.c fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
+	tests/unit-share.c tests/share-probe.c fuzz/fuzz_share.c
 
 lint:
 	@status=0; \
@@ -311,7 +318,7 @@ lint:
 	exit $$status
 
 clean:
-	rm -f $(OBJ) tests/unit.o $(PROGS) tests/unit
+	rm -f $(OBJ) tests/unit.o tests/unit-share.o $(PROGS) tests/unit
 	rm -f mcp-workbench-static example/example-server-static
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind
 

@@ -379,6 +379,7 @@ ready_wait(int fd, const struct share_dir *d, const struct share_id *id,
 	size_t have = 0;
 	ssize_t n;
 
+	line[0] = '\0';
 	while (have < sizeof(line) - 1 && memchr(line, '\n', have) == NULL) {
 		if (wait_fd(fd, POLLIN, deadline) < 0) {
 			buf_printf(why, "the shared workbench did not listen "

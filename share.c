@@ -1382,7 +1382,8 @@ hello_read(struct share_server *srv, struct conn *c, long long now,
 		need = SHARE_HDR + share_get32((unsigned char *)c->in.data);
 		if (version != SHARE_PROTO) {
 			snprintf(text, sizeof(text), "it speaks version %u of "
-			    "the protocol, not %u", SHARE_PROTO, version);
+			    "the protocol, not %u", (unsigned)SHARE_PROTO,
+			    version);
 			conn_refuse(srv, c, now, text);
 			return 0;
 		}

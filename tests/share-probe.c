@@ -490,16 +490,21 @@ daemon_main(int argc, char **argv)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	if (identify(config, &d, &id, &why) < 0 ||
-	    (!share_id_is(&id, argv[2]) && (buf_printf(&why, "the "
-	    "configuration changed since the front read it"), 1)) ||
-	    (srv = share_listen(&d, &id, MAX_SESSIONS, status_json, NULL,
-	    &why)) == NULL) {
+	srv = NULL;
+	if (identify(config, &d, &id, &why) == 0) {
+		if (!share_id_is(&id, argv[2]))
+			buf_printf(&why, "the configuration changed since the "
+			    "front read it");
+		else
+			srv = share_listen(&d, &id, MAX_SESSIONS, status_json,
+			    NULL, &why);
+		share_dir_close(&d);
+	}
+	if (srv == NULL) {
 		wb_log("will not serve: %s", buf_cstr(&why));
 		share_ready(ready, buf_cstr(&why));
 		return 1;
 	}
-	share_dir_close(&d);
 	wb_log("daemon %ld listens (%s.sock)", (long)getpid(), id.name);
 	share_ready(ready, NULL);
 	return serve_loop(srv);
