@@ -23,6 +23,7 @@
 
 #include "../workbench.h"
 #include "../share.h"
+#include "../share_int.h"
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
 #define NOBODY	65534
@@ -675,6 +676,21 @@ answered(void *arg)
 	return false;
 }
 
+/* The first 8 bytes of an answer have come. */
+static bool
+welcomed(void *arg)
+{
+	struct answer *a = arg;
+	ssize_t n;
+
+	buf_reserve(&a->body, 8);
+	n = recv(a->fd, a->body.data + a->body.len, 8 - a->body.len,
+	    MSG_DONTWAIT);
+	if (n > 0)
+		a->body.len += (size_t)n;
+	return a->body.len == 8;
+}
+
 /* Send a hand-made b to the server; what comes back before it closes. */
 static int
 exchange(const struct buf *b, const int *fds, int nfds, struct buf *body)
@@ -761,6 +777,31 @@ test_share_peers(void)
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	CHECK(pump(at_eof, &p[0], NULL));
 	close(p[0]);
+	/*
+	 * A front that leaves after WELCOME without GO: no session, and
+	 * the descriptors it sent are closed unused.
+	 */
+	{
+		struct answer a = { raw_connect(), -1, { 0 } };
+		struct share_hello *h = NULL;
+
+		CHECK(pipe(p) == 0);
+		fds[0] = p[0];
+		fds[1] = fds[2] = p[1];
+		b.len = 0;
+		share_hello_encode(&b, SHARE_SESSION, sid.id, "/", NULL, NULL);
+		raw_send(a.fd, &b, fds, 3);
+		close(p[1]);
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		CHECK(pump(welcomed, &a, &h) && a.body.len == 8 &&
+		    a.body.data[5] == 2);
+		CHECK(!at_eof(&p[0]));	/* The daemon holds the writer. */
+		close(a.fd);
+		CHECK(pump(at_eof, &p[0], &h) && h == NULL);
+		close(p[0]);
+		buf_free(&a.body);
+	}
+
 	/* Too slow: half a header, then nothing; dropped at its deadline. */
 	header(&b, 0, 1, 1);
 	b.len = 3;
@@ -930,6 +971,64 @@ test_share_other_uid(void)
 	buf_free(&json);
 }
 
+/*
+ * The daemon's log: ours, not a link; past 1 MiB it becomes .log.old,
+ * when opened and while the daemon writes to it.  The lock: not a link.
+ */
+static void
+test_share_files(void)
+{
+	struct buf why = { 0 }, path = { 0 };
+	struct stat st;
+	char big[4096];
+	int fd, saved, i;
+
+	buf_printf(&path, "srv/%s.log", sid.name);
+	fd = share_log_open(&sdir, sid.name, &why);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600);
+	memset(big, 'x', sizeof(big));
+	for (i = 0; fd >= 0 && i <= 256; i++)
+		if (write(fd, big, sizeof(big)) != (ssize_t)sizeof(big))
+			break;
+	CHECK(i == 257);
+	if (fd >= 0)
+		close(fd);
+	/* Opened past 1 MiB: a new one, the old kept once. */
+	fd = share_log_open(&sdir, sid.name, &why);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0);
+	buf_puts(&path, ".old");
+	CHECK(stat(at(buf_cstr(&path)), &st) == 0 &&
+	    st.st_size == 257 * 4096);
+	/* Written past 1 MiB as our stderr: rotated by share_server_log. */
+	for (i = 0; fd >= 0 && i <= 256; i++)
+		if (write(fd, big, sizeof(big)) != (ssize_t)sizeof(big))
+			break;
+	CHECK(i == 257);
+	saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	share_server_log(srv);
+	CHECK(fstat(STDERR_FILENO, &st) == 0 && st.st_size == 0);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd);
+	path.len -= 4;
+	unlink(at(buf_cstr(&path)));
+	CHECK(symlink(at("file"), at(buf_cstr(&path))) == 0);
+	why.len = 0;
+	CHECK(share_log_open(&sdir, sid.name, &why) < 0 &&
+	    contains(&why, "a symbolic link"));
+	unlink(at(buf_cstr(&path)));
+	path.len = 0;
+	buf_printf(&path, "srv/%s.lock", sid.name);
+	CHECK(symlink(at("file"), at(buf_cstr(&path))) == 0);
+	why.len = 0;
+	CHECK(share_lock_open(&sdir, sid.name, &why) < 0 &&
+	    contains(&why, "a symbolic link"));
+	unlink(at(buf_cstr(&path)));
+	buf_free(&why);
+	buf_free(&path);
+}
+
 static void
 test_share_server(void)
 {
@@ -952,6 +1051,7 @@ test_share_server(void)
 		CHECK(lstat(at(path), &st) == 0 && S_ISSOCK(st.st_mode) &&
 		    (st.st_mode & 0777) == 0700);
 	}
+	test_share_files();
 	/* A second listener on the same name: refused. */
 	CHECK(share_listen(&sdir, &sid, 4, NULL, NULL, &why) == NULL &&
 	    contains(&why, "another socket is there"));

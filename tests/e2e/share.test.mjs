@@ -263,6 +263,17 @@ describe('share: one daemon, the client\'s own stdio', () => {
 		assert.equal(await g.ask('still'), `${daemon} echo still`);
 	});
 
+	test('SIGTERM of a front (the client ending it): it exits 0 and the daemon ends its session', { timeout: T(20000) }, async () => {
+		const dir = shareDir();
+		const f = new Front(dir, config());
+		const { front, daemon } = await f.joined();
+		assert.equal(await f.ask('x'), `${daemon} echo x`);
+		process.kill(front, 'SIGTERM');
+		assert.deepEqual({ ...(await f.exit), at: 0 }, { code: 0, signal: null, at: 0 });
+		await L.withTimeout(f.eof, T(5000), 'the client\'s stdout to end');
+		await logSays(dir, new RegExp(`session of pid ${front} ended: its front is gone`));
+	});
+
 	test('SIGKILL of the daemon: every front exits within 2 s saying so; the next front replaces the stale socket and starts another', { timeout: T(30000) }, async () => {
 		const dir = shareDir();
 		const cfg = config();
