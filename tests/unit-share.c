@@ -945,28 +945,49 @@ test_share_other_uid(void)
 	CHECK(pump(child_done, st, NULL) && WIFEXITED(st[1]) &&
 	    WEXITSTATUS(st[1]) == 0);
 
+	/*
+	 * A daemon of nobody's (its filesystem uid root's, to share the
+	 * directory): a front does not even send it a hello.  It serves
+	 * until hold closes, then exits 1 if any hello reached it.
+	 */
 	memset(theirs.name, 'f', SHARE_NAME_LEN);
 	CHECK(pipe(ready) == 0 && pipe(hold) == 0);
 	if ((st[0] = fork()) == 0) {
+		struct pollfd pfd[SHARE_POLLFDS + 1];
+		int n;
+
 		close(ready[0]);
 		close(hold[1]);
 		if (setresuid((uid_t)-1, NOBODY, (uid_t)-1) < 0)
 			_exit(10);
 		setfsuid(0);
-		srv = share_listen(&sdir, &theirs, 1, NULL, NULL, &why);
+		status_calls = 0;
+		srv = share_listen(&sdir, &theirs, 1, status_cb, (void *)"x",
+		    &why);
 		c = srv != NULL ? 'y' : 'n';
-		if (write(ready[1], &c, 1) < 0 || read(hold[0], &c, 1) < 0)
+		if (srv == NULL || write(ready[1], &c, 1) < 0)
 			_exit(11);
-		_exit(0);
+		for (;;) {
+			n = share_server_pollfds(srv, pfd, SHARE_POLLFDS);
+			pfd[n].fd = hold[0];
+			pfd[n].events = POLLIN;
+			poll(pfd, (nfds_t)n + 1, -1);
+			if (pfd[n].revents != 0)
+				break;
+			share_server_events(srv, pfd, n, now_ms());
+		}
+		_exit(status_calls == 0 ? 0 : 12);
 	}
 	close(ready[1]);
 	close(hold[0]);
 	CHECK(read(ready[0], &c, 1) == 1 && c == 'y');
+	why.len = 0;
 	CHECK(share_status(&sdir, &theirs, &json, &why) < 0 &&
 	    contains(&why, "uid 65534") && contains(&why, "is not this user"));
 	close(hold[1]);
 	close(ready[0]);
-	waitpid(st[0], NULL, 0);
+	CHECK(waitpid(st[0], &st[1], 0) == st[0] && WIFEXITED(st[1]) &&
+	    WEXITSTATUS(st[1]) == 0);
 	buf_free(&why);
 	buf_free(&json);
 }

@@ -148,15 +148,18 @@ function count(text, re) {
 }
 
 describe('share: one daemon, the client\'s own stdio', () => {
-	test('eight fronts started at one instant make exactly one daemon, which serves all eight', { timeout: T(60000) }, async () => {
+	test('eight fronts started at one instant make exactly one daemon, which serves all eight: seven wait for the lock while the first starts it', { timeout: T(60000) }, async () => {
 		const dir = shareDir();
 		const cfg = config();
-		const gate = path.join(L.makeTempDir('wb-gate-'), 'gate');
-		assert.equal(spawnSync('mkfifo', [gate]).status, 0);
+		const fifos = L.makeTempDir('wb-gate-');
+		const gate = path.join(fifos, 'gate');
+		const hold = path.join(fifos, 'hold');
+		assert.equal(spawnSync('mkfifo', [gate, hold]).status, 0);
 		const held = fs.openSync(gate, fs.constants.O_RDWR);
+		const env = { ...process.env, SHARE_PROBE_HOLD: hold };
 		const gated = [];
 		for (let i = 0; i < 8; i++)
-			gated.push(new Front(dir, cfg, { gate }));
+			gated.push(new Front(dir, cfg, { gate, env }));
 		// All eight at the gate (reading it), then one line each at once.
 		await L.waitFor(() => gated.every((f) => {
 			try {
@@ -166,6 +169,13 @@ describe('share: one daemon, the client\'s own stdio', () => {
 			}
 		}), T(10000), 'eight fronts at the gate');
 		fs.writeSync(held, '\n'.repeat(8));
+		// The daemon is held before it listens: the other seven are
+		// blocked on the lock meanwhile (not starting daemons of their own).
+		const lock = await L.waitFor(() => fs.readdirSync(dir).find((n) => n.endsWith('.lock')), T(10000), 'the lock file');
+		const ino = fs.statSync(path.join(dir, lock)).ino;
+		await L.waitFor(() => fs.readFileSync('/proc/locks', 'utf8').split('\n')
+		    .filter((l) => l.includes('->') && l.includes(`:${ino} `)).length === 7, T(10000), 'seven fronts waiting for the lock');
+		fs.closeSync(fs.openSync(hold, 'w'));
 		const joined = await Promise.all(gated.map((f) => f.joined()));
 		fs.closeSync(held);
 		const pids = new Set(joined.map((j) => j.daemon));
