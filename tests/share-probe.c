@@ -21,7 +21,10 @@
  *		on the client's own pipes, line by line (no extra hop):
  *		"DPID echo LINE", or for "env NAME", "cwd", "opt", "pid",
  *		"stderr TEXT" and "exit N" what they say.  Its log (stderr)
- *		says what happens to sessions and connections.
+ *		says what happens to sessions and connections.  With
+ *		SHARE_PROBE_HOLD=FIFO in its environment, it reads FIFO to
+ *		its end before it listens: a test holds it there to see
+ *		the other fronts wait for the lock meanwhile.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -457,6 +460,20 @@ serve_loop(struct share_server *srv)
 	return 0;
 }
 
+/* Read path (a FIFO) to its end, when given. */
+static void
+hold(const char *path)
+{
+	char c;
+	int fd;
+
+	if (path == NULL || (fd = open(path, O_RDONLY)) < 0)
+		return;
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
+}
+
 static int
 daemon_main(int argc, char **argv)
 {
@@ -491,6 +508,7 @@ daemon_main(int argc, char **argv)
 	sigaddset(&block, SIGINT);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	srv = NULL;
+	hold(getenv("SHARE_PROBE_HOLD"));
 	if (identify(config, &d, &id, &why) == 0) {
 		if (!share_id_is(&id, argv[2]))
 			buf_printf(&why, "the configuration changed since the "

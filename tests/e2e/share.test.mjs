@@ -171,7 +171,8 @@ describe('share: one daemon, the client\'s own stdio', () => {
 		fs.writeSync(held, '\n'.repeat(8));
 		// The daemon is held before it listens: the other seven are
 		// blocked on the lock meanwhile (not starting daemons of their own).
-		const lock = await L.waitFor(() => fs.readdirSync(dir).find((n) => n.endsWith('.lock')), T(10000), 'the lock file');
+		const lock = await L.waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).find((n) => n.endsWith('.lock')),
+		    T(10000), 'the lock file');
 		const ino = fs.statSync(path.join(dir, lock)).ino;
 		await L.waitFor(() => fs.readFileSync('/proc/locks', 'utf8').split('\n')
 		    .filter((l) => l.includes('->') && l.includes(`:${ino} `)).length === 7, T(10000), 'seven fronts waiting for the lock');
