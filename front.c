@@ -522,6 +522,7 @@ join_locked(const struct share_dir *d, const struct share_id *id,
 				    "workbench it started: %s", strerror(errno));
 			return -1;
 		}
+		f->errfl = fcntl(STDERR_FILENO, F_GETFL);
 		if ((r = hand_over(fd, id, opts, pid, why)) == 0) {
 			f->sock = fd;
 			f->daemon = pid;
@@ -554,6 +555,7 @@ share_join(const struct share_dir *d, const struct share_id *id,
 
 	memset(f, 0, sizeof(*f));
 	f->sock = -1;
+	f->errfl = -1;
 	if ((lock = share_lock_open(d, id->name, why)) < 0)
 		return -1;
 	if (lock_wait(lock, SHARE_LOCK_MS) < 0) {
@@ -578,9 +580,10 @@ on_stop(int sig)
 /*
  * Wait with nothing but the lifeline until the session ends: END gives
  * the status to exit with; end of file without it means the daemon
- * died, said in one line on stderr (SHARE_EXIT_LOST).  SIGTERM, SIGINT
- * or SIGHUP from the client close the lifeline, which ends the session
- * in the daemon: 0.
+ * died, said in one line on stderr (SHARE_EXIT_LOST), whose flags the
+ * daemon made non-blocking and could not put back.  SIGTERM, SIGINT or
+ * SIGHUP from the client close the lifeline, which ends the session in
+ * the daemon: 0.
  */
 int
 share_wait(struct share_front *f)
@@ -625,6 +628,8 @@ share_wait(struct share_front *f)
 	if (have == sizeof(m) && share_get32(m) == 1 &&
 	    share_get16(m + 4) == MSG_END)
 		return m[SHARE_HDR];
+	if (f->errfl >= 0)
+		fcntl(STDERR_FILENO, F_SETFL, f->errfl);
 	wb_log("the shared workbench (pid %ld) is gone; this session ended "
 	    "with it", (long)f->daemon);
 	wb_log_flush();

@@ -13,7 +13,7 @@
  *			and linked into place: the key of every digest.
  *	NAME.lock	flock(2)ed by a front while it connects, or replaces
  *			a stale socket and starts a daemon, and hands over.
- *	NAME.sock	the daemon's listening socket (0600).
+ *	NAME.sock	the daemon's listening socket (0700).
  *	NAME.log	the daemon's standard error; at 1 MiB it becomes
  *	NAME.log.old	and a new one begins.
  *
@@ -1050,7 +1050,7 @@ share_ready(int fd, const char *why)
 
 /*
  * Listen for fronts on NAME.sock in d (which the caller keeps or not):
- * non-blocking, CLOEXEC, 0600.  A front replaced a stale socket under
+ * non-blocking, CLOEXEC, 0700.  A front replaced a stale socket under
  * the lock before it started us, so one there now is another's.  The
  * server, or NULL with why.
  */

@@ -116,6 +116,7 @@ struct share_front {
 	int		 sock;
 	pid_t		 daemon;
 	bool		 started;	/* This front started it. */
+	int		 errfl;		/* fd 2's flags before the handover. */
 };
 
 int	 share_join(const struct share_dir *, const struct share_id *,

@@ -905,6 +905,26 @@ test_share_session(void)
 	CHECK(h != NULL && share_session_gone(h));
 	if (h != NULL)
 		share_session_end(srv, h, 0);
+
+	/*
+	 * The daemon dies (its lifeline closes without END): the front
+	 * exits 4, and puts back the flags of the stderr it still holds,
+	 * which the daemon made non-blocking and cannot restore now.
+	 */
+	h = NULL;
+	fcntl(STDERR_FILENO, F_SETFL, fcntl(STDERR_FILENO, F_GETFL) &
+	    ~O_NONBLOCK);
+	if ((st[0] = fork()) == 0)
+		front_child(in[0], out[1], &sid);
+	CHECK(pump(taken_one, &h, &h));
+	CHECK((fcntl(STDERR_FILENO, F_GETFL) & O_NONBLOCK) != 0);
+	if (h != NULL)
+		shutdown(h->sock, SHUT_RDWR);
+	CHECK(pump(child_done, st, NULL) && WIFEXITED(st[1]) &&
+	    WEXITSTATUS(st[1]) == 4);
+	CHECK((fcntl(STDERR_FILENO, F_GETFL) & O_NONBLOCK) == 0);
+	if (h != NULL)
+		share_session_end(srv, h, 0);
 	close(in[0]);
 	close(in[1]);
 	close(out[0]);
