@@ -12,14 +12,18 @@ import { describe, test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as L from './lib.mjs';
 
-const PROBE = path.join(L.TESTS_DIR, 'share-probe');
+const PROBE = process.env.SHARE_PROBE ? path.resolve(process.env.SHARE_PROBE) : path.join(L.TESTS_DIR, 'share-probe');
 const SLOW = Number(process.env.WORKBENCH_SLOW ??
     ({ asan: 3, valgrind: 10 }[process.env.WB_TEST_SLOW] ?? 1));
+// A probe of another build (SHARE_PROBE, e.g. with sanitizers): its RSS
+// says nothing of the front's.
+const CHECK_RSS = process.env.SHARE_PROBE === undefined;
 const T = (ms) => ms * SLOW;
 const NOBODY = 65534;
 
 const fronts = new Set();
 const daemons = new Set();
+const dirs = new Set();		// Share directories made here.
 
 function killQuietly(pid, sig = 'SIGKILL') {
 	try {
@@ -29,14 +33,34 @@ function killQuietly(pid, sig = 'SIGKILL') {
 	}
 }
 
+// Daemons a test did not learn of (it failed before they answered):
+// those whose command line names one of this suite's share directories.
+function strayDaemons() {
+	const pids = [];
+	for (const p of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(p))
+			continue;
+		try {
+			const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+			const d = argv.indexOf('-d');
+			if (argv.includes('--share-serve') && d >= 0 && dirs.has(argv[d + 1]))
+				pids.push(Number(p));
+		} catch {
+			// gone
+		}
+	}
+	return pids;
+}
+
 function cleanup() {
 	for (const f of fronts)
 		if (f.proc.exitCode === null && f.proc.signalCode === null)
 			killQuietly(f.proc.pid);
 	fronts.clear();
-	for (const d of daemons)
+	for (const d of [...daemons, ...strayDaemons()])
 		killQuietly(d);
 	daemons.clear();
+	dirs.clear();
 }
 
 afterEach(cleanup);
@@ -122,7 +146,9 @@ class Front {
 }
 
 function shareDir() {
-	return path.join(L.makeTempDir('wb-share-'), 's');
+	const d = path.join(L.makeTempDir('wb-share-'), 's');
+	dirs.add(d);
+	return d;
 }
 
 function config(extra = {}) {
@@ -441,6 +467,7 @@ describe('share: status, linger, cost', () => {
 		t.diagnostic(`waiting front: VmRSS ${range(rss)} kB, RssAnon ${range(anon)} kB; daemon VmRSS ` +
 		    `${dst.match(/VmRSS:\s+(\d+)/)[1]} kB; the front's join (identity, lock, connect, handover) ` +
 		    `${range(joins)} us; spawn to first answer (node) ${range(times)} ms`);
-		assert.ok(median(rss) < 4096, `a waiting front's VmRSS ${median(rss)} kB`);
+		if (CHECK_RSS)
+			assert.ok(median(rss) < 4096, `a waiting front's VmRSS ${median(rss)} kB`);
 	});
 });
