@@ -16,13 +16,13 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
 	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
 	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o store.o util.o
+	config.o store.o share.o front.o util.o
 # The HTTP layer (http.h): built into the unit tests and tests/http-echo;
 # into the workbench once the MCP layer serves it (--listen).
 HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o store.o util.o $(HTTPOBJ)
-PROGS = mcp-workbench tests/mock-server tests/http-echo \
+	config.o store.o share.o front.o util.o $(HTTPOBJ)
+PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
@@ -42,9 +42,10 @@ mcp-workbench: $(OBJ)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(OBJ) tests/unit.o: workbench.h
+$(OBJ) tests/unit.o tests/unit-share.o: workbench.h
 $(HTTPOBJ) tests/unit.o tests/http-echo.o: workbench.h http.h
 http.o http_listen.o http_out.o: http_int.h
+share.o front.o tests/unit-share.o: share.h share_int.h
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -57,6 +58,12 @@ tests/mock-server: tests/mock-server.c
 tests/http-echo: tests/http-echo.o $(LIBOBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/http-echo.o $(LIBOBJ) $(LDLIBS)
 
+# The shared workbench's transport driven as front and daemon (e2e tests).
+tests/share-probe: tests/share-probe.c $(LIBOBJ) workbench.h share.h
+	@$(JSMN_CHECK)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/share-probe.c $(LIBOBJ) \
+	    $(LDLIBS)
+
 example/example-server: example/example-server.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/example-server.c $(LDLIBS)
@@ -65,8 +72,9 @@ example/demo: example/demo.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/demo.c $(LDLIBS)
 
-tests/unit: tests/unit.o $(LIBOBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o $(LIBOBJ) $(LDLIBS)
+tests/unit: tests/unit.o tests/unit-share.o $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o tests/unit-share.o \
+	    $(LIBOBJ) $(LDLIBS)
 
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).
@@ -154,7 +162,7 @@ $(STATIC_DIR)/include/jsmn.h:
 	mkdir -p $(STATIC_DIR)/include
 	cp $(JSMN_INCLUDE)/jsmn.h $@
 
-mcp-workbench-static: $(SRC) workbench.h Makefile $(STATIC_DIR)/include/jsmn.h
+mcp-workbench-static: $(SRC) workbench.h share.h share_int.h Makefile $(STATIC_DIR)/include/jsmn.h
 	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(SRC)
 
 example/example-server-static: example/example-server.c $(STATIC_DIR)/include/jsmn.h
@@ -232,19 +240,20 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 ASAN_DIR = build-asan
 
-$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h Makefile tests/san-options.c
+$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h share.h share_int.h Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DWB_VERSION=\"$(VERSION)\" -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ $(SRC) tests/san-options.c
 
-$(ASAN_DIR)/unit: tests/unit.c $(LIBSRC) workbench.h Makefile tests/san-options.c
+$(ASAN_DIR)/unit: tests/unit.c tests/unit-share.c $(LIBSRC) workbench.h \
+    share.h Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
-	    -o $@ tests/unit.c $(LIBSRC) tests/san-options.c
+	    -o $@ tests/unit.c tests/unit-share.c $(LIBSRC) tests/san-options.c
 
 $(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) workbench.h http.h http_int.h Makefile tests/san-options.c
 	@$(JSMN_CHECK)
@@ -275,7 +284,7 @@ FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
 	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog \
-	$(FUZZ_DIR)/fuzz_http
+	$(FUZZ_DIR)/fuzz_http $(FUZZ_DIR)/fuzz_share
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -303,6 +312,10 @@ $(FUZZ_DIR)/fuzz_http: fuzz/fuzz_http.c $(LIBSRC) workbench.h http.h http_int.h
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_http.c $(LIBSRC)
+$(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) workbench.h share.h
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_share.c $(LIBSRC)
 
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
@@ -321,7 +334,8 @@ ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
 	tests/http-echo.c example/example-server.c example/demo.c \
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
-	fuzz/fuzz_catalog.c fuzz/fuzz_http.c
+	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
+	tests/share-probe.c fuzz/fuzz_share.c
 
 lint:
 	@status=0; \
@@ -332,8 +346,8 @@ lint:
 	exit $$status
 
 clean:
-	rm -f $(OBJ) $(HTTPOBJ) tests/unit.o tests/http-echo.o $(PROGS) \
-	    tests/unit
+	rm -f $(OBJ) $(HTTPOBJ) tests/unit.o tests/unit-share.o \
+	    tests/http-echo.o $(PROGS) tests/unit
 	rm -f mcp-workbench-static example/example-server-static
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind
 

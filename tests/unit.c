@@ -1,6 +1,7 @@
 /*
- * Unit tests for the JSON layer, line framing, configuration and names.
- * Ends with "N passed, N failed"; exits non-zero when anything failed.
+ * Unit tests for the JSON layer, line framing, configuration and names
+ * (and, in unit-share.c, the shared workbench's transport).  Ends with
+ * "N passed, N failed"; exits non-zero when anything failed.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -23,7 +24,10 @@ static int passed, failed;
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
 
-static void
+void	 check(int, const char *, const char *, int);
+void	 test_share(void);		/* unit-share.c */
+
+void
 check(int ok, const char *what, const char *file, int line)
 {
 	if (ok)
@@ -2792,6 +2796,7 @@ main(void)
 	test_http_addr();
 	test_http_conns();
 	test_http_start();
+	test_share();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }
