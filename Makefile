@@ -13,15 +13,25 @@ WARN = -std=c11 -Wall -Wextra -Werror
 DEFS = -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
-OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
-	dynamic.o listing.o listen.o server.o call.o relay.o bridge.o stream.o \
-	pace.o era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o store.o share.o front.o util.o
+# The objects of each layer, top to bottom (ARCHITECTURE.md).
+TOPOBJ = workbench.o dispatch.o probe.o
+BOXOBJ = toolbox.o resources.o dynamic.o search.o listen.o
+SRVOBJ = server.o call.o stream.o relay.o bridge.o listing.o catalog.o
+SESSOBJ = session.o pace.o
+OBJ = $(TOPOBJ) $(BOXOBJ) $(SRVOBJ) $(SESSOBJ) \
+	era.o peer.o procmgr.o guard.o toolname.o terms.o config.o store.o \
+	share.o share_wire.o share_daemon.o front.o \
+	json.o json_scan.o json_out.o utf8.o rpc.o util.o
 # The HTTP layer (http.h): built into the unit tests and tests/http-echo;
 # into the workbench once the MCP layer serves it (--listen).
 HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
-LIBOBJ = era.o peer.o jsonrpc.o procmgr.o guard.o toolname.o terms.o \
-	config.o store.o share.o front.o util.o $(HTTPOBJ)
+LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o config.o \
+	store.o share.o share_wire.o share_daemon.o front.o \
+	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
+# Each layer's headers (a file may include its own layer's and below).
+HDR = util.h json.h json_out.h rpc.h json_int.h peer.h proc.h config.h \
+	era.h store.h terms.h share.h share_int.h http.h http_int.h \
+	session.h server.h box.h dispatch.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 
@@ -42,10 +52,7 @@ mcp-workbench: $(OBJ)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(OBJ) tests/unit.o tests/unit-share.o: workbench.h
-$(HTTPOBJ) tests/unit.o tests/http-echo.o: workbench.h http.h
-http.o http_listen.o http_out.o: http_int.h
-share.o front.o tests/unit-share.o: share.h share_int.h
+$(OBJ) $(HTTPOBJ) tests/unit.o tests/unit-share.o tests/http-echo.o: $(HDR)
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -59,7 +66,7 @@ tests/http-echo: tests/http-echo.o $(LIBOBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/http-echo.o $(LIBOBJ) $(LDLIBS)
 
 # The shared workbench's transport driven as front and daemon (e2e tests).
-tests/share-probe: tests/share-probe.c $(LIBOBJ) workbench.h share.h
+tests/share-probe: tests/share-probe.c $(LIBOBJ) $(HDR)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/share-probe.c $(LIBOBJ) \
 	    $(LDLIBS)
@@ -94,6 +101,7 @@ CHECK_EXTRA ?= check-install check-sizes check-static check-flags cross-check li
 	fuzz asan valgrind
 
 check: all tests/unit tests/node_modules
+	sh tests/layers.sh
 	./tests/unit
 	node --test --test-concurrency=2 tests/e2e/
 	@passed=0; failed=0; names=; \
@@ -162,7 +170,7 @@ $(STATIC_DIR)/include/jsmn.h:
 	mkdir -p $(STATIC_DIR)/include
 	cp $(JSMN_INCLUDE)/jsmn.h $@
 
-mcp-workbench-static: $(SRC) workbench.h share.h share_int.h Makefile $(STATIC_DIR)/include/jsmn.h
+mcp-workbench-static: $(SRC) $(HDR) Makefile $(STATIC_DIR)/include/jsmn.h
 	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(SRC)
 
 example/example-server-static: example/example-server.c $(STATIC_DIR)/include/jsmn.h
@@ -240,22 +248,21 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 ASAN_DIR = build-asan
 
-$(ASAN_DIR)/mcp-workbench: $(SRC) workbench.h share.h share_int.h Makefile tests/san-options.c
+$(ASAN_DIR)/mcp-workbench: $(SRC) $(HDR) Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DWB_VERSION=\"$(VERSION)\" -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ $(SRC) tests/san-options.c
 
-$(ASAN_DIR)/unit: tests/unit.c tests/unit-share.c $(LIBSRC) workbench.h \
-    share.h Makefile tests/san-options.c
+$(ASAN_DIR)/unit: tests/unit.c tests/unit-share.c $(LIBSRC) $(HDR) Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/unit.c tests/unit-share.c $(LIBSRC) tests/san-options.c
 
-$(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) workbench.h http.h http_int.h Makefile tests/san-options.c
+$(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) $(HDR) Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
@@ -288,31 +295,31 @@ FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
-$(FUZZ_DIR)/fuzz_jsonrpc: fuzz/fuzz_jsonrpc.c $(LIBSRC) workbench.h
+$(FUZZ_DIR)/fuzz_jsonrpc: fuzz/fuzz_jsonrpc.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_jsonrpc.c $(LIBSRC)
 
-$(FUZZ_DIR)/fuzz_config: fuzz/fuzz_config.c $(LIBSRC) workbench.h
+$(FUZZ_DIR)/fuzz_config: fuzz/fuzz_config.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_config.c $(LIBSRC)
 
-$(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) workbench.h
+$(FUZZ_DIR)/fuzz_toolname: fuzz/fuzz_toolname.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_toolname.c $(LIBSRC)
 
 # catalog.c whole, with stubs for what it calls above it.
-$(FUZZ_DIR)/fuzz_catalog: fuzz/fuzz_catalog.c catalog.c $(LIBSRC) workbench.h
+$(FUZZ_DIR)/fuzz_catalog: fuzz/fuzz_catalog.c catalog.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_catalog.c catalog.c $(LIBSRC)
-$(FUZZ_DIR)/fuzz_http: fuzz/fuzz_http.c $(LIBSRC) workbench.h http.h http_int.h
+$(FUZZ_DIR)/fuzz_http: fuzz/fuzz_http.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_http.c $(LIBSRC)
-$(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) workbench.h share.h
+$(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_share.c $(LIBSRC)
@@ -324,11 +331,12 @@ fuzz-long: $(FUZZ_TARGETS)
 	sh fuzz/run.sh long "$(FUZZ_SECONDS)" $(FUZZ_DIR)
 
 # ---------------------------------------------------------------------------
-# Static analysis: cppcheck, then gcc's -fanalyzer, over every C file of
-# the project.  Any finding fails; known false positives are suppressed
-# inline or in tests/cppcheck.supp, each with its reason (tests/lint.sh).
-# Then the manual: mandoc -Tlint, and quotes that mdoc would drop or nest
-# without a word (tests/manlint.sh).  Both run, whatever the first says.
+# Static analysis: the layers (tests/layers.sh), cppcheck, then gcc's
+# -fanalyzer, over every C file of the project.  Any finding fails;
+# known false positives are suppressed inline or in tests/cppcheck.supp,
+# each with its reason (tests/lint.sh).  Then the manual: mandoc -Tlint,
+# and quotes that mdoc would drop or nest without a word
+# (tests/manlint.sh).  All run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
 LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
@@ -337,8 +345,13 @@ LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
 	tests/share-probe.c fuzz/fuzz_share.c
 
+# The layers of ARCHITECTURE.md against the #include lines.
+check-layers:
+	sh tests/layers.sh
+
 lint:
 	@status=0; \
+	sh tests/layers.sh || status=1; \
 	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
 	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
 	    status=1; \
@@ -353,4 +366,4 @@ clean:
 
 .PHONY: all check test demo install uninstall clean check-install static \
 	check-static asan valgrind fuzz fuzz-long lint bench cross cross-check \
-	check-flags sizes check-sizes
+	check-flags sizes check-sizes check-layers

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "server.h"
 
 #define PARKED_MAX	64	/* Calls waiting for a modern client's retry. */
 #define ASKED_MAX	16	/* Questions from the server at once, per call. */
@@ -417,9 +417,7 @@ park_answer(struct park *p, const struct call_in *in)
 		snprintf(key, sizeof(key), "in%d", p->asked[i].key);
 		if (!json_is(&j, v = json_get(&j, 0, key), JSMN_OBJECT))
 			continue;
-		buf_puts(out, "{\"jsonrpc\":\"2.0\",\"id\":");
-		buf_put(out, p->asked[i].sid, p->asked[i].sidlen);
-		buf_puts(out, ",\"result\":");
+		rpc_put_result(out, p->asked[i].sid, p->asked[i].sidlen);
 		raw = json_raw(&j, v, &len);
 		buf_put(out, raw, len);
 		buf_puts(out, "}\n");

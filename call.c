@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "server.h"
 
 /*
  * The request table of a server.
@@ -161,9 +161,11 @@ ghosts_clear(struct server *s)
 void
 call_tell_cancelled(struct server *s, long long id, const char *reason)
 {
-	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/cancelled\",\"params\":{\"requestId\":%lld,"
-	    "\"reason\":\"%s\"}}\n", id, reason);
+	struct buf *b = &s->proc.io.out;
+
+	rpc_put_notification(b, "notifications/cancelled");
+	buf_printf(b, ",\"params\":{\"requestId\":%lld,\"reason\":\"%s\"}}\n",
+	    id, reason);
 }
 
 /* The same, when its answer may still come. */
@@ -194,13 +196,13 @@ call_error(const struct server *s, const struct request *r,
 	reply_era(r->modern);
 	if (r->kind == REQ_PASS) {
 		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
-		    s->cfg->name, s->box->cfg->name, reason);
+		    s->cfg->name, s->boxcfg->name, reason);
 		reply_error(text_get(&r->cid), r->cid.len, -32603,
 		    buf_cstr(&t));
 	} else {
 		buf_printf(&t, "Error executing tool '%s' in server '%s' "
 		    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
-		    s->box->cfg->name, reason);
+		    s->boxcfg->name, reason);
 		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
 	}
 	buf_free(&t);

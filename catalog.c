@@ -31,7 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "server.h"
+#include "store.h"
 
 #define CATALOG_VERSION	2
 #define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */

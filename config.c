@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "config.h"
+
+struct workbench wb;
 
 #define NAME_RULE	"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ (letters, " \
 			"digits and '-', joined by single '_'; no leading, " \
@@ -807,5 +809,35 @@ cfg_toolbox(const struct cfg *c, const char *name)
 	for (i = 0; i < c->nboxes; i++)
 		if (strcmp(c->boxes[i].name, name) == 0)
 			return &c->boxes[i];
+	return NULL;
+}
+
+/*
+ * The Node.js workbench named tools {toolbox}__{server}_{tool}.  Server
+ * names may hold '_', so only the configuration can tell where the server
+ * ends: returns the corrected {toolbox}__{server}__{tool}, or NULL.
+ */
+char *
+cfg_legacy_fix(const struct cfg *c, const char *name)
+{
+	const struct cfg_toolbox *b;
+	const char *a, *rest;
+	size_t n;
+	char *box;
+	int i;
+
+	if ((a = strstr(name, "__")) == NULL || a == name)
+		return NULL;
+	box = xstrndup(name, (size_t)(a - name));
+	b = cfg_toolbox(c, box);
+	free(box);
+	rest = a + 2;
+	for (i = 0; b != NULL && i < b->nservers; i++) {
+		n = strlen(b->servers[i].name);
+		if (strncmp(rest, b->servers[i].name, n) == 0 &&
+		    rest[n] == '_' && rest[n + 1] != '_' && rest[n + 1] != '\0')
+			return tool_join(b->name, b->servers[i].name,
+			    rest + n + 1);
+	}
 	return NULL;
 }

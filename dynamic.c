@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "box.h"
 
 static unsigned long listed;		/* Hash of the names last listed. */
 
@@ -86,7 +86,7 @@ put_meta(struct buf *b, const struct server *s, const struct json *j, int t,
 	buf_puts(b, "\"source_server\":");
 	json_put_cstr(b, s->cfg->name);
 	buf_puts(b, ",\"toolbox_name\":");
-	json_put_cstr(b, s->box->cfg->name);
+	json_put_cstr(b, s->boxcfg->name);
 	buf_puts(b, ",\"original_name\":");
 	json_put_cstr(b, name);
 	buf_putc(b, '}');
@@ -135,7 +135,7 @@ dyn_native(const struct server *s, enum list_kind k, const struct json *j,
 	if (!dyn_renames(k))
 		return NULL;
 	if (k == LIST_TOOLS || k == LIST_PROMPTS) {
-		native = tool_join(s->box->cfg->name, s->cfg->name, key);
+		native = tool_join(s->boxcfg->name, s->cfg->name, key);
 		if (check_listable(s, k, native, key) < 0) {
 			free(native);
 			return NULL;
@@ -190,7 +190,7 @@ static void
 reply_unknown_tool(const char *id, size_t idlen, const char *name,
     bool malformed, bool suggest)
 {
-	char *fix = suggest ? tool_legacy_fix(&wb.cfg, name) : NULL;
+	char *fix = suggest ? cfg_legacy_fix(&wb.cfg, name) : NULL;
 	struct buf t = { 0 };
 
 	if (!malformed && fix == NULL)

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "era.h"
+#include "json_out.h"
 
 /* Newest first: initialize answers an unknown version with the first. */
 static const char *const legacy_versions[] = {

@@ -24,7 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "util.h"
+#include "rpc.h"
 #include "share.h"
 #include "share_int.h"
 
@@ -354,7 +355,7 @@ daemon_child(char **av, int null, int log, int ready)
 	if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log, 2) < 0 ||
 	    (ready == 3 ? fcntl(3, F_SETFD, 0) : dup2(ready, 3)) < 0)
 		_exit(127);
-	share_close_from(4);
+	fd_close_from(4);
 	if (chdir("/") < 0) {
 		/* Whatever it is in, it pins nothing it needs. */
 	}

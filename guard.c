@@ -40,7 +40,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "workbench.h"
+#include "proc.h"
 
 #define GUARD_KILL_MS	1000	/* SIGTERM -> SIGKILL, once we are gone */
 #define GUARD_STEP_MS	20	/* How often it looks meanwhile. */
@@ -243,7 +243,7 @@ guardian_setup(int fd)
 	}
 	if (fd != 3 && (fd = dup2(fd, 3)) < 0)
 		_exit(1);
-	proc_close_from(4);
+	fd_close_from(4);
 }
 
 /*

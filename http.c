@@ -81,7 +81,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "util.h"
+#include "rpc.h"
 #include "http.h"
 #include "http_int.h"
 

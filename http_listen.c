@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "util.h"
 #include "http.h"
 #include "http_int.h"
 

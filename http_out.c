@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "workbench.h"
+#include "util.h"
+#include "rpc.h"
 #include "http.h"
 #include "http_int.h"
 
@@ -140,10 +141,7 @@ http_respond_error(struct http_conn *c, int status, int code,
 {
 	struct buf b = { 0 };
 
-	buf_puts(&b, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":");
-	buf_put_int(&b, code);
-	buf_puts(&b, ",\"message\":");
-	json_put_cstr(&b, message);
+	rpc_put_error(&b, NULL, 0, code, message);
 	buf_puts(&b, "}}");
 	http_respond(c, status, "application/json", b.data, b.len);
 	buf_free(&b);

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "workbench.h"
+#include "util.h"
 #include "http.h"
 
 #define METHOD_MAX	20	/* Longer is no method of ours: 400. */

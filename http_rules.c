@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "workbench.h"
+#include "util.h"
 #include "http.h"
 
 static bool

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "box.h"
 
 #define LISTENERS_MAX	64
 #define URIS_MAX	64	/* resourceSubscriptions per listener. */
@@ -80,9 +80,8 @@ acknowledge(const struct listener *l)
 	struct buf *b = client_out();
 	int k, n = 0;
 
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/subscriptions/acknowledged\",\"params\":{"
-	    "\"notifications\":{");
+	rpc_put_notification(b, "notifications/subscriptions/acknowledged");
+	buf_puts(b, ",\"params\":{\"notifications\":{");
 	for (k = 0; k < LISTEN_KINDS; k++)
 		if (l->kinds & (1u << k))
 			buf_printf(b, "%s\"%s\":true", n++ > 0 ? "," : "",
@@ -166,14 +165,15 @@ listen_changed(enum listen_kind k)
 	struct buf *b = client_out();
 	int i;
 
-	if (client_session())
-		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n",
-		    methods[k]);
+	if (client_session()) {
+		rpc_put_notification(b, methods[k]);
+		buf_puts(b, "}\n");
+	}
 	for (i = 0; i < nlisteners; i++) {
 		if (!(listeners[i].kinds & (1u << k)))
 			continue;
-		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
-		    "\"params\":{", methods[k]);
+		rpc_put_notification(b, methods[k]);
+		buf_puts(b, ",\"params\":{");
 		put_subscription(b, &listeners[i]);
 		buf_puts(b, "}}\n");
 	}
@@ -193,9 +193,9 @@ listen_updated(const char *uri, const struct json *j, int tok)
 		for (k = 0; k < listeners[i].nuris; k++) {
 			if (strcmp(listeners[i].uris[k], uri) != 0)
 				continue;
-			buf_puts(b, "{\"jsonrpc\":\"2.0\",\"method\":"
-			    "\"notifications/resources/updated\",\"params\":"
-			    "{\"uri\":");
+			rpc_put_notification(b,
+			    "notifications/resources/updated");
+			buf_puts(b, ",\"params\":{\"uri\":");
 			buf_put(b, raw, len);
 			buf_putc(b, ',');
 			put_subscription(b, &listeners[i]);
@@ -212,9 +212,9 @@ listen_end_all(void)
 
 	while (nlisteners > 0) {
 		b = client_out();
-		buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-		buf_put(b, text_get(&listeners[0].id), listeners[0].id.len);
-		buf_puts(b, ",\"result\":{\"resultType\":\"complete\",");
+		rpc_put_result(b, text_get(&listeners[0].id),
+		    listeners[0].id.len);
+		buf_puts(b, "{\"resultType\":\"complete\",");
 		put_subscription(b, &listeners[0]);
 		buf_puts(b, "}}\n");
 		listener_remove(0);

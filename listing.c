@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "server.h"
 
 #define LIST_PAGES_MAX	1000
 #define TEMPLATES_MAX	1000	/* Resource templates kept per server. */
@@ -337,7 +337,7 @@ keep_tokens(struct server *s, enum list_kind k, const struct json *j, int t)
 		key = json_str(j, json_get(j, t, kinds[k].key), &unescaped);
 	raw = json_raw(j, t, &len);
 	if ((it = add_item(s, k, key, raw, len)) != NULL)
-		it->native = dyn_native(s, k, j, t, it->key);
+		it->native = srv_native(s, k, j, t, it->key);
 	return it;
 }
 
@@ -496,7 +496,7 @@ keep_entry(struct server *s, enum list_kind k, const struct span *v,
 {
 	static struct json entry;
 
-	if (!dyn_renames(k)) {
+	if (!srv_renames(k)) {
 		(void)add_item(s, k, key, v->p, v->n);
 		return true;
 	}

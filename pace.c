@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "session.h"
 
 /* A paced reply is made while the client's queue holds less than this. */
 #define PACE_QUEUE	(128u * 1024)
@@ -96,7 +96,8 @@ pace_holds_much(void)
 /*
  * The reply first in line leaves it.  A reply may read the servers'
  * lists as it goes: those replaced meanwhile are kept while any reply is
- * in line (list_install), and go with the last.
+ * in line (list_install), and go once none is (the loop's step before
+ * poll).
  */
 static void
 pace_leave(void)
@@ -105,8 +106,6 @@ pace_leave(void)
 
 	memmove(line, line + 1, (size_t)--nline * sizeof(*line));
 	p.release(p.ctx);
-	if (nline == 0)
-		list_free_retired();	/* Kept for the replies. */
 }
 
 /* The reply being made is complete: the next one's turn. */

@@ -19,7 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "peer.h"
+#include "rpc.h"
 
 #define READ_CHUNK	(64 * 1024)
 

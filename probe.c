@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "dispatch.h"
 
 #define PROBE_CAPS	ERA_TYPICAL_CAPS
 
@@ -140,7 +140,7 @@ report_json(const struct server *s, struct buf *b)
 {
 	buf_puts(b, b->len == 0 ? "{\"servers\":[" : ",");
 	buf_puts(b, "{\"toolbox\":");
-	json_put_cstr(b, s->box->cfg->name);
+	json_put_cstr(b, s->boxcfg->name);
 	buf_puts(b, ",\"server\":");
 	json_put_cstr(b, s->cfg->name);
 	if (srv_serving(s))

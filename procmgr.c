@@ -16,14 +16,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "proc.h"
 
 #define TERM_AFTER_MS	500	/* stdin closed -> SIGTERM */
 #define KILL_AFTER_MS	1000	/* SIGTERM -> SIGKILL */
@@ -147,23 +146,6 @@ child_env(const struct cfg_server *cs)
 	return env;
 }
 
-/* Close every descriptor from lowfd up (in a new child). */
-void
-proc_close_from(int lowfd)
-{
-	long max, fd;
-
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0)
-		return;
-#endif
-	max = sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (fd = lowfd; fd < max; fd++)
-		close((int)fd);
-}
-
 /* In the child: place the fds, reset signals, exec.  Never returns. */
 static void
 child_exec(const struct cfg_server *cs, char **env, int fds[3], int report,
@@ -193,7 +175,7 @@ child_exec(const struct cfg_server *cs, char **env, int fds[3], int report,
 			_exit(127);
 	if (report != 3 && (report = dup3(report, 3, O_CLOEXEC)) < 0)
 		_exit(127);
-	proc_close_from(4);
+	fd_close_from(4);
 	if (cs->cwd != NULL && chdir(cs->cwd) < 0) {
 		rep.err = errno;
 		goto fail;

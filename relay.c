@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "server.h"
 
 /*
  * A request to the client under our upstream id: a server's own, or a
@@ -51,9 +51,9 @@ relay_forget(const struct server *s, long long rid)
 	for (i = nups - 1; i >= 0; i--) {
 		if (ups[i].srv != s || (rid != 0 && ups[i].rid != rid))
 			continue;
-		buf_printf(client_out(), "{\"jsonrpc\":\"2.0\",\"method\":"
-		    "\"notifications/cancelled\",\"params\":{\"requestId\":"
-		    "%lld,\"reason\":\"the server stopped\"}}\n", ups[i].up);
+		rpc_put_notification(client_out(), "notifications/cancelled");
+		buf_printf(client_out(), ",\"params\":{\"requestId\":%lld,"
+		    "\"reason\":\"the server stopped\"}}\n", ups[i].up);
 		up_remove(i);
 	}
 }
@@ -123,9 +123,8 @@ relay_ask(struct server *s, long long rid, const struct json *j, int key)
 	raw = json_raw(j, key, &len);
 	u->key = xstrndup(raw, len);
 	u->keylen = len;
-	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":", u->up);
 	raw = json_raw(j, json_get(j, key + 1, "method"), &len);
-	buf_put(b, raw, len);
+	rpc_put_request_raw(b, u->up, raw, len);
 	if (json_is(j, params, JSMN_OBJECT)) {
 		buf_puts(b, ",\"params\":");
 		raw = json_raw(j, params, &len);
@@ -141,10 +140,7 @@ relay_refuse(struct server *s, const char *id, size_t idlen, int code,
 {
 	struct buf *b = &s->proc.io.out;
 
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	buf_put(b, id, idlen);
-	buf_printf(b, ",\"error\":{\"code\":%d,\"message\":", code);
-	json_put_cstr(b, msg);
+	rpc_put_error(b, id, idlen, code, msg);
 	buf_puts(b, "}}\n");
 }
 
@@ -167,9 +163,8 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	if (client_can_answer(j, method))
 		up_send(s, raw, len, line, n);
 	else if (json_eq(j, method, "ping")) {
-		buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-		buf_put(b, raw, len);
-		buf_puts(b, ",\"result\":{}}\n");
+		rpc_put_result(b, raw, len);
+		buf_puts(b, "{}}\n");
 	} else
 		relay_refuse(s, raw, len, -32601, "Method not found");
 }
@@ -318,7 +313,7 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
 	else if (json_eq(j, method, "notifications/resources/updated"))
-		res_updated(j, line, n);
+		srv_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
 	    client_has(CAN_ELICIT))
 		client_send_line(line, n);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "box.h"
 
 #define RESOURCE_NOT_FOUND	(-32002)	/* The 2025 revisions' code. */
 #define SUBS_MAX		4096	/* URIs subscribed at once. */
@@ -43,7 +43,7 @@ owner(enum list_kind k, const char *key, size_t len)
 	struct server *s;
 
 	SRV_EACH(s)
-		if (s->box->open && (it = list_find(s, k, key, len)) != NULL &&
+		if (box_of(s)->open && (it = list_find(s, k, key, len)) != NULL &&
 		    it->native != NULL)
 			return s;
 	return NULL;
@@ -76,7 +76,7 @@ res_each(enum list_kind k, void (*fn)(struct item *, void *), void *arg)
 	int i;
 
 	SRV_EACH(s)
-		for (i = 0; s->box->open && i < s->lists[k].n; i++) {
+		for (i = 0; box_of(s)->open && i < s->lists[k].n; i++) {
 			it = &s->lists[k].items[i];
 			if (it->native != NULL && shown(s, k, it))
 				fn(it, arg);
@@ -233,7 +233,7 @@ uri_server(const char *uri, size_t len, bool tpl)
 		return NULL;		/* A NUL inside, or too long. */
 	SRV_EACH(s) {
 		l = &s->lists[LIST_TEMPLATES];
-		for (i = 0; s->box->open && i < l->n && steps >= 0; i++)
+		for (i = 0; box_of(s)->open && i < l->n && steps >= 0; i++)
 			if (l->items[i].native != NULL &&
 			    match_from(l->items[i].key, uri, 0, &steps))
 				return s;
@@ -485,8 +485,8 @@ watch_tell(struct watch *w, bool on)
 	}
 	if (s->modern) {
 		w->listen = ++s->next_id;
-		buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":"
-		    "\"subscriptions/listen\",\"params\":{", w->listen);
+		rpc_put_request(b, w->listen, "subscriptions/listen");
+		buf_puts(b, ",\"params\":{");
 		srv_put_meta(s, b);
 		buf_puts(b, ",\"notifications\":{\"resourceSubscriptions\":[");
 		json_put_cstr(b, w->uri);

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "box.h"
+#include "terms.h"
 
 #define LIMIT_DEFAULT	10
 #define LIMIT_MAX	50
@@ -150,14 +151,14 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 	const struct toolbox *last = NULL;
 
 	SRV_EACH(s) {
-		if (only != NULL && s->box != only)
+		if (only != NULL && box_of(s) != only)
 			continue;
 		catalog_load(s, true);
 		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
-			if (s->box != last) {
+			if (box_of(s) != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
-				json_put_cstr(missing, s->box->cfg->name);
-				last = s->box;
+				json_put_cstr(missing, s->boxcfg->name);
+				last = box_of(s);
 			}
 			continue;
 		}
@@ -255,14 +256,14 @@ static void
 put_hit(struct buf *b, const struct hit *h)
 {
 	buf_puts(b, "{\"toolbox\":");
-	json_put_cstr(b, h->srv->box->cfg->name);
+	json_put_cstr(b, h->srv->boxcfg->name);
 	buf_puts(b, ",\"server\":");
 	json_put_cstr(b, h->srv->cfg->name);
 	buf_puts(b, ",\"name\":");
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
-	buf_printf(b, ",\"toolbox_open\":%s", h->srv->box->open ? "true" :
+	buf_printf(b, ",\"toolbox_open\":%s", box_of(h->srv)->open ? "true" :
 	    "false");
 	/* Listed for a client of other capabilities: it may not be offered. */
 	if (h->srv->catalog_other)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "server.h"
 
 #define EOF_GRACE_MS	250
 
@@ -34,25 +34,127 @@
 #define LAST_READS	64
 
 static struct json j;			/* The server line being handled. */
+static struct server *servers;		/* All of them, box by box. */
+static int nservers;
+static struct srv_upcalls up;		/* What the layer above is told. */
+static bool changed;			/* Lists changed, or a server settled. */
 
 static void	srv_fail(struct server *, const char *);
 static void	srv_line(void *, char *, size_t);
 static void	srv_oversize(void *, size_t, const char *);
 
 static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
-    stream_feed, pump_all };
+    stream_feed, srv_pump };
 
-void
-srv_init(struct server *s, struct toolbox *b, const struct cfg_server *cfg)
+static void
+srv_init(struct server *s, int box, const struct cfg_server *cfg)
 {
 	struct buf label = { 0 };
 
-	s->box = b;
+	s->box = box;
+	s->boxcfg = &wb.cfg.boxes[box];
 	s->cfg = cfg;
-	buf_printf(&label, "%s/%s", b->cfg->name, cfg->name);
+	buf_printf(&label, "%s/%s", s->boxcfg->name, cfg->name);
 	s->label = buf_cstr(&label);
 	s->proc.io.rfd = s->proc.io.wfd = s->proc.errfd = -1;
 	s->proc.execfd = -1;
+}
+
+/* Every server in one array, box by box, so that walking them is a loop. */
+void
+srv_init_all(void)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < wb.cfg.nboxes; i++)
+		nservers += wb.cfg.boxes[i].nservers;
+	servers = xcalloc((size_t)nservers, sizeof(*servers));
+	for (i = 0; i < wb.cfg.nboxes; i++)
+		for (k = 0; k < wb.cfg.boxes[i].nservers; k++)
+			srv_init(&servers[n++], i, &wb.cfg.boxes[i].servers[k]);
+}
+
+/* The n-th server in configuration order. */
+struct server *
+srv_at(int n)
+{
+	return &servers[n];
+}
+
+struct server *
+srv_first(void)
+{
+	return nservers > 0 ? servers : NULL;
+}
+
+struct server *
+srv_next(const struct server *s)
+{
+	return s + 1 < servers + nservers ? (struct server *)s + 1 : NULL;
+}
+
+void
+srv_upcalls(const struct srv_upcalls *u)
+{
+	up = *u;
+}
+
+/*
+ * Is the entry of this kind shown to the client as an object of ours,
+ * and which (listing.c)?  Asked of the layer above.
+ */
+bool
+srv_renames(enum list_kind k)
+{
+	return up.renames != NULL && up.renames(k);
+}
+
+char *
+srv_native(const struct server *s, enum list_kind k, const struct json *jj,
+    int t, const char *key)
+{
+	return up.native != NULL ? up.native(s, k, jj, t, key) : NULL;
+}
+
+/* A server said that a resource changed (relay.c). */
+void
+srv_updated(const struct json *jj, const char *line, size_t n)
+{
+	if (up.updated != NULL)
+		up.updated(jj, line, n);
+}
+
+/*
+ * Did a list change, or a starting server become ready or fail, since
+ * the last asked?  The loop asks before it polls (box.h: box_before_poll)
+ * and the toolboxes waiting are answered, the client told of changes.
+ */
+bool
+srv_take_changed(void)
+{
+	bool c = changed;
+
+	changed = false;
+	return c;
+}
+
+/*
+ * Between lines (peer_ops.pump), write the queues that hold PUMP_BYTES or
+ * more: one write per destination per few dozen messages, so that eight
+ * servers do not each wake for every other call.  A server's queue goes
+ * the usual way (srv_write_in); the client's errors are left to the
+ * loop, between reads, since ending the session could stop the very
+ * server whose lines are being handled.
+ */
+void
+srv_pump(void)
+{
+	struct server *s;
+
+	client_pump();
+	SRV_EACH(s)
+		if (peer_queued(&s->proc.io) >= PUMP_BYTES)
+			srv_write_in(s, loop_ms());
 }
 
 /*
@@ -103,11 +205,8 @@ srv_send_head(struct server *s, struct request *r, const char *method)
 
 	r->sent = true;
 	s->active_at = loop_ms();
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	buf_put_int(b, r->id);
-	buf_puts(b, ",\"method\":\"");
-	buf_puts(b, method);
-	buf_puts(b, "\",\"params\":");
+	rpc_put_request(b, r->id, method);
+	buf_puts(b, ",\"params\":");
 	return b;
 }
 
@@ -124,8 +223,8 @@ srv_send(struct server *s, struct request *r, const char *method,
 void
 srv_notify(struct server *s, const char *method)
 {
-	buf_printf(&s->proc.io.out, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\"}\n",
-	    method);
+	rpc_put_notification(&s->proc.io.out, method);
+	buf_puts(&s->proc.io.out, "}\n");
 }
 
 static void
@@ -185,9 +284,9 @@ srv_send_listen(struct server *s)
 {
 	struct buf *b = &s->proc.io.out;
 
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	buf_put_int(b, ++s->next_id);	/* Never answered but at its end. */
-	buf_puts(b, ",\"method\":\"subscriptions/listen\",\"params\":{");
+	/* Never answered but at its end. */
+	rpc_put_request(b, ++s->next_id, "subscriptions/listen");
+	buf_puts(b, ",\"params\":{");
 	srv_put_meta(s, b);
 	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true");
 	if (s->caps & CAP_PROMPTS)
@@ -417,7 +516,7 @@ srv_fail(struct server *s, const char *reason)
 	call_fail_all(s, s->error);
 	list_stop(s);
 	relay_forget(s, 0);
-	box_settle(s->box);
+	changed = true;
 }
 
 /*
@@ -444,11 +543,9 @@ srv_listed(struct server *s)
 		free(s->error);
 		s->error = NULL;
 		call_send_waiting(s);
-		box_settle(s->box);
 	} else if (s->state == SRV_RELISTING)
 		s->state = SRV_READY;
-	dyn_notify();
-	res_notify();
+	changed = true;
 }
 
 /* A list changed: fetch it again, serving the old one meanwhile. */

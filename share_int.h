@@ -44,7 +44,6 @@ share_get16(const unsigned char *p)
 
 int	 share_lock_open(const struct share_dir *, const char *, struct buf *);
 int	 share_log_open(const struct share_dir *, const char *, struct buf *);
-void	 share_close_from(int);
 bool	 share_peer_ours(int, pid_t *, struct buf *);
 void	 share_file(struct buf *, const struct share_dir *, const char *,
 	    const char *);

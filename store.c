@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "json.h"
+#include "store.h"
 
 #define TMP_TRIES	8	/* Fresh names tried before giving up. */
 

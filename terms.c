@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "workbench.h"
+#include "terms.h"
 
 /*
  * Words too common to say what a tool does: dropped from queries and

@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "box.h"
 
 static struct toolbox *boxes;
 static int nboxes;
-static struct server *servers;		/* All of them, box by box. */
-static int nservers;
 static struct buf names[3];		/* use_tool's names, unescaped. */
 
 /*
@@ -68,38 +66,51 @@ box_put_tools(struct buf *b)
 	buf_puts(b, meta_tools);
 }
 
-/* Every server in one array, so that walking them all is a loop. */
+/* The toolboxes, over the servers in configuration order (server.c). */
 void
 box_init(void)
 {
 	struct toolbox *b;
-	int i, k, n = 0;
+	static const struct srv_upcalls up = { dyn_renames, dyn_native,
+	    res_updated };
+	int i, n = 0;
 
+	srv_init_all();
+	srv_upcalls(&up);
 	nboxes = wb.cfg.nboxes;
 	boxes = xcalloc((size_t)nboxes, sizeof(*boxes));
-	for (i = 0; i < nboxes; i++)
-		nservers += wb.cfg.boxes[i].nservers;
-	servers = xcalloc((size_t)nservers, sizeof(*servers));
 	for (i = 0; i < nboxes; i++) {
 		b = &boxes[i];
 		b->cfg = &wb.cfg.boxes[i];
 		b->nservers = b->cfg->nservers;
-		b->servers = &servers[n];
-		for (k = 0; k < b->nservers; k++)
-			srv_init(&servers[n++], b, &b->cfg->servers[k]);
+		b->servers = b->nservers > 0 ? srv_at(n) : NULL;
+		n += b->nservers;
 	}
 }
 
-struct server *
-srv_first(void)
+/* The toolbox of a server. */
+struct toolbox *
+box_of(const struct server *s)
 {
-	return nservers > 0 ? servers : NULL;
+	return &boxes[s->box];
 }
 
-struct server *
-srv_next(const struct server *s)
+/*
+ * Before the loop polls: everyone waiting for a toolbox whose servers
+ * settled is answered, and the client told what its lists now hold.
+ * Servers say so (srv_take_changed) rather than call up to here.
+ */
+void
+box_before_poll(void)
 {
-	return s + 1 < servers + nservers ? (struct server *)s + 1 : NULL;
+	int i;
+
+	if (!srv_take_changed())
+		return;
+	for (i = 0; i < nboxes; i++)
+		box_settle(&boxes[i]);
+	dyn_notify();
+	res_notify();
 }
 
 /*
@@ -195,7 +206,7 @@ tool_origin(struct buf *b, const struct server *s)
 {
 	b->len = 0;
 	buf_puts(b, "\"toolbox_name\":");
-	json_put_cstr(b, s->box->cfg->name);
+	json_put_cstr(b, s->boxcfg->name);
 	buf_puts(b, ",\"source_server\":");
 	json_put_cstr(b, s->cfg->name);
 	buf_putc(b, '}');
@@ -568,7 +579,7 @@ box_use_tool(const struct json *j, int args, int params, const char *id,
 		    "not contain \\u0000");
 	else if ((s = box_target(box, strlen(box), srv, strlen(srv), name,
 	    strlen(name), &t)) != NULL) {
-		box_stateless_open(s->box);
+		box_stateless_open(box_of(s));
 		call_in_tokens(j, top[U_ARGS], params, &in);
 		call_route(s, name, strlen(name), &in, id, idlen);
 	}

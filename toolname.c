@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workbench.h"
+#include "config.h"
 
 /* Limits clients enforce on tool names (SEP-986 and older clients). */
 #define TOOL_NAME_MAX		128
@@ -101,36 +101,6 @@ tool_listable(const char *name)
 		if (!name_char(*s) && *s != '_' && *s != '.')
 			return -1;
 	return n > TOOL_NAME_PORTABLE;
-}
-
-/*
- * The Node.js workbench named tools {toolbox}__{server}_{tool}.  Server
- * names may hold '_', so only the configuration can tell where the server
- * ends: returns the corrected {toolbox}__{server}__{tool}, or NULL.
- */
-char *
-tool_legacy_fix(const struct cfg *c, const char *name)
-{
-	const struct cfg_toolbox *b;
-	const char *a, *rest;
-	size_t n;
-	char *box;
-	int i;
-
-	if ((a = strstr(name, "__")) == NULL || a == name)
-		return NULL;
-	box = xstrndup(name, (size_t)(a - name));
-	b = cfg_toolbox(c, box);
-	free(box);
-	rest = a + 2;
-	for (i = 0; b != NULL && i < b->nservers; i++) {
-		n = strlen(b->servers[i].name);
-		if (strncmp(rest, b->servers[i].name, n) == 0 &&
-		    rest[n] == '_' && rest[n + 1] != '_' && rest[n + 1] != '\0')
-			return tool_join(b->name, b->servers[i].name,
-			    rest + n + 1);
-	}
-	return NULL;
 }
 
 /*

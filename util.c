@@ -7,11 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "util.h"
 
 #ifndef WB_VERSION
 #define WB_VERSION	"0.0.0"		/* Built outside the Makefile. */
@@ -423,6 +424,24 @@ fd_write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* Close every descriptor from lowfd up (in a new child, whose fds the
+ * parent placed). */
+void
+fd_close_from(int lowfd)
+{
+	long max, fd;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = lowfd; fd < max; fd++)
+		close((int)fd);
 }
 
 /*

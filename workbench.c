@@ -13,13 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "dispatch.h"
 
 
 #define SHUTDOWN_MS	1900
 #define TRIM_IDLE_MS	1000
 
-struct workbench wb;
 
 static int sigfd = -1;
 static int saved_fl[3] = { -1, -1, -1 };
@@ -130,7 +129,7 @@ build_pollfds(void)
 	 * left (end of file), and that must still begin the shutdown.
 	 */
 	if (!client_peer()->eof && !wb.stopping && !probing)
-		watch(STDIN_FILENO, client_busy() ? 0 : POLLIN, SLOT_STDIN,
+		watch(STDIN_FILENO, dispatch_busy() ? 0 : POLLIN, SLOT_STDIN,
 		    NULL);
 	if (peer_queued(client_peer()) > 0)
 		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
@@ -246,7 +245,7 @@ static void
 on_stdin(const struct pollfd *p)
 {
 	/* Watched for its hang-up alone: the client left. */
-	if (p->events == 0 || client_read() == 0 ||
+	if (p->events == 0 || dispatch_read() == 0 ||
 	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
 		begin_shutdown();
 }
@@ -332,23 +331,18 @@ flush_all(void)
 }
 
 /*
- * Between lines (peer_ops.pump), write the queues that hold PUMP_BYTES or
- * more: one write per destination per few dozen messages, so that eight
- * servers do not each wake for every other call.  A server's queue goes
- * the usual way (srv_write_in); the client's errors are left to flush_all,
- * between reads, since ending the session could stop the very server whose
- * lines are being handled.
+ * What must be done once per turn before poll() (redis's beforeSleep):
+ * what the lower layers asked for, since they do not call up.  Toolboxes
+ * whose servers settled answer their waiters and the client hears of
+ * list changes (box_before_poll); the lists replaced while paced replies
+ * read them go once none is left.
  */
-void
-pump_all(void)
+static void
+before_poll(void)
 {
-	struct server *s;
-
-	if (peer_queued(client_peer()) >= PUMP_BYTES)
-		(void)peer_flush(client_peer());
-	SRV_EACH(s)
-		if (peer_queued(&s->proc.io) >= PUMP_BYTES)
-			srv_write_in(s, loop_ms());
+	box_before_poll();
+	if (!pace_active())
+		list_free_retired();
 }
 
 /* Apply fn to the client and every server's peer; true if any said so. */
@@ -382,8 +376,9 @@ run(void)
 
 	grow_pollfds();
 	for (;;) {
+		before_poll();
 		flush_all();
-		client_resume();
+		dispatch_resume();
 		/* A probe ends once none of its servers is starting. */
 		if (probing && !wb.stopping && !probe_waiting()) {
 			exit_status = probe_report(probe_json);
@@ -609,7 +604,7 @@ load_config(const char *path)
 static void
 serve(void)
 {
-	client_init();
+	dispatch_init();
 	dyn_init();
 	set_std_nonblock();
 	run();

@@ -21,13 +21,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
+#include "../session.h"
+#include "../server.h"
 
 #define NAME	"00112233445566778899aabbccddeeff"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-struct workbench wb;
 
 static void
 broken(const char *what)

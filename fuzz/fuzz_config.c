@@ -13,7 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int LLVMFuzzerInitialize(int *, char ***);

@@ -24,7 +24,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 #include "../share.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);

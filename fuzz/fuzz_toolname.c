@@ -17,7 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int LLVMFuzzerInitialize(int *, char ***);
@@ -159,7 +168,7 @@ check_legacy(const char *s)
 	const struct cfg_toolbox *b;
 	int i;
 
-	if ((fixed = tool_legacy_fix(&cfg, s)) == NULL)
+	if ((fixed = cfg_legacy_fix(&cfg, s)) == NULL)
 		return;
 	if (tool_split(fixed, &box, &server, &tool) != 0)
 		broken("tool_legacy_fix made a name tool_split refuses", s);

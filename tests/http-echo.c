@@ -27,7 +27,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 #include "../http.h"
 
 #define SESSIONS	256

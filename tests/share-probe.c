@@ -37,7 +37,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 #include "../share.h"
 
 #define MAX_SESSIONS	64

@@ -21,7 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../workbench.h"
+#include "../util.h"
+#include "../json.h"
+#include "../json_out.h"
+#include "../rpc.h"
+#include "../peer.h"
+#include "../proc.h"
+#include "../config.h"
+#include "../era.h"
+#include "../store.h"
+#include "../terms.h"
 #include "../share.h"
 #include "../share_int.h"
 

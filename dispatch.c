@@ -1,14 +1,14 @@
 /*
- * client.c: the client, on stdin and stdout.  Its lines are checked and
- * dispatched through the method table; the common use_tool call takes a
- * fast path straight from its bytes.  Replies are built here, and the
- * session that initialize set up (protocol, capabilities) is kept here.
+ * dispatch.c: the client's lines, checked and dispatched through the
+ * method table; the common use_tool call takes a fast path straight from
+ * its bytes.  The methods of the workbench itself (initialize, ping,
+ * tools/list and tools/call, logging/setLevel, server/discover) are here.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "workbench.h"
+#include "dispatch.h"
 
 /* What the workbench offers, in either era. */
 #define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"prompts\":" \
@@ -23,330 +23,9 @@
 #define DISCOVER_TTL_MS	3600000
 #define LIST_TTL_MS	(wb.mode == MODE_DYNAMIC ? 0 : DISCOVER_TTL_MS)
 
-static struct peer client = { .rfd = -1, .wfd = -1 };
 static struct json j;			/* The line being handled. */
 static struct buf called;		/* A tools/call's name, unescaped. */
 static struct buf instructions;		/* Escaped, ready to splice. */
-static bool initialized;
-static char *protocol;
-static struct buf caps;			/* What servers are told we have. */
-static unsigned can;			/* enum client_cap */
-static struct era era;			/* The modern request being handled. */
-static bool modern_reply;		/* The next reply answers a modern one. */
-
-/* The queue itself, for the message that owns it meanwhile (pace.c). */
-struct buf *
-client_queue(void)
-{
-	return &client.out;
-}
-
-/*
- * Where a message for the client goes: its queue, or while a long message
- * owns that, the held queue behind it.
- */
-struct buf *
-client_out(void)
-{
-	struct buf *held = pace_held();
-
-	return held != NULL ? held : &client.out;
-}
-
-/* A line from a server that goes to the client as it is. */
-void
-client_send_line(const char *line, size_t n)
-{
-	buf_put(client_out(), line, n);
-	buf_putc(client_out(), '\n');
-}
-
-/* {"jsonrpc":"2.0","id":ID,"member": -- an id we cannot know is null. */
-static struct buf *
-reply_head(const char *id, size_t idlen, const char *member)
-{
-	struct buf *b = client_out();
-
-	buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	if (id == NULL)
-		buf_puts(b, "null");
-	else
-		buf_put(b, id, idlen);
-	buf_printf(b, ",\"%s\":", member);
-	return b;
-}
-
-struct buf *
-reply_begin(const char *id, size_t idlen)
-{
-	return reply_head(id, idlen, "result");
-}
-
-/*
- * Which era the next reply answers, when it is not the request being
- * handled: a reply made later, to a request kept (a call, a waiter).
- */
-void
-reply_era(bool modern)
-{
-	modern_reply = modern;
-}
-
-/* The era of a reply made later (a paced one): it is taken now. */
-bool
-reply_take_era(void)
-{
-	bool modern = modern_reply;
-
-	modern_reply = era.modern;
-	return modern;
-}
-
-/*
- * The end of a result.  A modern one gets its resultType (type) and
- * serverInfo last, inside the result object just written.
- */
-void
-reply_end_as(const char *type)
-{
-	struct buf *b = client_out();
-
-	if (modern_reply) {
-		/* Its start may be out already (a paced reply): not empty. */
-		b->len--;
-		if (b->len == 0 || b->data[b->len - 1] != '{')
-			buf_putc(b, ',');
-		buf_printf(b, "\"resultType\":\"%s\",", type);
-		era_put_server_info(b);
-		buf_putc(b, '}');
-	}
-	modern_reply = era.modern;
-	buf_puts(b, "}\n");
-}
-
-void
-reply_end(void)
-{
-	reply_end_as("complete");
-}
-
-/*
- * A modern list result says how long it may be kept, for this client
- * alone (the instructions name its toolboxes).
- */
-void
-reply_cache_hints(struct buf *b, int ttl_ms)
-{
-	if (era.modern)
-		buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"",
-		    ttl_ms);
-}
-
-static void
-reply_raw(const char *id, size_t idlen, const char *result)
-{
-	buf_puts(reply_begin(id, idlen), result);
-	reply_end();
-}
-
-/* An error; data, when not NULL, is a JSON value as written. */
-void
-reply_error_data(const char *id, size_t idlen, int code, const char *msg,
-    const char *data, size_t dlen)
-{
-	struct buf *b = reply_head(id, idlen, "error");
-
-	buf_printf(b, "{\"code\":%d,\"message\":", code);
-	json_put_cstr(b, msg);
-	if (data != NULL) {
-		buf_puts(b, ",\"data\":");
-		buf_put(b, data, dlen);
-	}
-	buf_puts(b, "}}\n");
-	modern_reply = era.modern;
-}
-
-void
-reply_error(const char *id, size_t idlen, int code, const char *msg)
-{
-	reply_error_data(id, idlen, code, msg, NULL, 0);
-}
-
-/* A tool result holding one text. */
-void
-reply_text(const char *id, size_t idlen, const char *text, bool error)
-{
-	struct buf *b = reply_begin(id, idlen);
-
-	buf_puts(b, "{\"content\":[{\"type\":\"text\",\"text\":");
-	json_put_cstr(b, text);
-	buf_puts(b, error ? "}],\"isError\":true}" : "}]}");
-	reply_end();
-}
-
-/*
- * A tool result whose JSON object is given as text and as itself, made
- * as the client reads it: the object is written twice, by put, a piece
- * at a time (see struct pieces).
- */
-enum structured_phase { S_HEAD, S_TEXT, S_OBJECT };
-
-struct structured {
-	char			*cid;		/* The client's id, raw. */
-	size_t			 cidlen;
-	bool			 modern;	/* The era of the request. */
-	struct pieces		 obj;
-	size_t			 at;		/* The next piece's place. */
-	enum structured_phase	 phase;
-	struct buf		 raw;		/* A piece, before escaping. */
-};
-
-static bool
-structured_step(void *ctx)
-{
-	struct structured *r = ctx;
-	struct buf *out = client_out();
-	bool more;
-
-	switch (r->phase) {
-	case S_HEAD:
-		buf_puts(reply_begin(r->cid, r->cidlen),
-		    "{\"content\":[{\"type\":\"text\",\"text\":\"");
-		r->phase = S_TEXT;
-		return true;
-	case S_TEXT:
-		more = r->obj.put(&r->raw, r->obj.arg, &r->at);
-		json_put_chars(out, r->raw.data, r->raw.len);
-		r->raw.len = 0;
-		if (!more) {
-			buf_puts(out, "\"}],\"structuredContent\":");
-			r->phase = S_OBJECT;
-			r->at = 0;
-		}
-		return true;
-	case S_OBJECT:
-		if (r->obj.put(out, r->obj.arg, &r->at))
-			return true;
-		buf_putc(out, '}');
-		reply_era(r->modern);
-		reply_end();
-		return false;
-	}
-	return false;
-}
-
-static void
-structured_release(void *ctx)
-{
-	struct structured *r = ctx;
-
-	if (r->obj.release != NULL)
-		r->obj.release(r->obj.arg);
-	free(r->cid);
-	buf_free(&r->raw);
-	free(r);
-}
-
-void
-reply_structured_by(const char *id, size_t idlen, const struct pieces *obj)
-{
-	struct structured *r = xcalloc(1, sizeof(*r));
-
-	r->cid = id != NULL ? xstrndup(id, idlen) : NULL;
-	r->cidlen = idlen;
-	r->modern = reply_take_era();
-	r->obj = *obj;
-	pace_reply(structured_step, structured_release, r);
-}
-
-/* An object made already, in one piece (a copy is written). */
-static bool
-put_whole(struct buf *out, const void *arg, size_t *at)
-{
-	const struct buf *b = arg;
-
-	buf_put(out, b->data, b->len);
-	(void)at;
-	return false;
-}
-
-static void
-free_whole(void *arg)
-{
-	buf_free(arg);
-	free(arg);
-}
-
-void
-reply_structured(const char *id, size_t idlen, const struct buf *obj)
-{
-	struct buf *copy = xcalloc(1, sizeof(*copy));
-	struct pieces p = { put_whole, free_whole, copy };
-
-	buf_put(copy, obj->data, obj->len);
-	reply_structured_by(id, idlen, &p);
-}
-
-/*
- * The session.
- */
-/* Has a 2025 session been set up with initialize? */
-bool
-client_session(void)
-{
-	return initialized;
-}
-
-const char *
-client_protocol(void)
-{
-	return protocol != NULL ? protocol : WB_PROTOCOL_LATEST;
-}
-
-/*
- * What the client can answer, as servers are told it: while a modern
- * request is handled, what that request declared; otherwise what
- * initialize declared.  A server keeps what it was told at its start
- * (srv_start_for_client), whatever is handled when it is sent later.
- */
-const struct buf *
-client_caps(void)
-{
-	return era.modern ? &era.caps : &caps;
-}
-
-/*
- * --probe has no client: its servers are told the capabilities members
- * (as era_caps makes them), so that they list what they offer a client
- * that has them.  No one is there to answer: can stays empty, and their
- * requests for them are refused.
- */
-void
-client_assume(const struct buf *members)
-{
-	caps.len = 0;
-	buf_put(&caps, members->data, members->len);
-}
-
-/* What the 2025 session declared, whatever request is being handled. */
-const struct buf *
-client_session_caps(void)
-{
-	return &caps;
-}
-
-bool
-client_has(enum client_cap c)
-{
-	return ((era.modern ? era.can : can) & c) != 0;
-}
-
-/* The modern request being handled, or NULL (a 2025 one, or none). */
-const struct era *
-client_era(void)
-{
-	return era.modern ? &era : NULL;
-}
 
 static bool
 optional_object(int obj, const char *key)
@@ -365,7 +44,7 @@ m_initialize(int params, const char *id, size_t idlen)
 	struct buf *b;
 	char *v;
 
-	if (initialized) {
+	if (client_session()) {
 		reply_error(id, idlen, -32600, "Invalid Request: already "
 		    "initialized");
 		return;
@@ -383,13 +62,11 @@ m_initialize(int params, const char *id, size_t idlen)
 		free(v);
 		return;
 	}
-	protocol = xstrdup(era_legacy_supported(v) ? v : WB_PROTOCOL_LATEST);
+	client_initialize(v, &j, json_get(&j, params, "capabilities"));
 	free(v);
-	can = era_caps(&j, json_get(&j, params, "capabilities"), &caps);
-	initialized = true;
 	b = reply_begin(id, idlen);
 	buf_puts(b, "{\"protocolVersion\":");
-	json_put_cstr(b, protocol);
+	json_put_cstr(b, client_protocol());
 	buf_printf(b, ",\"capabilities\":" WB_CAPS ",\"serverInfo\":{"
 	    "\"name\":\"" WB_NAME "\","
 	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"},"
@@ -538,10 +215,10 @@ modern_request(const struct method *m, int params, const char *id,
 	if ((m->eras & IN_MODERN) == 0)
 		reply_error(id, idlen, -32601, "Method not found");
 	else {
-		modern_reply = true;
+		client_modern_begin();
 		method_call(m, params, id, idlen);
 	}
-	era.modern = modern_reply = false;
+	client_request_end();
 }
 
 /* Which era; false when the request was answered with an error. */
@@ -549,7 +226,7 @@ static bool
 request_era(int params, const char *id, size_t idlen)
 {
 	struct era_error err = { 0 };
-	int r = era_check(&j, params, &era, &err);
+	int r = era_check(&j, params, client_era_slot(), &err);
 
 	if (r == ERA_BAD)
 		reply_error_data(id, idlen, err.code, buf_cstr(&err.msg),
@@ -583,7 +260,7 @@ client_request(int id, int method)
 	}
 	if (!request_era(params, raw, len))
 		return;
-	if (era.modern) {
+	if (client_era() != NULL) {
 		modern_request(m, params, raw, len);
 		return;
 	}
@@ -591,7 +268,7 @@ client_request(int id, int method)
 		reply_error(raw, len, -32601, "Method not found");
 		return;
 	}
-	if (!initialized && !m->before_init) {
+	if (!client_session() && !m->before_init) {
 		reply_error(raw, len, -32600, "Invalid Request: the session "
 		    "is not initialized; send initialize first");
 		return;
@@ -714,8 +391,10 @@ span_object_or_none(const struct span *v)
 static bool
 fast_era(const struct span *v)
 {
+	struct era *era = client_era_slot();
+
 	if (v[F_VERSION].p == NULL)
-		return initialized;
+		return client_session();
 	if (!span_is(&v[F_VERSION], "\"" WB_PROTOCOL_MODERN "\"") ||
 	    v[F_CAPS].p == NULL || v[F_CAPS].p[0] != '{' ||
 	    !span_object_or_none(&v[F_INFO]) || v[F_LEVEL].p != NULL ||
@@ -723,12 +402,13 @@ fast_era(const struct span *v)
 	    !span_object_or_none(&v[F_SAMPLE]) ||
 	    !span_object_or_none(&v[F_ELICIT]))
 		return false;
-	era.modern = modern_reply = true;
-	era.can = (v[F_ROOTS].p != NULL ? CAN_ROOTS : 0) |
+	era->modern = true;
+	era->can = (v[F_ROOTS].p != NULL ? CAN_ROOTS : 0) |
 	    (v[F_SAMPLE].p != NULL ? CAN_SAMPLE : 0) |
 	    (v[F_ELICIT].p != NULL ? CAN_ELICIT : 0);
-	era.level = -1;
-	era.caps.len = 0;	/* Only a server's start needs them. */
+	era->level = -1;
+	era->caps.len = 0;	/* Only a server's start needs them. */
+	client_modern_begin();
 	return true;
 }
 
@@ -770,7 +450,7 @@ fast_use_tool(const char *line, size_t n)
 
 	if (use_tool_shape(line, n, v) && fast_era(v))
 		routed = fast_route(v);
-	era.modern = modern_reply = false;
+	client_request_end();
 	return routed;
 }
 
@@ -867,12 +547,12 @@ client_oversize(void *ctx, size_t size, const char *id)
  * working through a large queue of input, the client's requests wait.
  */
 bool
-client_busy(void)
+dispatch_busy(void)
 {
 	long long now = loop_ms();
 	struct server *s;
 
-	if (peer_queued(&client) > HIGH_WATER || pace_holds_much())
+	if (client_full())
 		return true;
 	SRV_EACH(s)
 		if (srv_busy(s, now))
@@ -884,30 +564,26 @@ static bool
 client_hold(void *ctx)
 {
 	(void)ctx;
-	return client_busy();
+	return dispatch_busy();
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
-    client_hold, NULL, pump_all };
-
-struct peer *
-client_peer(void)
-{
-	return &client;
-}
+    client_hold, NULL, srv_pump };
 
 ssize_t
-client_read(void)
+dispatch_read(void)
 {
-	return peer_read(&client, wb.cfg.max_message, &client_ops, NULL);
+	return peer_read(client_peer(), wb.cfg.max_message, &client_ops, NULL);
 }
 
 /* Requests held while the client was not reading. */
 void
-client_resume(void)
+dispatch_resume(void)
 {
-	if (client.in.len > 0 && !client_busy() && !wb.stopping)
-		peer_input(&client, wb.cfg.max_message, &client_ops, NULL);
+	struct peer *p = client_peer();
+
+	if (p->in.len > 0 && !dispatch_busy() && !wb.stopping)
+		peer_input(p, wb.cfg.max_message, &client_ops, NULL);
 }
 
 /*
@@ -962,7 +638,7 @@ list_toolboxes(struct buf *t)
 }
 
 void
-client_init(void)
+dispatch_init(void)
 {
 	struct buf t = { 0 };
 
@@ -972,6 +648,5 @@ client_init(void)
 		list_toolboxes(&t);
 	json_put_str(&instructions, t.data, t.len);
 	buf_free(&t);
-	client.rfd = STDIN_FILENO;
-	client.wfd = STDOUT_FILENO;
+	client_open(STDIN_FILENO, STDOUT_FILENO);
 }

@@ -1,0 +1,63 @@
+/*
+ * rpc.h: layer 2, JSON-RPC 2.0 lines: the scan of a message's top level
+ * (its id, method, result), ids checked and spliced, and the envelopes.
+ * rpc.c is the one writer of "jsonrpc":"2.0": every request,
+ * notification, result and error on any pipe starts with rpc_put_*.
+ * Includes json.h and json_out.h.
+ */
+#ifndef RPC_H
+#define RPC_H
+
+#include "json.h"
+#include "json_out.h"
+
+/* A message's bytes at most, by default (maxMessageBytes). */
+#define WB_MAX_MESSAGE		(16u * 1024 * 1024)
+
+/* A message's top level, read without tokenizing its values. */
+struct rpc_top {
+	const char	*id;		/* Raw, or NULL. */
+	size_t		 idlen;
+	const char	*method;	/* Where its value starts, or NULL. */
+	bool		 result;
+	size_t		 at;		/* Where the result's value starts. */
+	bool		 error;
+	bool		 jsonrpc;	/* "jsonrpc" is there, */
+	bool		 v2;		/* and it is "2.0". */
+	bool		 params;
+};
+
+int	 rpc_scan(const char *, size_t, struct rpc_top *);
+int	 rpc_scan_head(const char *, size_t, struct rpc_top *);
+bool	 rpc_int_id(const char *, size_t, long long *);
+int	 rpc_members(const char *, size_t, size_t, bool, bool,
+	    struct rpc_top *);
+int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
+int	 rpc_scan_id_tail(const char *, size_t, const char **, size_t *);
+void	 rpc_splice_cuts(struct buf *, const char *, size_t, struct cut *,
+	    int);
+void	 rpc_splice(struct buf *, const char *, size_t, const char *, size_t,
+	    const char *, size_t);
+void	 rpc_splice_line(struct buf *, const char *, size_t, const char *,
+	    size_t, const char *, size_t);
+bool	 rpc_valid_id(const struct json *, int);
+
+/*
+ * Envelopes: each writes a message's start, up to where what follows it
+ * goes; the caller writes the rest and closes the object (and the line).
+ * An id is raw JSON as the peer wrote it (NULL: null).
+ *
+ *	rpc_put_request		{"jsonrpc":"2.0","id":N,"method":"M"
+ *	rpc_put_request_raw	the same, the method raw JSON ("..." as read)
+ *	rpc_put_notification	{"jsonrpc":"2.0","method":"M"
+ *	rpc_put_result		{"jsonrpc":"2.0","id":ID,"result":
+ *	rpc_put_error		{"jsonrpc":"2.0","id":ID,"error":{"code":C,
+ *				"message":"..."	(then ,"data":... or not)
+ */
+void	 rpc_put_request(struct buf *, long long, const char *);
+void	 rpc_put_request_raw(struct buf *, long long, const char *, size_t);
+void	 rpc_put_notification(struct buf *, const char *);
+void	 rpc_put_result(struct buf *, const char *, size_t);
+void	 rpc_put_error(struct buf *, const char *, size_t, int, const char *);
+
+#endif /* RPC_H */
