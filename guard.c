@@ -1,13 +1,16 @@
 /*
  * guard.c: no orphans, however the workbench ends.
  *
- * A server dies with us when we die (the parent-death signal), but what
- * it started (an npx wrapper's node, a shell's children) lives on in its
- * process group, and a SIGKILL gives us no chance to end those groups.
- * So a small guardian process, forked at the first server's start,
- * learns each server's group through a socket and, when that socket
- * reaches end of file (we are gone: exit, crash or SIGKILL), ends every
- * group it still knows: SIGTERM, then SIGKILL after GUARD_KILL_MS.  It
+ * A server and what it started (an npx wrapper's node, a shell's
+ * children) live on in its process group when we die, and a SIGKILL gives
+ * us no chance to end those groups.  So a small guardian process, forked
+ * at the first server's start, learns each server's group through a
+ * socket and, when that socket reaches end of file (we are gone: exit,
+ * crash or SIGKILL), ends every group it still knows: SIGTERM, then
+ * SIGKILL after GUARD_KILL_MS.  A workbench that exits while its servers
+ * are still ending retires first (guard_retire): the guardian gives them
+ * the rest of their wait for a polite exit before it signals them, and
+ * the client is not kept waiting for them.  It
  * leaves our session and ignores the signals that stop us, so a Ctrl-C
  * or a TERM sent to our group does not take it before its work is done.
  *
@@ -43,6 +46,7 @@
 #include "proc.h"
 
 #define GUARD_KILL_MS	1000	/* SIGTERM -> SIGKILL, once we are gone */
+#define GUARD_GRACE_MAX	10000	/* A retiring workbench's grace, at most. */
 #define GUARD_STEP_MS	20	/* How often it looks meanwhile. */
 
 #ifndef PIDFD_SIGNAL_PROCESS_GROUP
@@ -52,7 +56,8 @@
 /* What the guardian is told about a server's process group. */
 enum guard_op {
 	GUARD_ADD,		/* pid leads a group; a pidfd may come with it. */
-	GUARD_GONE		/* The group is gone: forget it. */
+	GUARD_GONE,		/* The group is gone: forget it. */
+	GUARD_RETIRE		/* We exit: pid is the groups' grace, in ms. */
 };
 
 struct guard_msg {
@@ -116,21 +121,40 @@ sleep_ms(long ms)
 		;
 }
 
-/* We are gone: TERM every group, KILL those still there after a while. */
-static void
-guardian_end(struct guarded *g, int n)
+/* Wait up to ms for every group to be gone; true once they are. */
+static bool
+guardian_wait(const struct guarded *g, int n, long ms)
 {
-	int i, waited, alive;
+	long waited;
+	int i, alive;
 
-	for (i = 0; i < n; i++)
-		(void)group_signal(&g[i], SIGTERM);
-	for (waited = 0; waited < GUARD_KILL_MS; waited += GUARD_STEP_MS) {
+	for (waited = 0;; waited += GUARD_STEP_MS) {
 		for (i = 0, alive = 0; i < n; i++)
 			alive += group_alive(&g[i]);
 		if (alive == 0)
-			return;
+			return true;
+		if (waited >= ms)
+			return false;
 		sleep_ms(GUARD_STEP_MS);
 	}
+}
+
+/*
+ * We are gone: TERM every group, KILL those still there after a while.
+ * A workbench that retired gave them grace_ms first to exit on their own
+ * (their stdin is closed), as it would have waited itself.
+ */
+static void
+guardian_end(struct guarded *g, int n, long grace_ms)
+{
+	int i;
+
+	if (grace_ms > 0 && guardian_wait(g, n, grace_ms))
+		return;
+	for (i = 0; i < n; i++)
+		(void)group_signal(&g[i], SIGTERM);
+	if (guardian_wait(g, n, GUARD_KILL_MS))
+		return;
 	for (i = 0; i < n; i++)
 		(void)group_signal(&g[i], SIGKILL);
 }
@@ -204,12 +228,17 @@ guardian(int fd)
 	struct guarded *g = NULL;
 	struct guard_msg m = { 0, 0 };
 	int n = 0, cap = 0, pidfd;
+	long grace = 0;
 
-	while (guardian_read(fd, &m, &pidfd))
+	while (guardian_read(fd, &m, &pidfd)) {
+		if (m.op == GUARD_RETIRE)
+			grace = m.pid < 0 ? 0 : m.pid > GUARD_GRACE_MAX ?
+			    GUARD_GRACE_MAX : m.pid;
 		n = guardian_note(&g, n, &cap, &m, pidfd);
+	}
 	if (pidfd >= 0)
 		close(pidfd);
-	guardian_end(g, n);
+	guardian_end(g, n, grace);
 	_exit(0);
 }
 
@@ -490,6 +519,34 @@ guard_reaped(pid_t pid)
 		wb_log("the guardian process is gone; starting another");
 	guard_lost();
 	guard_sync();
+}
+
+/*
+ * We exit before our servers' groups are gone: the guardian, told every
+ * one, is to give them grace_ms more to exit on their own, then end them
+ * as if we had died.  So a shutdown waits for the client's answers, not
+ * for servers to exit (node takes 30 ms and more, a stubborn server the
+ * whole escalation).  False when the guardian cannot take them now (none
+ * runs, or it has not been told every group yet): the caller ends them.
+ */
+bool
+guard_retire(long long grace_ms)
+{
+	struct guard_msg m = { (int32_t)(grace_ms > GUARD_GRACE_MAX ?
+	    GUARD_GRACE_MAX : grace_ms < 0 ? 0 : grace_ms), GUARD_RETIRE };
+	ssize_t r;
+
+	if (guard_fd < 0 || guard_pid <= 0 || guard_wants_out() >= 0)
+		return false;
+	do
+		r = send(guard_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof(m))
+		return false;
+	close(guard_fd);	/* Its end of file: it takes over now. */
+	guard_fd = -1;
+	guard_pid = 0;
+	return true;
 }
 
 /*

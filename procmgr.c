@@ -163,13 +163,15 @@ child_exec(const struct cfg_server *cs, char **env, int fds[3], int report,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
-#ifdef PR_SET_PDEATHSIG
-	/* Die with us; had we died already, we are not its parent now. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
+	/*
+	 * Had we died already, we are not its parent now: the guardian may
+	 * never have been told of it.  Afterwards the guardian (guard.c)
+	 * ends it when we die, and gives it its time to exit when we exit:
+	 * no parent-death signal, which would TERM every server the instant
+	 * the workbench exits, before the wait a shutdown owes it.
+	 */
+	if (getppid() != parent)
 		_exit(127);
-#else
-	(void)parent;	/* The guardian alone (guard.c) ends it then. */
-#endif
 	for (i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(127);
@@ -515,6 +517,29 @@ int
 proc_dying(void)
 {
 	return ndying;
+}
+
+/*
+ * At shutdown, the groups still ending are handed to the guardian, which
+ * gives each the rest of its wait for a polite exit, then TERM and KILL:
+ * the workbench need not outlive its servers.  True when none is left to
+ * us (there was none, or the guardian took them).
+ */
+bool
+proc_hand_over(void)
+{
+	long long now = now_ms(), grace = 0;
+	int i;
+
+	if (ndying == 0)
+		return true;
+	for (i = 0; i < ndying; i++)
+		if (dying[i].term_at - now > grace)
+			grace = dying[i].term_at - now;
+	if (!guard_retire(grace))
+		return false;
+	ndying = 0;		/* The guardian's now, not to be told gone. */
+	return true;
 }
 
 /* Everything left of ours gets SIGKILL: the last step of shutdown. */

@@ -385,7 +385,8 @@ run(void)
 			begin_shutdown();
 		}
 		now = now_ms();
-		if (wb.stopping && ((proc_dying() == 0 && client_written()) ||
+		/* Servers still exiting are the guardian's (proc_hand_over). */
+		if (wb.stopping && ((client_written() && proc_hand_over()) ||
 		    now >= stop_at))
 			break;
 		build_pollfds();

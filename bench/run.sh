@@ -533,6 +533,19 @@ pair median_ms min "$T/c4.json" -S 4 -r "$SHUT_RUNS" shutdown
 D=$(val median_ms "$r1"); W=$(val median_ms "$r2")
 row shutdown "shutdown after stdin EOF, 4 servers open" ms "< 50 ms" \
     "$(check 'w < 50' w)"
+# The same as a client measures it: the SDK client's close(), 4 servers
+# open, against its close() of one server directly (bench/close.mjs; needs
+# the test suite's node_modules: make tests/node_modules).
+if command -v node >/dev/null 2>&1 &&
+    [ -d "$ROOT/tests/node_modules/@modelcontextprotocol/sdk" ]; then
+	say "the SDK client's close(), 4 servers open ($SHUT_RUNS runs)"
+	_l=$(node "$ROOT/bench/close.mjs" "$WB" "$SHUT_RUNS" -- "$ECHO" $EARGS |
+	    grep '^BENCH') || err ""
+	D=$(printf '%s' "$_l" | sed -n 's/.* direct=\([^ ]*\).*/\1/p')
+	W=$(printf '%s' "$_l" | sed -n 's/.* workbench=\([^ ]*\).*/\1/p')
+	row sdk_close "SDK client close(), 4 servers open (d: 1 server)" ms \
+	    "< 5 ms" "$(check 'w < 5' w)"
+fi
 
 END=$(date +%s)
 

@@ -91,6 +91,33 @@ describe('idle stop', () => {
 	});
 });
 
+describe('shutdown', () => {
+	// The client's close() waits for the workbench's exit, not for its
+	// servers': those still exiting are the guardian's, which gives each
+	// the rest of its 0.5 s (stdin closed) before SIGTERM.
+	test('the workbench exits once its answers are written; a server still exiting gets its time from the guardian', { timeout: T(20000) }, async () => {
+		const config = { toolboxes: { b: { description: 'x', mcpServers: { slow: L.mock('--linger'), quick: L.mock() } } } };
+		const s = await opened(config, 'b');
+		await L.waitFor(() => s.pids.size === 2, T(3000), 'both servers\' pids');
+		await L.waitFor(() => H.guardians(s.pid).length > 0, T(2000), 'the guardian');
+		const lingerer = s.pidOf('b/slow');
+		assert.ok(lingerer > 0, 'the lingering server\'s pid');
+		const closed = Date.now();
+		s.proc.stdin.end();
+		const r = await L.within(s.exited, T(5000));
+		assert.ok(r !== null, 'the workbench exited');
+		assert.equal(r.code, 0);
+		// It did not wait for the server that ignores its stdin's end.
+		assert.ok(L.pidAlive(lingerer), 'the lingering server is still there when the workbench has exited');
+		await L.waitFor(() => !L.pidAlive(lingerer), T(4000), 'the lingering server ended by the guardian', 10);
+		const lived = Date.now() - closed;
+		// Not at once (a parent-death signal would): after its 0.5 s.
+		assert.ok(lived >= 450, `the lingering server was ended ${lived} ms after stdin closed`);
+		assert.deepEqual(H.survivors([...s.pids]), [], 'no server left');
+		H.forget(s);
+	});
+});
+
 describe('no orphans', () => {
 	test('SIGKILL of the workbench: servers that ignore stdin EOF and SIGTERM, and a grandchild, are all gone', { timeout: T(20000) }, async () => {
 		const config = {
