@@ -28,10 +28,14 @@ HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o config.o \
 	store.o share.o share_wire.o share_daemon.o front.o \
 	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
+# The unit tests: the libraries, and the layers above them but main
+# (tests/unit-session.c drives sessions through dispatch).
+UNITOBJ = tests/unit.o tests/unit-share.o tests/unit-session.o
+APPOBJ = dispatch.o probe.o $(BOXOBJ) $(SRVOBJ) $(SESSOBJ)
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h json.h json_out.h rpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
-	session.h server.h box.h dispatch.h
+	session.h session_int.h server.h box.h dispatch.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 
@@ -52,7 +56,7 @@ mcp-workbench: $(OBJ)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(OBJ) $(HTTPOBJ) tests/unit.o tests/unit-share.o tests/http-echo.o: $(HDR)
+$(OBJ) $(HTTPOBJ) $(UNITOBJ) tests/http-echo.o: $(HDR)
 util.o: Makefile
 util.o: util.c
 	@$(JSMN_CHECK)
@@ -79,9 +83,9 @@ example/demo: example/demo.c
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ example/demo.c $(LDLIBS)
 
-tests/unit: tests/unit.o tests/unit-share.o $(LIBOBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/unit.o tests/unit-share.o \
-	    $(LIBOBJ) $(LDLIBS)
+tests/unit: $(UNITOBJ) $(APPOBJ) $(LIBOBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(UNITOBJ) $(APPOBJ) $(LIBOBJ) \
+	    $(LDLIBS)
 
 # Benchmarks: each figure measured through the workbench and directly
 # against the same server, in one run, printed with the ratio (bench/).
@@ -255,12 +259,13 @@ $(ASAN_DIR)/mcp-workbench: $(SRC) $(HDR) Makefile tests/san-options.c
 	    -DWB_VERSION=\"$(VERSION)\" -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ $(SRC) tests/san-options.c
 
-$(ASAN_DIR)/unit: tests/unit.c tests/unit-share.c $(LIBSRC) $(HDR) Makefile tests/san-options.c
+$(ASAN_DIR)/unit: $(UNITOBJ:.o=.c) $(APPOBJ:.o=.c) $(LIBSRC) $(HDR) Makefile tests/san-options.c
 	@$(JSMN_CHECK)
 	mkdir -p $(ASAN_DIR)
 	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
-	    -o $@ tests/unit.c tests/unit-share.c $(LIBSRC) tests/san-options.c
+	    -o $@ $(UNITOBJ:.o=.c) $(APPOBJ:.o=.c) $(LIBSRC) \
+	    tests/san-options.c
 
 $(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) $(HDR) Makefile tests/san-options.c
 	@$(JSMN_CHECK)
@@ -343,6 +348,7 @@ LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
 	tests/http-echo.c example/example-server.c example/demo.c \
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
+	tests/unit-session.c \
 	tests/share-probe.c fuzz/fuzz_share.c
 
 # The layers of ARCHITECTURE.md against the #include lines.
@@ -359,7 +365,7 @@ lint:
 	exit $$status
 
 clean:
-	rm -f $(OBJ) $(HTTPOBJ) tests/unit.o tests/unit-share.o \
+	rm -f $(OBJ) $(HTTPOBJ) $(UNITOBJ) \
 	    tests/http-echo.o $(PROGS) tests/unit
 	rm -f mcp-workbench-static example/example-server-static
 	rm -rf $(STATIC_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(CROSS_DIR) build-valgrind

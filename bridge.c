@@ -41,6 +41,7 @@ struct asked {
 struct park {
 	char		 state[STATE_LEN + 1];	/* Empty once used. */
 	long long	 expires;
+	struct session	*sess;		/* Whose call it is: whose retry. */
 	struct server	*srv;
 	long long	 rid;		/* The call's id on the server. */
 	const char	*method;
@@ -153,6 +154,7 @@ park_new(struct server *s, const struct request *r)
 		free(p);
 		return NULL;
 	}
+	p->sess = r->sess;
 	p->srv = s;
 	p->rid = r->id;
 	p->method = r->method;
@@ -182,16 +184,19 @@ state_ours(const char *raw, size_t len)
 	    memcmp(raw, "\"" STATE_PREFIX, sizeof(STATE_PREFIX)) == 0;
 }
 
-/* The park of a requestState (raw, quotes included), or NULL. */
+/*
+ * The park of a requestState (raw, quotes included) that a session was
+ * given, or NULL.
+ */
 static struct park *
-park_find(const char *raw, size_t len)
+park_find(const struct session *se, const char *raw, size_t len)
 {
 	int i;
 
 	if (len != STATE_LEN + 2)
 		return NULL;
 	for (i = 0; i < nparks; i++)
-		if (parks[i]->state[0] != '\0' &&
+		if (parks[i]->state[0] != '\0' && parks[i]->sess == se &&
 		    state_equal(parks[i]->state, raw + 1, STATE_LEN))
 			return parks[i];
 	return NULL;
@@ -201,7 +206,7 @@ park_find(const char *raw, size_t len)
 static void
 reply_input_required(struct park *p, const char *id, size_t idlen)
 {
-	struct buf *b = reply_begin(id, idlen);
+	struct buf *b = reply_begin(p->sess, id, idlen);
 	int i;
 
 	buf_puts(b, "{\"inputRequests\":{");
@@ -210,8 +215,8 @@ reply_input_required(struct park *p, const char *id, size_t idlen)
 		buf_put(b, p->asked[i].body, p->asked[i].blen);
 	}
 	buf_printf(b, "},\"requestState\":\"%s\"}", p->state);
-	reply_era(true);
-	reply_end_as("input_required");
+	reply_era(p->sess, true);
+	reply_end_as(p->sess, "input_required");
 }
 
 /*
@@ -384,7 +389,7 @@ static void
 park_deliver(struct park *p, const char *id, size_t idlen)
 {
 	struct request t = { .kind = p->kind, .method = p->method,
-	    .modern = true };
+	    .modern = true, .sess = p->sess };
 
 	text_set(&t.cid, id, idlen);
 	text_set(&t.tool, text_get(&p->name), p->name.len);
@@ -449,10 +454,11 @@ park_refused(const struct park *p, const struct server *s,
  * goes on to a modern server, whose state it is.
  */
 bool
-bridge_resume(struct server *s, const char *method, const char *name,
-    size_t namelen, const struct call_in *in, const char *id, size_t idlen)
+bridge_resume(struct server *s, struct session *se, const char *method,
+    const char *name, size_t namelen, const struct call_in *in,
+    const char *id, size_t idlen)
 {
-	struct park *p = park_find(in->state, in->slen);
+	struct park *p = park_find(se, in->state, in->slen);
 	struct request *r;
 	const char *why;
 	int i;
@@ -461,13 +467,13 @@ bridge_resume(struct server *s, const char *method, const char *name,
 		if (!state_ours(in->state, in->slen) &&
 		    !(srv_serving(s) && !s->modern))
 			return false;
-		reply_error(id, idlen, -32602, "Invalid params: unknown "
+		reply_error(se, id, idlen, -32602, "Invalid params: unknown "
 		    "requestState (not issued by mcp-workbench, used already, "
 		    "or expired)");
 		return true;
 	}
 	if ((why = park_refused(p, s, method, name, namelen)) != NULL) {
-		reply_error(id, idlen, -32602, why);
+		reply_error(se, id, idlen, -32602, why);
 		return true;
 	}
 	p->state[0] = '\0';		/* Used. */
@@ -530,6 +536,20 @@ bridge_check(long long now)
 }
 
 /*
+ * A session is gone: its parked calls go (their calls were cancelled at
+ * their servers, call_session_gone), their questions refused.
+ */
+void
+bridge_session_gone(const struct session *se)
+{
+	int i;
+
+	for (i = nparks - 1; i >= 0; i--)
+		if (parks[i]->sess == se)
+			park_free(parks[i]);
+}
+
+/*
  * A modern server's questions for a 2025 client.
  */
 void
@@ -553,8 +573,8 @@ bridge_asks(const struct server *s, const struct request *r,
 
 /* Why the questions cannot be asked of the client, or NULL. */
 static const char *
-ask_refused(const struct json *js, int reqs, int state, int rounds,
-    struct buf *why)
+ask_refused(const struct session *se, const struct json *js, int reqs,
+    int state, int rounds, struct buf *why)
 {
 	const char *raw;
 	size_t len;
@@ -582,7 +602,7 @@ ask_refused(const struct json *js, int reqs, int state, int rounds,
 		    !json_is(js, m, JSMN_STRING))
 			return "protocol error: an input request is not "
 			    "{\"method\", \"params\"}";
-		if (!client_has(era_input_cap(js, m))) {
+		if (!session_has(se, era_input_cap(js, m))) {
 			raw = json_raw(js, m, &len);
 			buf_printf(why, "the server asked the client for %.*s, "
 			    "which the client did not declare", (int)len, raw);
@@ -616,6 +636,7 @@ ask_again(struct server *s, struct request *old)
 	struct request *r = req_add(s, old->kind);
 
 	r->method = old->method;
+	r->sess = old->sess;
 	text_set(&r->cid, text_get(&old->cid), old->cid.len);
 	text_set(&r->tool, text_get(&old->tool), old->tool.len);
 	r->token = old->token;
@@ -645,7 +666,7 @@ bridge_ask_client(struct server *s, struct request *old,
 	const char *msg, *raw;
 	size_t len;
 
-	msg = ask_refused(js, reqs, state, old->ask != NULL ?
+	msg = ask_refused(old->sess, js, reqs, state, old->ask != NULL ?
 	    old->ask->rounds : 0, &why);
 	if (msg != NULL || old->params == NULL) {
 		call_error(s, old, msg != NULL ? msg : "its call was not kept");

@@ -193,17 +193,18 @@ call_error(const struct server *s, const struct request *r,
 		bridge_failed(r->park, reason);
 		return;
 	}
-	reply_era(r->modern);
+	reply_era(r->sess, r->modern);
 	if (r->kind == REQ_PASS) {
 		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
 		    s->cfg->name, s->boxcfg->name, reason);
-		reply_error(text_get(&r->cid), r->cid.len, -32603,
+		reply_error(r->sess, text_get(&r->cid), r->cid.len, -32603,
 		    buf_cstr(&t));
 	} else {
 		buf_printf(&t, "Error executing tool '%s' in server '%s' "
 		    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
 		    s->boxcfg->name, reason);
-		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+		reply_text(r->sess, text_get(&r->cid), r->cid.len,
+		    buf_cstr(&t), true);
 	}
 	buf_free(&t);
 }
@@ -377,9 +378,9 @@ send_bridged(struct server *s, struct request *r, char *params, size_t plen)
 	}
 	obj = meta.p != NULL ? meta.p : params;
 	if (meta.p == NULL)
-		era_put_meta(&with, client_session_caps());
+		era_put_meta(&with, session_legacy_caps(r->sess));
 	else
-		era_put_request_meta(&with, client_session_caps());
+		era_put_request_meta(&with, session_legacy_caps(r->sess));
 	if (!object_empty(obj))
 		buf_putc(&with, ',');
 	c = (struct cut){ { obj + 1, 0 }, with.data, with.len };
@@ -464,8 +465,9 @@ call_sendable(struct server *s, struct request *r, bool waited)
 	    text_get(&r->tool), r->tool.len) == NULL) {
 		buf_printf(&t, "Error executing tool: Tool '%s' not found in "
 		    "server '%s'", text_get(&r->tool), s->cfg->name);
-		reply_era(r->modern);
-		reply_text(text_get(&r->cid), r->cid.len, buf_cstr(&t), true);
+		reply_era(r->sess, r->modern);
+		reply_text(r->sess, text_get(&r->cid), r->cid.len,
+		    buf_cstr(&t), true);
 	}
 	if (t.len == 0)
 		return true;
@@ -521,7 +523,7 @@ route(struct server *s, struct request *r, put_params put, const void *in)
 		put(&p, s, r, in);
 		r->params = p.data;
 		r->plen = p.len;
-		srv_ensure(s);
+		srv_ensure(s, r->sess);
 	} else if (call_sendable(s, r, false)) {
 		if (call_keeps(s, r)) {
 			put(&p, s, r, in);
@@ -533,16 +535,17 @@ route(struct server *s, struct request *r, put_params put, const void *in)
 }
 
 void
-call_route(struct server *s, const char *tool, size_t toollen,
-    const struct call_in *in, const char *id, size_t idlen)
+call_route(struct server *s, struct session *se, const char *tool,
+    size_t toollen, const struct call_in *in, const char *id, size_t idlen)
 {
-	const struct era *e = client_era();
+	const struct era *e = session_era(se);
 	struct request *r;
 
-	if (e != NULL && in->state != NULL && bridge_resume(s, "tools/call",
-	    tool, toollen, in, id, idlen))
+	if (e != NULL && in->state != NULL && bridge_resume(s, se,
+	    "tools/call", tool, toollen, in, id, idlen))
 		return;
 	r = req_add(s, REQ_CALL);
+	r->sess = se;
 	r->method = "tools/call";
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
@@ -593,16 +596,17 @@ pass_params(struct buf *b, const struct server *s, struct request *r,
 
 /* A request of the client's for one server: its answer comes back as is. */
 void
-call_pass(struct server *s, const struct pass_in *in, const char *id,
-    size_t idlen)
+call_pass(struct server *s, struct session *se, const struct pass_in *in,
+    const char *id, size_t idlen)
 {
-	const struct era *e = client_era();
+	const struct era *e = session_era(se);
 	struct request *r;
 
-	if (e != NULL && in->retry.state != NULL && bridge_resume(s,
+	if (e != NULL && in->retry.state != NULL && bridge_resume(s, se,
 	    in->method, in->bind.p, in->bind.n, &in->retry, id, idlen))
 		return;
 	r = req_add(s, REQ_PASS);
+	r->sess = se;
 	r->method = in->method;
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
@@ -615,7 +619,8 @@ call_pass(struct server *s, const struct pass_in *in, const char *id,
 
 /* The client cancels a call: the server is told, and its answer dropped. */
 void
-call_cancel(const char *id, size_t idlen, const char *reason)
+call_cancel(const struct session *se, const char *id, size_t idlen,
+    const char *reason)
 {
 	struct server *s;
 	int r;
@@ -623,11 +628,35 @@ call_cancel(const char *id, size_t idlen, const char *reason)
 	SRV_EACH(s)
 		for (r = s->nreq - 1; r >= 0; r--) {
 			if (!req_for_client(&s->req[r]) ||
+			    s->req[r].sess != se ||
 			    s->req[r].cid.len != idlen ||
 			    memcmp(text_get(&s->req[r].cid), id, idlen) != 0)
 				continue;
 			if (s->req[r].sent)
 				call_drop(s, &s->req[r], reason);
+			req_remove(s, r);
+		}
+}
+
+/*
+ * The session is gone: its calls are cancelled at their servers (their
+ * late answers dropped as a ghost's are), its other requests forgotten.
+ */
+void
+call_session_gone(const struct session *se)
+{
+	struct server *s;
+	int r;
+
+	SRV_EACH(s)
+		for (r = s->nreq - 1; r >= 0; r--) {
+			if (s->req[r].sess != se)
+				continue;
+			if (s->req[r].sent && s->req[r].park == NULL)
+				call_drop(s, &s->req[r], "the client left");
+			else if (s->req[r].sent)
+				call_tell_cancelled(s, s->req[r].id,
+				    "the client left");
 			req_remove(s, r);
 		}
 }
@@ -726,7 +755,7 @@ call_reply(const struct server *s, const struct request *r,
 	int nc = 1;
 
 	if (at == 0 || !call_stamps(s, r)) {
-		rpc_splice_line(client_out(), line, n, id, idlen,
+		rpc_splice_line(session_out(r->sess), line, n, id, idlen,
 		    text_get(&r->cid), r->cid.len);
 		return;
 	}
@@ -750,8 +779,8 @@ call_reply(const struct server *s, const struct request *r,
 		buf_putc(&stamp, ',');
 	cut[nc++] = (struct cut){ { line + at + 1, 0 }, stamp.data,
 	    stamp.len };
-	rpc_splice_cuts(client_out(), line, n, cut, nc);
-	buf_putc(client_out(), '\n');
+	rpc_splice_cuts(session_out(r->sess), line, n, cut, nc);
+	buf_putc(session_out(r->sess), '\n');
 	buf_free(&stamp);
 	buf_free(&info);
 }

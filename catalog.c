@@ -275,15 +275,15 @@ catalog_entry_check(const char *text, size_t n, const char *name)
 static const struct buf *
 typical_caps(void)
 {
-	static struct buf members;
+	static struct buf typical;
 	struct json j = { 0 };
 
-	if (members.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
+	if (typical.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
 	    strlen(ERA_TYPICAL_CAPS)) == JSON_OK)
-		(void)era_caps(&j, 0, &members);
+		(void)era_caps(&j, 0, &typical);
 	json_release(&j);
 	free(j.tok);
-	return &members;
+	return &typical;
 }
 
 /*
@@ -314,14 +314,15 @@ entry_read(const struct server *s, const char *name, size_t *n,
 /*
  * Read a server's entry, once, if it has no list of its own yet: its
  * tools become the server's list until the server lists them itself.
- * It is the entry for what a server started now would be told.  With
+ * It is the entry for what a server started now would be told (caps,
+ * the capabilities of the request that asks).  With
  * other_ok (search_tools), a server without one may be given the entry
  * made for a typical client (--probe's) instead: its tools are then
  * searched, said to be listed for other capabilities, but never offered
  * by open_toolbox as this client's.
  */
 void
-catalog_load(struct server *s, bool other_ok)
+catalog_load(struct server *s, const struct buf *caps, bool other_ok)
 {
 	char other[sizeof(s->catalog_name)];
 	const char *why;
@@ -332,7 +333,7 @@ catalog_load(struct server *s, bool other_ok)
 	    !catalog_open())
 		return;
 	s->catalog_read = true;
-	entry_name(s, client_caps(), s->catalog_name);
+	entry_name(s, caps, s->catalog_name);
 	if ((text = entry_read(s, s->catalog_name, &len, &why)) != NULL) {
 		s->catalogued = true;
 	} else if (other_ok && why == NULL) {

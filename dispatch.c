@@ -39,72 +39,72 @@ optional_object(int obj, const char *key)
  * The client's requests.
  */
 static void
-m_initialize(int params, const char *id, size_t idlen)
+m_initialize(struct session *se, int params, const char *id, size_t idlen)
 {
 	struct buf *b;
 	char *v;
 
-	if (client_session()) {
-		reply_error(id, idlen, -32600, "Invalid Request: already "
+	if (session_legacy(se)) {
+		reply_error(se, id, idlen, -32600, "Invalid Request: already "
 		    "initialized");
 		return;
 	}
 	if ((v = json_strdup(&j, json_get(&j, params, "protocolVersion"))) ==
 	    NULL) {
-		reply_error(id, idlen, -32602, "Invalid params: "
+		reply_error(se, id, idlen, -32602, "Invalid params: "
 		    "protocolVersion must be a string");
 		return;
 	}
 	if (!optional_object(params, "capabilities") ||
 	    !optional_object(params, "clientInfo")) {
-		reply_error(id, idlen, -32602, "Invalid params: capabilities "
+		reply_error(se, id, idlen, -32602, "Invalid params: capabilities "
 		    "and clientInfo must be objects");
 		free(v);
 		return;
 	}
-	client_initialize(v, &j, json_get(&j, params, "capabilities"));
+	session_initialize(se, v, &j, json_get(&j, params, "capabilities"));
 	free(v);
-	b = reply_begin(id, idlen);
+	b = reply_begin(se, id, idlen);
 	buf_puts(b, "{\"protocolVersion\":");
-	json_put_cstr(b, client_protocol());
+	json_put_cstr(b, session_protocol(se));
 	buf_printf(b, ",\"capabilities\":" WB_CAPS ",\"serverInfo\":{"
 	    "\"name\":\"" WB_NAME "\","
 	    "\"title\":\"MCP Workbench\",\"version\":\"%s\"},"
 	    "\"instructions\":", wb_version);
 	buf_put(b, instructions.data, instructions.len);
 	buf_putc(b, '}');
-	reply_end();
+	reply_end(se);
 }
 
 static void
-m_ping(int params, const char *id, size_t idlen)
+m_ping(struct session *se, int params, const char *id, size_t idlen)
 {
 	(void)params;
-	reply_raw(id, idlen, "{}");
+	reply_raw(se, id, idlen, "{}");
 }
 
 static void
-m_tools_list(int params, const char *id, size_t idlen)
+m_tools_list(struct session *se, int params, const char *id, size_t idlen)
 {
 	struct buf *b;
 
 	(void)params;
-	b = reply_begin(id, idlen);
+	b = reply_begin(se, id, idlen);
 	buf_puts(b, "{\"tools\":[");
 	box_put_tools(b);
 	search_put_tool(b);
-	dyn_put_tools(b);
+	dyn_put_tools(se, b);
 	buf_putc(b, ']');
-	reply_cache_hints(b, LIST_TTL_MS);
+	reply_cache_hints(se, b, LIST_TTL_MS);
 	buf_putc(b, '}');
-	reply_end();
+	reply_end(se);
 }
 
 /* server/discover (modern): what initialize says, without a session. */
 static void
-m_discover(int params, const char *id, size_t idlen)
+m_discover(struct session *se, int params, const char *id, size_t idlen)
 {
-	struct buf *b = reply_begin(id, idlen);
+	struct buf *b = reply_begin(se, id, idlen);
 
 	(void)params;
 	buf_puts(b, "{\"supportedVersions\":");
@@ -113,11 +113,11 @@ m_discover(int params, const char *id, size_t idlen)
 	buf_put(b, instructions.data, instructions.len);
 	buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"}",
 	    DISCOVER_TTL_MS);
-	reply_end();
+	reply_end(se);
 }
 
 static void
-m_tools_call(int params, const char *id, size_t idlen)
+m_tools_call(struct session *se, int params, const char *id, size_t idlen)
 {
 	static const char *const keys[] = { "name", "arguments", NULL };
 	struct buf t = { 0 };
@@ -127,41 +127,41 @@ m_tools_call(int params, const char *id, size_t idlen)
 	json_members(&j, params, keys, v);
 	args = v[1];
 	if ((tool = json_str(&j, v[0], &called)) == NULL) {
-		reply_error(id, idlen, -32602, "Invalid params: name must be "
+		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
 		    "a string");
 		return;
 	}
 	if (strcmp(tool, "open_toolbox") == 0)
-		box_open_tool(&j, args, id, idlen);
+		box_open_tool(se, &j, args, id, idlen);
 	else if (strcmp(tool, "use_tool") == 0)
-		box_use_tool(&j, args, params, id, idlen);
+		box_use_tool(se, &j, args, params, id, idlen);
 	else if (strcmp(tool, "search_tools") == 0 && wb.cfg.search_tool)
-		search_tool(&j, args, id, idlen);
+		search_tool(se, &j, args, id, idlen);
 	else if (wb.mode == MODE_DYNAMIC)
-		dyn_call(&j, tool, args, params, id, idlen);
+		dyn_call(se, &j, tool, args, params, id, idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
-		reply_error(id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, -32602, buf_cstr(&t));
 		buf_free(&t);
 	}
 }
 
 static void
-m_set_level(int params, const char *id, size_t idlen)
+m_set_level(struct session *se, int params, const char *id, size_t idlen)
 {
 	int level = json_get(&j, params, "level");
 	const char *raw;
 	size_t len;
 
 	if (era_level(&j, level) < 0) {
-		reply_error(id, idlen, -32602, "Invalid params: level must be "
+		reply_error(se, id, idlen, -32602, "Invalid params: level must be "
 		    "one of debug, info, notice, warning, error, critical, "
 		    "alert, emergency");
 		return;
 	}
 	raw = json_raw(&j, level, &len);
 	relay_set_level(raw, len);
-	reply_raw(id, idlen, "{}");
+	reply_raw(se, id, idlen, "{}");
 }
 
 #define IN_LEGACY	1	/* A method of the 2025 era, */
@@ -171,8 +171,9 @@ m_set_level(int params, const char *id, size_t idlen)
 /* Methods of this file (fn) and of resources.c (res), given the line. */
 static const struct method {
 	const char	*name;
-	void		(*fn)(int, const char *, size_t);
-	void		(*res)(const struct json *, int, const char *, size_t);
+	void		(*fn)(struct session *, int, const char *, size_t);
+	void		(*res)(struct session *, const struct json *, int,
+			    const char *, size_t);
 	unsigned	 eras;
 	bool		 before_init;
 } methods[] = {
@@ -195,13 +196,13 @@ static const struct method {
 };
 
 static void
-method_call(const struct method *m, int params, const char *id,
-    size_t idlen)
+method_call(struct session *se, const struct method *m, int params,
+    const char *id, size_t idlen)
 {
 	if (m->fn != NULL)
-		m->fn(params, id, idlen);
+		m->fn(se, params, id, idlen);
 	else
-		m->res(&j, params, id, idlen);
+		m->res(se, &j, params, id, idlen);
 }
 
 /*
@@ -209,27 +210,27 @@ method_call(const struct method *m, int params, const char *id,
  * era while it is handled, its replies stamped as modern.
  */
 static void
-modern_request(const struct method *m, int params, const char *id,
-    size_t idlen)
+modern_request(struct session *se, const struct method *m, int params,
+    const char *id, size_t idlen)
 {
 	if ((m->eras & IN_MODERN) == 0)
-		reply_error(id, idlen, -32601, "Method not found");
+		reply_error(se, id, idlen, -32601, "Method not found");
 	else {
-		client_modern_begin();
-		method_call(m, params, id, idlen);
+		session_modern_begin(se);
+		method_call(se, m, params, id, idlen);
 	}
-	client_request_end();
+	session_request_end(se);
 }
 
 /* Which era; false when the request was answered with an error. */
 static bool
-request_era(int params, const char *id, size_t idlen)
+request_era(struct session *se, int params, const char *id, size_t idlen)
 {
 	struct era_error err = { 0 };
-	int r = era_check(&j, params, client_era_slot(), &err);
+	int r = era_check(&j, params, session_era_slot(se), &err);
 
 	if (r == ERA_BAD)
-		reply_error_data(id, idlen, err.code, buf_cstr(&err.msg),
+		reply_error_data(se, id, idlen, err.code, buf_cstr(&err.msg),
 		    err.data.len > 0 ? err.data.data : NULL, err.data.len);
 	buf_free(&err.msg);
 	buf_free(&err.data);
@@ -237,7 +238,7 @@ request_era(int params, const char *id, size_t idlen)
 }
 
 static void
-client_request(int id, int method)
+client_request(struct session *se, int id, int method)
 {
 	const struct method *m;
 	const char *raw;
@@ -249,35 +250,35 @@ client_request(int id, int method)
 		if (json_eq(&j, method, m->name))
 			break;
 	if (m->name == NULL) {
-		reply_error(raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, -32601, "Method not found");
 		return;
 	}
 	params = json_get(&j, 0, "params");
 	if (params >= 0 && !json_is(&j, params, JSMN_OBJECT)) {
-		reply_error(raw, len, -32602, "Invalid params: params must be "
+		reply_error(se, raw, len, -32602, "Invalid params: params must be "
 		    "an object");
 		return;
 	}
-	if (!request_era(params, raw, len))
+	if (!request_era(se, params, raw, len))
 		return;
-	if (client_era() != NULL) {
-		modern_request(m, params, raw, len);
+	if (session_era(se) != NULL) {
+		modern_request(se, m, params, raw, len);
 		return;
 	}
 	if ((m->eras & IN_LEGACY) == 0) {
-		reply_error(raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, -32601, "Method not found");
 		return;
 	}
-	if (!client_session() && !m->before_init) {
-		reply_error(raw, len, -32600, "Invalid Request: the session "
+	if (!session_legacy(se) && !m->before_init) {
+		reply_error(se, raw, len, -32600, "Invalid Request: the session "
 		    "is not initialized; send initialize first");
 		return;
 	}
-	method_call(m, params, raw, len);
+	method_call(se, m, params, raw, len);
 }
 
 static void
-client_notification(int method)
+client_notification(struct session *se, int method)
 {
 	int r = json_path(&j, 0, "params.requestId");
 	const char *raw;
@@ -286,9 +287,9 @@ client_notification(int method)
 	if (json_eq(&j, method, "notifications/cancelled") &&
 	    rpc_valid_id(&j, r)) {
 		raw = json_raw(&j, r, &len);
-		box_cancel(raw, len);
-		listen_cancel(raw, len);
-		call_cancel(raw, len, "cancelled by the client");
+		box_cancel(se, raw, len);
+		listen_cancel(se, raw, len);
+		call_cancel(se, raw, len, "cancelled by the client");
 	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
 		relay_roots_changed();
 }
@@ -389,12 +390,12 @@ span_object_or_none(const struct span *v)
  * tokenizing way.
  */
 static bool
-fast_era(const struct span *v)
+fast_era(struct session *se, const struct span *v)
 {
-	struct era *era = client_era_slot();
+	struct era *era = session_era_slot(se);
 
 	if (v[F_VERSION].p == NULL)
-		return client_session();
+		return session_legacy(se);
 	if (!span_is(&v[F_VERSION], "\"" WB_PROTOCOL_MODERN "\"") ||
 	    v[F_CAPS].p == NULL || v[F_CAPS].p[0] != '{' ||
 	    !span_object_or_none(&v[F_INFO]) || v[F_LEVEL].p != NULL ||
@@ -408,13 +409,13 @@ fast_era(const struct span *v)
 	    (v[F_ELICIT].p != NULL ? CAN_ELICIT : 0);
 	era->level = -1;
 	era->caps.len = 0;	/* Only a server's start needs them. */
-	client_modern_begin();
+	session_modern_begin(se);
 	return true;
 }
 
 /* A use_tool of the fast path to its server, when it is ready. */
 static bool
-fast_route(const struct span *v)
+fast_route(struct session *se, const struct span *v)
 {
 	struct span box, srv, name;
 	struct call_in in = { 0 };
@@ -422,7 +423,7 @@ fast_route(const struct span *v)
 
 	if (!span_name(&v[F_BOX], &box) || !span_name(&v[F_SERVER], &srv) ||
 	    !span_name(&v[F_NAME], &name) ||
-	    (s = box_target(box.p, box.n, srv.p, srv.n, name.p, name.n,
+	    (s = box_target(se, box.p, box.n, srv.p, srv.n, name.p, name.n,
 	    NULL)) == NULL || !srv_serving(s))
 		return false;
 	in.args = v[F_ARGS].p;
@@ -431,7 +432,7 @@ fast_route(const struct span *v)
 	in.mlen = v[F_META].n;
 	in.token = v[F_TOKEN].p;
 	in.toklen = v[F_TOKEN].n;
-	call_route(s, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
+	call_route(s, se, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
 	return true;
 }
 
@@ -443,14 +444,14 @@ fast_route(const struct span *v)
  * returns false and goes the tokenizing way, which words every error.
  */
 static bool
-fast_use_tool(const char *line, size_t n)
+fast_use_tool(struct session *se, const char *line, size_t n)
 {
 	struct span v[F_SLOTS];
 	bool routed = false;
 
-	if (use_tool_shape(line, n, v) && fast_era(v))
-		routed = fast_route(v);
-	client_request_end();
+	if (use_tool_shape(line, n, v) && fast_era(se, v))
+		routed = fast_route(se, v);
+	session_request_end(se);
 	return routed;
 }
 
@@ -459,7 +460,7 @@ fast_use_tool(const char *line, size_t n)
  */
 /* A line that is JSON but no single message: say why, under its id. */
 static void
-reply_not_message(int r, const char *line, size_t n)
+reply_not_message(struct session *se, int r, const char *line, size_t n)
 {
 	const char *raw = NULL;
 	size_t len = 0;
@@ -468,7 +469,7 @@ reply_not_message(int r, const char *line, size_t n)
 	if (r == JSON_OK || (rpc_scan_id(line, n, &raw, &len) < 0 &&
 	    rpc_scan_id_tail(line, n, &raw, &len) < 0))
 		raw = NULL;
-	reply_error(raw, len, -32600, r == JSON_TOOBIG ?
+	reply_error(se, raw, len, -32600, r == JSON_TOOBIG ?
 	    "Invalid Request: too many JSON tokens" : r == JSON_TOODEEP ?
 	    "Invalid Request: nested deeper than 1000 levels" :
 	    j.tok[0].type == JSMN_ARRAY ? "Invalid Request: batch "
@@ -478,7 +479,7 @@ reply_not_message(int r, const char *line, size_t n)
 
 /* A JSON-RPC message: a request, a notification, or an answer. */
 static void
-client_message(const char *line, size_t n)
+client_message(struct session *se, const char *line, size_t n)
 {
 	static const char *const keys[] = { "id", "method", "jsonrpc",
 	    NULL };
@@ -494,51 +495,61 @@ client_message(const char *line, size_t n)
 		raw = json_raw(&j, id, &len);
 	if (!json_eq(&j, version, "2.0") || (id >= 0 && raw == NULL) ||
 	    (method >= 0 && !json_is(&j, method, JSMN_STRING)))
-		reply_error(raw, len, -32600, "Invalid Request");
+		reply_error(se, raw, len, -32600, "Invalid Request");
 	else if (method >= 0 && id >= 0)
-		client_request(id, method);
+		client_request(se, id, method);
 	else if (method >= 0)
-		client_notification(method);
+		client_notification(se, method);
 	else if (id >= 0 && (json_get(&j, 0, "result") >= 0 ||
 	    json_get(&j, 0, "error") >= 0))
-		relay_answer(&j, id, line, n);
+		relay_answer(se, &j, id, line, n);
 	else
-		reply_error(raw, len, -32600, "Invalid Request: no method");
+		reply_error(se, raw, len, -32600, "Invalid Request: no method");
+}
+
+/*
+ * A line of a session's client: checked, then the fast path or the
+ * method table.  The loop's peer hands lines here (client_line); so can
+ * any other transport that frames them.
+ */
+void
+dispatch_line(struct session *se, char *line, size_t n)
+{
+	int r;
+
+	if (wb.stopping)
+		return;
+	if (!utf8_valid(line, n)) {
+		reply_error(se, NULL, 0, -32700, "Parse error: not valid UTF-8");
+		return;
+	}
+	if (fast_use_tool(se, line, n))
+		return;
+	if ((r = json_parse_any(&j, line, n)) == JSON_SYNTAX)
+		reply_error(se, NULL, 0, -32700, "Parse error: not valid JSON");
+	else if (r != JSON_OK || j.tok[0].type != JSMN_OBJECT)
+		reply_not_message(se, r, line, n);
+	else
+		client_message(se, line, n);
+	json_release(&j);
 }
 
 static void
 client_line(void *ctx, char *line, size_t n)
 {
-	int r;
-
-	(void)ctx;
-	if (wb.stopping)
-		return;
-	if (!utf8_valid(line, n)) {
-		reply_error(NULL, 0, -32700, "Parse error: not valid UTF-8");
-		return;
-	}
-	if (fast_use_tool(line, n))
-		return;
-	if ((r = json_parse_any(&j, line, n)) == JSON_SYNTAX)
-		reply_error(NULL, 0, -32700, "Parse error: not valid JSON");
-	else if (r != JSON_OK || j.tok[0].type != JSMN_OBJECT)
-		reply_not_message(r, line, n);
-	else
-		client_message(line, n);
-	json_release(&j);
+	dispatch_line(ctx, line, n);
 }
 
 static void
 client_oversize(void *ctx, size_t size, const char *id)
 {
+	struct session *se = ctx;
 	struct buf t = { 0 };
 
-	(void)ctx;
 	buf_printf(&t, "Invalid Request: message of %zu bytes exceeds the "
 	    "%zu-byte limit (maxMessageBytes); discarded", size,
 	    wb.cfg.max_message);
-	reply_error(id, id != NULL ? strlen(id) : 0, -32600, buf_cstr(&t));
+	reply_error(se, id, id != NULL ? strlen(id) : 0, -32600, buf_cstr(&t));
 	buf_free(&t);
 }
 
@@ -547,12 +558,12 @@ client_oversize(void *ctx, size_t size, const char *id)
  * working through a large queue of input, the client's requests wait.
  */
 bool
-dispatch_busy(void)
+dispatch_busy(const struct session *se)
 {
 	long long now = loop_ms();
 	struct server *s;
 
-	if (client_full())
+	if (session_full(se))
 		return true;
 	SRV_EACH(s)
 		if (srv_busy(s, now))
@@ -563,27 +574,49 @@ dispatch_busy(void)
 static bool
 client_hold(void *ctx)
 {
-	(void)ctx;
-	return dispatch_busy();
+	return dispatch_busy(ctx);
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
     client_hold, NULL, srv_pump };
 
+/* The session's input is readable: 0 at its end. */
 ssize_t
-dispatch_read(void)
+dispatch_read(struct session *se)
 {
-	return peer_read(client_peer(), wb.cfg.max_message, &client_ops, NULL);
+	return peer_read(session_peer(se), wb.cfg.max_message, &client_ops,
+	    se);
 }
 
 /* Requests held while the client was not reading. */
 void
-dispatch_resume(void)
+dispatch_resume(struct session *se)
 {
-	struct peer *p = client_peer();
+	struct peer *p = session_peer(se);
 
-	if (p->in.len > 0 && !dispatch_busy() && !wb.stopping)
-		peer_input(p, wb.cfg.max_message, &client_ops, NULL);
+	if (p->in.len > 0 && !dispatch_busy(se) && !wb.stopping)
+		peer_input(p, wb.cfg.max_message, &client_ops, se);
+}
+
+/*
+ * Sessions begin and end here, where every layer can be told: what the
+ * layers above the session keep for it goes before it does.
+ */
+struct session *
+dispatch_open(int rfd, int wfd)
+{
+	struct session *se = session_new(rfd, wfd);
+
+	box_session_begin(se);
+	return se;
+}
+
+void
+dispatch_close(struct session *se)
+{
+	box_session_gone(se);
+	srv_session_gone(se);
+	session_free(se);
 }
 
 /*
@@ -648,5 +681,4 @@ dispatch_init(void)
 		list_toolboxes(&t);
 	json_put_str(&instructions, t.data, t.len);
 	buf_free(&t);
-	client_open(STDIN_FILENO, STDOUT_FILENO);
 }

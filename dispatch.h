@@ -9,9 +9,12 @@
 #include "box.h"
 
 void	 dispatch_init(void);
-ssize_t	 dispatch_read(void);
-bool	 dispatch_busy(void);
-void	 dispatch_resume(void);
+struct session *dispatch_open(int, int);
+void	 dispatch_close(struct session *);
+void	 dispatch_line(struct session *, char *, size_t);
+ssize_t	 dispatch_read(struct session *);
+bool	 dispatch_busy(const struct session *);
+void	 dispatch_resume(struct session *);
 
 bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);

@@ -12,7 +12,6 @@
 
 #include "box.h"
 
-static unsigned long listed;		/* Hash of the names last listed. */
 
 /* Warn once of a name clients may refuse: not again on a restart. */
 static int
@@ -148,37 +147,40 @@ dyn_native(const struct server *s, enum list_kind k, const struct json *j,
 	return o;
 }
 
-/* What tools/list shows, hashed to tell when it changed. */
+/* What tools/list shows a session, hashed to tell when it changed. */
 static unsigned long
-dyn_hash(void)
+dyn_hash(const struct session *se)
 {
-	return wb.mode == MODE_DYNAMIC ? res_hash(LIST_TOOLS) : HASH_INIT;
+	return wb.mode == MODE_DYNAMIC ? res_hash(se, LIST_TOOLS) :
+	    HASH_INIT;
 }
 
+/* A new session knows what its tools/list shows now. */
 void
-dyn_init(void)
+dyn_begin(struct session *se)
 {
-	listed = dyn_hash();
+	session_listed(se)[SESSION_TOOLS] = dyn_hash(se);
 }
 
 /* The listed tools, each after a comma, for tools/list. */
 void
-dyn_put_tools(struct buf *b)
+dyn_put_tools(const struct session *se, struct buf *b)
 {
 	if (wb.mode == MODE_DYNAMIC)
-		res_put(LIST_TOOLS, b);
+		res_put(se, LIST_TOOLS, b);
 }
 
 /* One tools/list_changed for each change of the list, none otherwise. */
 void
-dyn_notify(void)
+dyn_notify(struct session *se)
 {
-	unsigned long h;
+	unsigned long *listed = session_listed(se), h;
 
-	if (wb.mode != MODE_DYNAMIC || (h = dyn_hash()) == listed)
+	if (wb.mode != MODE_DYNAMIC ||
+	    (h = dyn_hash(se)) == listed[SESSION_TOOLS])
 		return;
-	listed = h;
-	listen_changed(LISTEN_TOOLS);
+	listed[SESSION_TOOLS] = h;
+	listen_changed(se, LISTEN_TOOLS);
 }
 
 /*
@@ -187,8 +189,8 @@ dyn_notify(void)
  * does not already name a configured server.
  */
 static void
-reply_unknown_tool(const char *id, size_t idlen, const char *name,
-    bool malformed, bool suggest)
+reply_unknown_tool(struct session *se, const char *id, size_t idlen,
+    const char *name, bool malformed, bool suggest)
 {
 	char *fix = suggest ? cfg_legacy_fix(&wb.cfg, name) : NULL;
 	struct buf t = { 0 };
@@ -201,15 +203,15 @@ reply_unknown_tool(const char *id, size_t idlen, const char *name,
 	if (fix != NULL)
 		buf_printf(&t, ". Did you mean '%s'? Tool names changed in "
 		    "mcp-workbench 0.1.0: see CHANGELOG.md.", fix);
-	reply_error(id, idlen, -32602, buf_cstr(&t));
+	reply_error(se, id, idlen, -32602, buf_cstr(&t));
 	buf_free(&t);
 	free(fix);
 }
 
 /* tools/call of {toolbox}__{server}__{tool}: routed as use_tool routes. */
 void
-dyn_call(const struct json *j, const char *name, int args, int params,
-    const char *id, size_t idlen)
+dyn_call(struct session *se, const struct json *j, const char *name,
+    int args, int params, const char *id, size_t idlen)
 {
 	char *box, *srv, *tool;
 	const struct item *t = NULL;
@@ -219,25 +221,25 @@ dyn_call(const struct json *j, const char *name, int args, int params,
 	bool later = false;	/* Its tool is looked for once it is up. */
 
 	if (tool_split(name, &box, &srv, &tool) < 0) {
-		reply_unknown_tool(id, idlen, name, true, true);
+		reply_unknown_tool(se, id, idlen, name, true, true);
 		return;
 	}
 	if ((b = box_find(box, strlen(box))) != NULL)
 		s = box_server(b, srv, strlen(srv));
-	if (s != NULL && !b->open && client_era() != NULL) {
-		box_stateless_open(b);
+	if (s != NULL && !box_seen(se, b) && session_era(se) != NULL) {
+		box_stateless_open(se, b);
 		later = true;
-	} else if (s != NULL && b->open)
+	} else if (s != NULL && box_seen(se, b))
 		t = list_find(s, LIST_TOOLS, tool, strlen(tool));
 	/* What tools/list does not show cannot be called by that name. */
 	if (!later && (t == NULL || t->native == NULL))
-		reply_unknown_tool(id, idlen, name, false, s == NULL);
+		reply_unknown_tool(se, id, idlen, name, false, s == NULL);
 	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
-		reply_error(id, idlen, -32602, "Invalid params: arguments "
+		reply_error(se, id, idlen, -32602, "Invalid params: arguments "
 		    "must be an object");
 	else {
 		call_in_tokens(j, args, params, &in);
-		call_route(s, tool, strlen(tool), &in, id, idlen);
+		call_route(s, se, tool, strlen(tool), &in, id, idlen);
 	}
 	free(box);
 	free(srv);

@@ -24,6 +24,7 @@ static const char *const methods[LISTEN_KINDS] = {
 
 /* An open subscriptions/listen request. */
 struct listener {
+	struct session	*sess;		/* Whose request it is. */
 	struct text	 id;		/* The request's id, raw. */
 	unsigned	 kinds;		/* 1 << enum listen_kind */
 	char		*uris[URIS_MAX];	/* Watched (res_watch). */
@@ -70,14 +71,15 @@ watch_uris(struct listener *l, const struct json *j, int uris,
 	l->asked_uris = true;
 	for (i = 0, k = uris + 1; i < j->tok[uris].size && l->nuris < URIS_MAX;
 	    i++, k = json_next(j, k))
-		if (json_str(j, k, uri) != NULL && res_watch(uri->data, true))
+		if (json_str(j, k, uri) != NULL && res_watch(l->sess, uri->data,
+		    true))
 			l->uris[l->nuris++] = xstrdup(uri->data);
 }
 
 static void
 acknowledge(const struct listener *l)
 {
-	struct buf *b = client_out();
+	struct buf *b = session_out(l->sess);
 	int k, n = 0;
 
 	rpc_put_notification(b, "notifications/subscriptions/acknowledged");
@@ -108,24 +110,26 @@ acknowledge(const struct listener *l)
  * honoured.
  */
 void
-listen_open(const struct json *j, int params, const char *id, size_t idlen)
+listen_open(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	int filter = json_get(j, params, "notifications");
 	struct buf uri = { 0 };
 	struct listener *l;
 
 	if (!json_is(j, filter, JSMN_OBJECT)) {
-		reply_error(id, idlen, -32602, "Invalid params: notifications "
+		reply_error(se, id, idlen, -32602, "Invalid params: notifications "
 		    "must be an object");
 		return;
 	}
 	if (nlisteners == LISTENERS_MAX) {
-		reply_error(id, idlen, -32603, "Too many open subscriptions "
+		reply_error(se, id, idlen, -32603, "Too many open subscriptions "
 		    "(64)");
 		return;
 	}
 	l = &listeners[nlisteners++];
 	memset(l, 0, sizeof(*l));
+	l->sess = se;
 	text_set(&l->id, id, idlen);
 	l->kinds = honoured(j, filter);
 	watch_uris(l, j, json_get(j, filter, "resourceSubscriptions"), &uri);
@@ -139,7 +143,7 @@ listener_remove(int i)
 	struct listener *l = &listeners[i];
 
 	while (l->nuris > 0) {
-		res_watch(l->uris[--l->nuris], false);
+		res_watch(l->sess, l->uris[--l->nuris], false);
 		free(l->uris[l->nuris]);
 	}
 	text_free(&l->id);
@@ -148,29 +152,29 @@ listener_remove(int i)
 
 /* The client cancelled a request: if it was a listen, it ends, unanswered. */
 void
-listen_cancel(const char *id, size_t idlen)
+listen_cancel(const struct session *se, const char *id, size_t idlen)
 {
 	int i;
 
 	for (i = nlisteners - 1; i >= 0; i--)
-		if (listeners[i].id.len == idlen &&
+		if (listeners[i].sess == se && listeners[i].id.len == idlen &&
 		    memcmp(text_get(&listeners[i].id), id, idlen) == 0)
 			listener_remove(i);
 }
 
-/* A list the client is shown changed: tell whoever listens for it. */
+/* A list a session is shown changed: tell it, if it listens for it. */
 void
-listen_changed(enum listen_kind k)
+listen_changed(struct session *se, enum listen_kind k)
 {
-	struct buf *b = client_out();
+	struct buf *b = session_out(se);
 	int i;
 
-	if (client_session()) {
+	if (session_legacy(se)) {
 		rpc_put_notification(b, methods[k]);
 		buf_puts(b, "}\n");
 	}
 	for (i = 0; i < nlisteners; i++) {
-		if (!(listeners[i].kinds & (1u << k)))
+		if (listeners[i].sess != se || !(listeners[i].kinds & (1u << k)))
 			continue;
 		rpc_put_notification(b, methods[k]);
 		buf_puts(b, ",\"params\":{");
@@ -183,7 +187,7 @@ listen_changed(enum listen_kind k)
 void
 listen_updated(const char *uri, const struct json *j, int tok)
 {
-	struct buf *b = client_out();
+	struct buf *b;
 	const char *raw;
 	size_t len;
 	int i, k;
@@ -193,6 +197,7 @@ listen_updated(const char *uri, const struct json *j, int tok)
 		for (k = 0; k < listeners[i].nuris; k++) {
 			if (strcmp(listeners[i].uris[k], uri) != 0)
 				continue;
+			b = session_out(listeners[i].sess);
 			rpc_put_notification(b,
 			    "notifications/resources/updated");
 			buf_puts(b, ",\"params\":{\"uri\":");
@@ -211,7 +216,7 @@ listen_end_all(void)
 	struct buf *b;
 
 	while (nlisteners > 0) {
-		b = client_out();
+		b = session_out(listeners[0].sess);
 		rpc_put_result(b, text_get(&listeners[0].id),
 		    listeners[0].id.len);
 		buf_puts(b, "{\"resultType\":\"complete\",");
@@ -219,4 +224,15 @@ listen_end_all(void)
 		buf_puts(b, "}}\n");
 		listener_remove(0);
 	}
+}
+
+/* A session is gone: its listens end, unanswered. */
+void
+listen_session_gone(const struct session *se)
+{
+	int i;
+
+	for (i = nlisteners - 1; i >= 0; i--)
+		if (listeners[i].sess == se)
+			listener_remove(i);
 }

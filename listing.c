@@ -245,7 +245,7 @@ list_install(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];
 
-	if (pace_active())
+	if (sessions_pacing())
 		list_retire(l);
 	else {
 		items_free(l->items, l->n);

@@ -3,7 +3,7 @@
  * until its line ends: a server's result passed on as it arrives
  * (stream.c), or a long answer of ours, made a piece at a time as the
  * client takes it (a paced reply).  Meanwhile every other message for the
- * client waits in the held queue (client_out()) and goes after it; a
+ * client waits in the held queue (session_out()) and goes after it; a
  * paced reply made meanwhile waits its turn in line with them.  A paced
  * reply thus never waits whole in our memory, however slowly the client
  * reads.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
 /* A paced reply is made while the client's queue holds less than this. */
 #define PACE_QUEUE	(128u * 1024)
@@ -22,42 +22,24 @@
  */
 #define PACE_LINE_MAX	16
 
-/* A paced reply: steps that each write a piece of it. */
-struct pacer {
-	bool	(*step)(void *);	/* False once it is complete. */
-	void	(*release)(void *);
-	void	 *ctx;
-	size_t	  after;		/* Held bytes that go before it. */
-};
-
-static struct buf held;		/* For the client, after the owner's. */
-static bool owned;		/* The queue belongs to one message. */
-static bool owner_writes;	/* The paced reply writes it just now. */
-static struct pacer *line;	/* line[0] owns the queue when it is made; */
-static int nline;		/* the others wait their turn. */
-static bool making;		/* line[0] is being made. */
-
-/*
- * Where a message for the client waits while a message owns the queue
- * (and is not the one writing): the held queue; else NULL.
- */
-struct buf *
-pace_held(void)
-{
-	return owned && !owner_writes ? &held : NULL;
-}
-
 /* Is the queue owned?  Then no other message may take it. */
 bool
-pace_owned(void)
+pace_owned(const struct session *se)
 {
-	return owned;
+	return se->owned;
 }
 
 void
-pace_own(void)
+pace_own(struct session *se)
 {
-	owned = true;
+	se->owned = true;
+}
+
+/* The queue itself, for the message that owns it meanwhile (stream.c). */
+struct buf *
+pace_queue(struct session *se)
+{
+	return &se->peer.out;
 }
 
 /*
@@ -65,32 +47,32 @@ pace_own(void)
  * to the client, and that reply, if any, owns the queue now.
  */
 void
-pace_release(void)
+pace_release(struct session *se)
 {
-	size_t upto = nline > 0 ? line[0].after : held.len;
+	size_t upto = se->nline > 0 ? se->line[0].after : se->held.len;
 	int i;
 
-	owned = false;
-	buf_put(client_queue(), held.data, upto);
-	buf_consume(&held, upto);
-	for (i = 0; i < nline; i++)
-		line[i].after -= upto;
-	if (nline > 0) {
-		owned = making = true;
-		peer_widen(client_peer(), client_peer()->wfd, true);
+	se->owned = false;
+	buf_put(&se->peer.out, se->held.data, upto);
+	buf_consume(&se->held, upto);
+	for (i = 0; i < se->nline; i++)
+		se->line[i].after -= upto;
+	if (se->nline > 0) {
+		se->owned = se->making = true;
+		se->io->wide(se);
 	}
 }
 
 size_t
-pace_held_bytes(void)
+pace_held_bytes(const struct session *se)
 {
-	return held.len;
+	return se->held.len;
 }
 
 bool
-pace_holds_much(void)
+pace_holds_much(const struct session *se)
 {
-	return held.len > HIGH_WATER || nline > PACE_LINE_MAX;
+	return se->held.len > HIGH_WATER || se->nline > PACE_LINE_MAX;
 }
 
 /*
@@ -100,87 +82,92 @@ pace_holds_much(void)
  * poll).
  */
 static void
-pace_leave(void)
+pace_leave(struct session *se)
 {
-	struct pacer p = line[0];
+	struct pacer p = se->line[0];
 
-	memmove(line, line + 1, (size_t)--nline * sizeof(*line));
+	memmove(se->line, se->line + 1, (size_t)--se->nline *
+	    sizeof(*se->line));
 	p.release(p.ctx);
 }
 
 /* The reply being made is complete: the next one's turn. */
 static void
-pace_next(void)
+pace_next(struct session *se)
 {
-	pace_leave();
-	making = false;
-	pace_release();
+	pace_leave(se);
+	se->making = false;
+	pace_release(se);
 }
 
 /* One step of the reply being made, into the client's queue. */
 static void
-pace_step(void)
+pace_step(struct session *se)
 {
 	bool more;
 
-	owner_writes = true;
-	more = line[0].step(line[0].ctx);
-	owner_writes = false;
+	se->owner_writes = true;
+	more = se->line[0].step(se, se->line[0].ctx);
+	se->owner_writes = false;
 	if (!more)
-		pace_next();
+		pace_next(se);
 }
 
 /*
- * Make a reply by steps: each writes the next piece of it to client_out()
+ * Make a reply by steps: each writes the next piece of it to session_out()
  * and says whether more is to come; release frees ctx at the end.  It
  * waits its turn behind what the client is owed already.
  */
 void
-pace_reply(bool (*step)(void *), void (*release)(void *), void *ctx)
+pace_reply(struct session *se, bool (*step)(struct session *, void *),
+    void (*release)(void *), void *ctx)
 {
+	int n = se->nline;
+
 	/* The array grows by doubling: its size follows from the count. */
-	if (nline == 0 || (nline >= 4 && (nline & (nline - 1)) == 0))
-		line = xrealloc(line, (size_t)(nline < 4 ? 4 : 2 * nline) *
-		    sizeof(*line));
-	line[nline].step = step;
-	line[nline].release = release;
-	line[nline].ctx = ctx;
-	line[nline++].after = held.len;
-	if (!owned)
-		pace_release();		/* Its turn is now. */
-	pace_run();
+	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0))
+		se->line = xrealloc(se->line, (size_t)(n < 4 ? 4 : 2 * n) *
+		    sizeof(*se->line));
+	se->line[n].step = step;
+	se->line[n].release = release;
+	se->line[n].ctx = ctx;
+	se->line[n].after = se->held.len;
+	se->nline++;
+	if (!se->owned)
+		pace_release(se);		/* Its turn is now. */
+	pace_run(se);
 }
 
 /* More of the reply being made, as far as the client's queue has room. */
 void
-pace_run(void)
+pace_run(struct session *se)
 {
-	while (making && peer_queued(client_peer()) < PACE_QUEUE)
-		pace_step();
+	while (se->making && peer_queued(&se->peer) < PACE_QUEUE)
+		pace_step(se);
 }
 
 /* Is a paced reply being made, or waiting its turn? */
 bool
-pace_active(void)
+pace_active(const struct session *se)
 {
-	return nline > 0;
+	return se->nline > 0;
 }
 
 /* Is one being made now (not waiting behind another message)? */
 bool
-pace_making(void)
+pace_making(const struct session *se)
 {
-	return making;
+	return se->making;
 }
 
 /* The client is gone: nothing more of any reply is made. */
 void
-pace_drop(void)
+pace_drop(struct session *se)
 {
-	while (nline > 0)
-		pace_leave();
-	if (making)
-		owned = false;
-	making = false;
-	held.len = 0;
+	while (se->nline > 0)
+		pace_leave(se);
+	if (se->making)
+		se->owned = false;
+	se->making = false;
+	se->held.len = 0;
 }

@@ -62,7 +62,7 @@ choose_all(char **names, int n)
  * stderr, when caps is not a JSON object.
  */
 static bool
-probe_caps(const char *caps)
+probe_caps(struct session *se, const char *caps)
 {
 	struct json j = { 0 };
 	struct buf members = { 0 };
@@ -73,7 +73,7 @@ probe_caps(const char *caps)
 	ok = json_parse(&j, caps, strlen(caps)) == JSON_OK;
 	if (ok) {
 		(void)era_caps(&j, 0, &members);
-		client_assume(&members);
+		session_assume(se, &members);
 	} else
 		fprintf(stderr, WB_NAME ": --capabilities: expected a JSON "
 		    "object, such as %s\n", PROBE_CAPS);
@@ -89,13 +89,14 @@ probe_caps(const char *caps)
 bool
 probe_start(char **names, int n, const char *caps)
 {
+	struct session *se = dispatch_open(-1, -1);	/* No client. */
 	int i, k;
 
-	if (!probe_caps(caps) || !choose_all(names, n))
+	if (!probe_caps(se, caps) || !choose_all(names, n))
 		return false;
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
-			srv_open(&chosen[i]->servers[k]);
+			srv_open(&chosen[i]->servers[k], se);
 	return true;
 }
 

@@ -39,6 +39,7 @@ void	 proc_tick(long long);
 long long proc_deadline(void);
 int	 proc_dying(void);
 void	 proc_kill_all(void);
+bool	 proc_hand_over(void);
 void	 proc_status(int, struct buf *);
 
 /*
@@ -50,6 +51,7 @@ void	 guard_gone(pid_t);
 int	 guard_wants_out(void);
 void	 guard_writable(void);
 void	 guard_reaped(pid_t);
+bool	 guard_retire(long long);
 void	 guard_end(void);
 
 #endif /* PROC_H */

@@ -18,6 +18,7 @@
  */
 struct upreq {
 	long long	 up;
+	struct session	*sess;		/* Whom it was asked. */
 	struct server	*srv;
 	char		*sid;		/* The server's id, raw, */
 	size_t		 sidlen;
@@ -46,13 +47,15 @@ up_remove(int i)
 void
 relay_forget(const struct server *s, long long rid)
 {
+	struct buf *b;
 	int i;
 
 	for (i = nups - 1; i >= 0; i--) {
 		if (ups[i].srv != s || (rid != 0 && ups[i].rid != rid))
 			continue;
-		rpc_put_notification(client_out(), "notifications/cancelled");
-		buf_printf(client_out(), ",\"params\":{\"requestId\":%lld,"
+		b = session_out(ups[i].sess);
+		rpc_put_notification(b, "notifications/cancelled");
+		buf_printf(b, ",\"params\":{\"requestId\":%lld,"
 		    "\"reason\":\"the server stopped\"}}\n", ups[i].up);
 		up_remove(i);
 	}
@@ -70,17 +73,43 @@ relay_pending(const struct server *s)
 	return false;
 }
 
+/*
+ * The session a server's own request or notification is for: the one
+ * whose calls are in progress on the server, or with none in progress,
+ * the only session there is; NULL when that cannot be told (a 2025
+ * server names no call in what it asks), and the request is refused.
+ */
+static struct session *
+relay_session(const struct server *s)
+{
+	struct session *se = NULL;
+	int i;
+
+	for (i = 0; i < s->nreq; i++) {
+		if (!req_is_call(&s->req[i]) || !s->req[i].sent)
+			continue;
+		if (se != NULL && s->req[i].sess != se)
+			return NULL;
+		se = s->req[i].sess;
+	}
+	if (se == NULL && (se = session_first()) != NULL &&
+	    session_next(se) != NULL)
+		return NULL;
+	return se;
+}
+
 /* Is this server request one the client can answer? */
 static bool
-client_can_answer(const struct json *j, int method)
+client_can_answer(const struct session *se, const struct json *j,
+    int method)
 {
 	unsigned need = era_input_cap(j, method);
 
-	return need != 0 && client_has(need);
+	return se != NULL && need != 0 && session_has(se, need);
 }
 
 static struct upreq *
-up_add(struct server *s)
+up_add(struct server *s, struct session *se)
 {
 	struct upreq *u;
 
@@ -88,22 +117,23 @@ up_add(struct server *s)
 	u = &ups[nups++];
 	memset(u, 0, sizeof(*u));
 	u->up = ++next_up;
+	u->sess = se;
 	u->srv = s;
 	return u;
 }
 
 /* Pass a server's request to the client under a fresh upstream id. */
 static void
-up_send(struct server *s, const char *sid, size_t sidlen, const char *line,
-    size_t n)
+up_send(struct server *s, struct session *se, const char *sid,
+    size_t sidlen, const char *line, size_t n)
 {
-	struct upreq *u = up_add(s);
+	struct upreq *u = up_add(s, se);
 	char up[24];
 
 	u->sid = xstrndup(sid, sidlen);
 	u->sidlen = sidlen;
 	snprintf(up, sizeof(up), "%lld", u->up);
-	rpc_splice_line(client_out(), line, n, sid, sidlen, up, strlen(up));
+	rpc_splice_line(session_out(se), line, n, sid, sidlen, up, strlen(up));
 }
 
 /*
@@ -113,12 +143,18 @@ up_send(struct server *s, const char *sid, size_t sidlen, const char *line,
 void
 relay_ask(struct server *s, long long rid, const struct json *j, int key)
 {
-	struct upreq *u = up_add(s);
-	struct buf *b = client_out();
+	int i = req_find(s, rid);
+	struct session *se = i >= 0 ? s->req[i].sess : NULL;
+	struct upreq *u;
+	struct buf *b;
 	int params = json_get(j, key + 1, "params");
 	const char *raw;
 	size_t len;
 
+	if (se == NULL)
+		return;		/* Not asked: the call waits for its timeout. */
+	u = up_add(s, se);
+	b = session_out(se);
 	u->rid = rid;
 	raw = json_raw(j, key, &len);
 	u->key = xstrndup(raw, len);
@@ -154,14 +190,18 @@ relay_request(struct server *s, const struct json *j, int id, int method,
     const char *line, size_t n)
 {
 	struct buf *b = &s->proc.io.out;
+	struct session *se = relay_session(s);
 	const char *raw;
 	size_t len;
 
 	if (bridge_server_request(s, j, id, method))
 		return;
 	raw = json_raw(j, id, &len);
-	if (client_can_answer(j, method))
-		up_send(s, raw, len, line, n);
+	if (se == NULL && era_input_cap(j, method) != 0)
+		relay_refuse(s, raw, len, -32603, "mcp-workbench cannot tell "
+		    "which client session this request is for");
+	else if (client_can_answer(se, j, method))
+		up_send(s, se, raw, len, line, n);
 	else if (json_eq(j, method, "ping")) {
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
@@ -171,7 +211,8 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 
 /* The client answers a server's request: back it goes, under its id. */
 void
-relay_answer(const struct json *j, int id, const char *line, size_t n)
+relay_answer(const struct session *se, const struct json *j, int id,
+    const char *line, size_t n)
 {
 	struct upreq u;
 	const char *raw;
@@ -181,7 +222,7 @@ relay_answer(const struct json *j, int id, const char *line, size_t n)
 
 	if (!json_get_int(j, id, &v))
 		return;
-	for (i = 0; i < nups && ups[i].up != v; i++)
+	for (i = 0; i < nups && (ups[i].up != v || ups[i].sess != se); i++)
 		;
 	if (i == nups)
 		return;
@@ -213,53 +254,64 @@ on_progress(struct server *s, const struct json *j, const char *line,
 		return;
 	call_arm(s, &s->req[i], now_ms());
 	raw = json_raw(j, t, &len);
-	rpc_splice_line(client_out(), line, n, raw, len, s->req[i].token,
-	    s->req[i].tokenlen);
+	rpc_splice_line(session_out(s->req[i].sess), line, n, raw, len,
+	    s->req[i].token, s->req[i].tokenlen);
 }
 
 /*
- * Does the client want a server's log message?  A 2025 session set its
+ * Does a session want a server's log message?  A 2025 session set its
  * level on the servers.  A modern client hears a server only while a
  * request of its that gave a logLevel is in progress there, at that
  * level or above (a 2025 server cannot say which request a message is
  * about).
  */
 static bool
-log_wanted(const struct server *s, const struct json *j, int params)
+log_wanted(const struct session *se, const struct server *s,
+    const struct json *j, int params)
 {
 	int level = era_level(j, json_get(j, params, "level")), i;
 
-	if (client_session())
+	if (session_legacy(se))
 		return true;
 	for (i = 0; i < s->nreq; i++)
-		if (req_is_call(&s->req[i]) && s->req[i].modern &&
-		    s->req[i].level >= 0 && level >= s->req[i].level)
+		if (req_is_call(&s->req[i]) && s->req[i].sess == se &&
+		    s->req[i].modern && s->req[i].level >= 0 &&
+		    level >= s->req[i].level)
 			return true;
 	return false;
 }
 
-/* A log message: say which server it came from when it did not. */
+/*
+ * A log message, to each session that wants it: said which server it
+ * came from when it did not.
+ */
 static void
 on_log_message(struct server *s, const struct json *j, const char *line,
     size_t n)
 {
 	int params = json_get(j, 0, "params");
 	struct buf logger = { 0 };
+	struct session *se;
 	const char *at;
 
-	if (!json_is(j, params, JSMN_OBJECT) || !log_wanted(s, j, params))
+	if (!json_is(j, params, JSMN_OBJECT))
 		return;
-	if (json_get(j, params, "logger") >= 0) {
-		client_send_line(line, n);
-		return;
+	if (json_get(j, params, "logger") < 0) {
+		json_put_key(&logger, "logger");
+		json_put_cstr(&logger, s->label);
+		if (j->tok[params].size > 0)
+			buf_putc(&logger, ',');
 	}
-	json_put_key(&logger, "logger");
-	json_put_cstr(&logger, s->label);
-	if (j->tok[params].size > 0)
-		buf_putc(&logger, ',');
 	at = j->js + j->tok[params].start + 1;
-	rpc_splice_line(client_out(), line, n, at, 0, logger.data,
-	    logger.len);
+	SESSION_EACH(se) {
+		if (!log_wanted(se, s, j, params))
+			continue;
+		if (logger.len == 0)
+			session_send_line(se, line, n);
+		else
+			rpc_splice_line(session_out(se), line, n, at, 0,
+			    logger.data, logger.len);
+	}
 	buf_free(&logger);
 }
 
@@ -283,7 +335,8 @@ on_server_cancel(const struct server *s, const struct json *j,
 	if (i == nups)
 		return;
 	snprintf(up, sizeof(up), "%lld", ups[i].up);
-	rpc_splice_line(client_out(), line, n, raw, len, up, strlen(up));
+	rpc_splice_line(session_out(ups[i].sess), line, n, raw, len, up,
+	    strlen(up));
 	up_remove(i);
 }
 
@@ -303,6 +356,8 @@ void
 relay_notification(struct server *s, const struct json *j, int method,
     const char *line, size_t n)
 {
+	struct session *se;
+
 	if (!notification_well_formed(line, n))
 		srv_warn(s, "dropping a notification that is not JSON-RPC "
 		    "2.0 (\"jsonrpc\":\"2.0\", no id)");
@@ -315,8 +370,8 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/resources/updated"))
 		srv_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
-	    client_has(CAN_ELICIT))
-		client_send_line(line, n);
+	    (se = relay_session(s)) != NULL && session_has(se, CAN_ELICIT))
+		session_send_line(se, line, n);
 }
 
 /* The log level the client set, for a server that declared logging. */
@@ -343,6 +398,26 @@ relay_set_level(const char *raw, size_t len)
 	SRV_EACH(s)
 		if (s->proc.pid > 0)
 			relay_send_level(s);	/* If initialized. */
+}
+
+/*
+ * A session is gone: what its client was asked needs no answer now.  A
+ * server's own request is refused; a question for a call goes with the
+ * call (call_session_gone).
+ */
+void
+relay_session_gone(const struct session *se)
+{
+	int i;
+
+	for (i = nups - 1; i >= 0; i--) {
+		if (ups[i].sess != se)
+			continue;
+		if (ups[i].key == NULL && ups[i].srv->proc.io.wfd >= 0)
+			relay_refuse(ups[i].srv, ups[i].sid, ups[i].sidlen,
+			    -32603, "the client session ended");
+		up_remove(i);
+	}
 }
 
 /* The client's roots changed: every ready server is told. */

@@ -21,29 +21,42 @@
 #define MATCH_EXPR_MAX		32	/* Nor do templates with more {}. */
 #define MATCH_STEPS		1000000	/* A lookup's budget, all templates. */
 
-/*
- * Hashes of what prompts/list and resources/list with templates show;
- * as for empty lists at first.
- */
+/* What prompts/list and resources/list with templates show, hashed. */
 #define BOTH(r, t)	((r) * 31 + (t))
-static unsigned long listed[2] = { HASH_INIT,
-    BOTH((unsigned long)HASH_INIT, HASH_INIT) };
-static char **subs;			/* The URIs subscribed to. */
+
+/* A URI a 2025 session subscribed to. */
+struct sub {
+	struct session	*sess;
+	char		*uri;
+};
+
+static struct sub *subs;		/* Every session's. */
 static int nsubs;
 static struct buf text;			/* A name or URI, unescaped. */
 
 /*
  * What is listed.
  */
-/* The first server of an open toolbox that lists this key, or NULL. */
+/* Has the session opened the toolbox of this server? */
+static bool
+sees(const struct session *se, const struct server *s)
+{
+	return session_box_open(se, s->box);
+}
+
+/*
+ * The first server of a toolbox the session opened that lists this key,
+ * or NULL.
+ */
 static struct server *
-owner(enum list_kind k, const char *key, size_t len)
+owner(const struct session *se, enum list_kind k, const char *key,
+    size_t len)
 {
 	const struct item *it;
 	struct server *s;
 
 	SRV_EACH(s)
-		if (box_of(s)->open && (it = list_find(s, k, key, len)) != NULL &&
+		if (sees(se, s) && (it = list_find(s, k, key, len)) != NULL &&
 		    it->native != NULL)
 			return s;
 	return NULL;
@@ -51,13 +64,14 @@ owner(enum list_kind k, const char *key, size_t len)
 
 /* Is the entry listed (not shadowed by a server before it)?  Says so once. */
 static bool
-shown(const struct server *s, enum list_kind k, struct item *it)
+shown(const struct session *se, const struct server *s, enum list_kind k,
+    struct item *it)
 {
 	const struct server *o;
 
 	if (k != LIST_RESOURCES && k != LIST_TEMPLATES)
 		return true;
-	if ((o = owner(k, it->key, strlen(it->key))) == s)
+	if ((o = owner(se, k, it->key, strlen(it->key))) == s)
 		return true;
 	if (!it->shadowed)
 		wb_log("%s: %s '%s' is also offered by %s, which comes first; "
@@ -67,18 +81,19 @@ shown(const struct server *s, enum list_kind k, struct item *it)
 	return false;
 }
 
-/* Every entry of kind k that the client is shown, in order. */
+/* Every entry of kind k that the session is shown, in order. */
 static void
-res_each(enum list_kind k, void (*fn)(struct item *, void *), void *arg)
+res_each(const struct session *se, enum list_kind k,
+    void (*fn)(struct item *, void *), void *arg)
 {
 	struct server *s;
 	struct item *it;
 	int i;
 
 	SRV_EACH(s)
-		for (i = 0; box_of(s)->open && i < s->lists[k].n; i++) {
+		for (i = 0; sees(se, s) && i < s->lists[k].n; i++) {
 			it = &s->lists[k].items[i];
-			if (it->native != NULL && shown(s, k, it))
+			if (it->native != NULL && shown(se, s, k, it))
 				fn(it, arg);
 		}
 }
@@ -95,9 +110,9 @@ put_item(struct item *it, void *arg)
 
 /* The entries of kind k shown, after an '[' or with a comma each. */
 void
-res_put(enum list_kind k, struct buf *b)
+res_put(const struct session *se, enum list_kind k, struct buf *b)
 {
-	res_each(k, put_item, b);
+	res_each(se, k, put_item, b);
 }
 
 static void
@@ -109,28 +124,44 @@ hash_item(struct item *it, void *arg)
 }
 
 unsigned long
-res_hash(enum list_kind k)
+res_hash(const struct session *se, enum list_kind k)
 {
 	unsigned long h = HASH_INIT;
 
-	res_each(k, hash_item, &h);
+	res_each(se, k, hash_item, &h);
 	return h;
 }
 
-/* One list_changed of each kind for each change of it, none otherwise. */
-void
-res_notify(void)
+/*
+ * One list_changed of each kind for each change of what the session is
+ * shown, none otherwise; begin takes what it is shown now as told.
+ */
+static void
+res_changes(struct session *se, bool begin)
 {
-	unsigned long p = res_hash(LIST_PROMPTS);
-	unsigned long r = BOTH(res_hash(LIST_RESOURCES),
-	    res_hash(LIST_TEMPLATES));
+	unsigned long *listed = session_listed(se);
+	unsigned long p = res_hash(se, LIST_PROMPTS);
+	unsigned long r = BOTH(res_hash(se, LIST_RESOURCES),
+	    res_hash(se, LIST_TEMPLATES));
 
-	if (p != listed[0])
-		listen_changed(LISTEN_PROMPTS);
-	if (r != listed[1])
-		listen_changed(LISTEN_RESOURCES);
-	listed[0] = p;
-	listed[1] = r;
+	if (!begin && p != listed[SESSION_PROMPTS])
+		listen_changed(se, LISTEN_PROMPTS);
+	if (!begin && r != listed[SESSION_RESOURCES])
+		listen_changed(se, LISTEN_RESOURCES);
+	listed[SESSION_PROMPTS] = p;
+	listed[SESSION_RESOURCES] = r;
+}
+
+void
+res_notify(struct session *se)
+{
+	res_changes(se, false);
+}
+
+void
+res_begin(struct session *se)
+{
+	res_changes(se, true);
 }
 
 /*
@@ -138,7 +169,8 @@ res_notify(void)
  * one page (a client's cursor, which we never gave, is moot).
  */
 void
-res_list(const struct json *j, int params, const char *id, size_t idlen)
+res_list(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	static const struct {
 		const char	*method;
@@ -156,13 +188,13 @@ res_list(const struct json *j, int params, const char *id, size_t idlen)
 	(void)params;
 	for (i = 0; i < 2 && !json_eq(j, method, lists[i].method); i++)
 		;
-	b = reply_begin(id, idlen);
+	b = reply_begin(se, id, idlen);
 	buf_printf(b, "{\"%s\":[", lists[i].member);
-	res_put(lists[i].k, b);
+	res_put(se, lists[i].k, b);
 	buf_putc(b, ']');
-	reply_cache_hints(b, 0);	/* They change as toolboxes open. */
+	reply_cache_hints(se, b, 0);	/* They change as toolboxes open. */
 	buf_putc(b, '}');
-	reply_end();
+	reply_end(se);
 }
 
 /*
@@ -219,21 +251,21 @@ match_from(const char *t, const char *u, int depth, int *steps)
  * whose template it matches (or, when tpl, that is the template itself).
  */
 static struct server *
-uri_server(const char *uri, size_t len, bool tpl)
+uri_server(const struct session *se, const char *uri, size_t len, bool tpl)
 {
 	static bool said;
 	const struct listing *l;
 	struct server *s;
 	int i, steps = MATCH_STEPS;
 
-	if ((s = owner(LIST_RESOURCES, uri, len)) != NULL ||
-	    (tpl && (s = owner(LIST_TEMPLATES, uri, len)) != NULL))
+	if ((s = owner(se, LIST_RESOURCES, uri, len)) != NULL ||
+	    (tpl && (s = owner(se, LIST_TEMPLATES, uri, len)) != NULL))
 		return s;
 	if (strlen(uri) != len || len > MATCH_URI_MAX)
 		return NULL;		/* A NUL inside, or too long. */
 	SRV_EACH(s) {
 		l = &s->lists[LIST_TEMPLATES];
-		for (i = 0; box_of(s)->open && i < l->n && steps >= 0; i++)
+		for (i = 0; sees(se, s) && i < l->n && steps >= 0; i++)
 			if (l->items[i].native != NULL &&
 			    match_from(l->items[i].key, uri, 0, &steps))
 				return s;
@@ -253,8 +285,9 @@ uri_server(const char *uri, size_t len, bool tpl)
  * Routing.
  */
 static void
-pass(struct server *s, const char *method, const struct json *j,
-    int params, int name, const char *original, const char *id, size_t idlen)
+pass(struct server *s, struct session *se, const char *method,
+    const struct json *j, int params, int name, const char *original,
+    const char *id, size_t idlen)
 {
 	struct pass_in in = { 0 };
 	int bind = name >= 0 ? name : json_get(j, params, "uri");
@@ -271,7 +304,7 @@ pass(struct server *s, const char *method, const struct json *j,
 	call_in_tokens(j, -1, params, &in.retry);
 	in.token.p = in.retry.token;
 	in.token.n = in.retry.toklen;
-	call_pass(s, &in, id, idlen);
+	call_pass(s, se, &in, id, idlen);
 }
 
 /*
@@ -279,8 +312,8 @@ pass(struct server *s, const char *method, const struct json *j,
  * native name (tok), or NULL with the client's error sent.
  */
 static struct server *
-prompt_target(const struct json *j, int tok, char **own, const char *id,
-    size_t idlen)
+prompt_target(struct session *se, const struct json *j, int tok, char **own,
+    const char *id, size_t idlen)
 {
 	char *box = NULL, *srv = NULL, *name = NULL;
 	const struct item *it = NULL;
@@ -290,19 +323,19 @@ prompt_target(const struct json *j, int tok, char **own, const char *id,
 	struct buf t = { 0 };
 
 	if ((full = json_str(j, tok, &text)) == NULL) {
-		reply_error(id, idlen, -32602, "Invalid params: name must be "
+		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
 		    "a string without \\u0000");
 		return NULL;
 	}
 	if (tool_split(full, &box, &srv, &name) == 0 &&
-	    (b = box_find(box, strlen(box))) != NULL && b->open &&
+	    (b = box_find(box, strlen(box))) != NULL && box_seen(se, b) &&
 	    (s = box_server(b, srv, strlen(srv))) != NULL)
 		it = list_find(s, LIST_PROMPTS, name, strlen(name));
 	free(box);
 	free(srv);
 	if (it == NULL || it->native == NULL) {
 		buf_printf(&t, "Unknown prompt: %s", full);
-		reply_error(id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, -32602, buf_cstr(&t));
 		buf_free(&t);
 		free(name);
 		return NULL;
@@ -312,134 +345,157 @@ prompt_target(const struct json *j, int tok, char **own, const char *id,
 }
 
 void
-res_prompts_get(const struct json *j, int params, const char *id,
-    size_t idlen)
+res_prompts_get(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	int name = json_get(j, params, "name");
 	struct server *s;
 	char *own;
 
-	if ((s = prompt_target(j, name, &own, id, idlen)) == NULL)
+	if ((s = prompt_target(se, j, name, &own, id, idlen)) == NULL)
 		return;
-	pass(s, "prompts/get", j, params, name, own, id, idlen);
+	pass(s, se, "prompts/get", j, params, name, own, id, idlen);
 	free(own);
 }
 
 static void
-reply_not_found(const char *id, size_t idlen, const char *uri)
+reply_not_found(struct session *se, const char *id, size_t idlen,
+    const char *uri)
 {
 	struct buf data = { 0 };
 
 	buf_puts(&data, "{\"uri\":");
 	json_put_cstr(&data, uri);
 	buf_putc(&data, '}');
-	reply_error_data(id, idlen, RESOURCE_NOT_FOUND, "Resource not found",
-	    data.data, data.len);
+	reply_error_data(se, id, idlen, RESOURCE_NOT_FOUND,
+	    "Resource not found", data.data, data.len);
 	buf_free(&data);
 }
 
 /* The server of params.uri, or NULL with the client's error sent. */
 static struct server *
-resource_target(const struct json *j, int params, const char *id,
-    size_t idlen)
+resource_target(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	int v = json_get(j, params, "uri");
 	struct server *s;
 	const char *uri;
 
 	if ((uri = json_str(j, v, &text)) == NULL) {
-		reply_error(id, idlen, -32602, "Invalid params: uri must be a "
+		reply_error(se, id, idlen, -32602, "Invalid params: uri must be a "
 		    "string without \\u0000");
 		return NULL;
 	}
-	if ((s = uri_server(uri, text.len, false)) == NULL)
-		reply_not_found(id, idlen, uri);
+	if ((s = uri_server(se, uri, text.len, false)) == NULL)
+		reply_not_found(se, id, idlen, uri);
 	return s;
 }
 
 void
-res_resources_read(const struct json *j, int params, const char *id,
-    size_t idlen)
+res_resources_read(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	struct server *s;
 
-	if ((s = resource_target(j, params, id, idlen)) != NULL)
-		pass(s, "resources/read", j, params, -1, NULL, id, idlen);
+	if ((s = resource_target(se, j, params, id, idlen)) != NULL)
+		pass(s, se, "resources/read", j, params, -1, NULL, id, idlen);
 }
 
 /*
- * Subscriptions: the URIs subscribed to are kept, so that only their
- * updates reach the client.
+ * Subscriptions: the URIs each 2025 session subscribed to are kept, so
+ * that only their updates reach it.
  */
+/* A session's subscription to the URI (any session's, se NULL), or -1. */
 static int
-sub_find(const char *uri)
+sub_find(const struct session *se, const char *uri)
 {
 	int i;
 
 	for (i = 0; i < nsubs; i++)
-		if (strcmp(subs[i], uri) == 0)
+		if ((se == NULL || subs[i].sess == se) &&
+		    strcmp(subs[i].uri, uri) == 0)
 			return i;
 	return -1;
 }
 
+/* Does another session subscribe to the URI of subs[i] too? */
+static bool
+sub_shared(int i)
+{
+	int k;
+
+	for (k = 0; k < nsubs; k++)
+		if (k != i && strcmp(subs[k].uri, subs[i].uri) == 0)
+			return true;
+	return false;
+}
+
 static void
-subscribe(const struct json *j, int params, const char *id, size_t idlen,
-    bool on)
+sub_remove(int i)
+{
+	free(subs[i].uri);
+	subs[i] = subs[--nsubs];
+}
+
+static void
+subscribe(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen, bool on)
 {
 	struct server *s;
 	int i;
 
-	if ((s = resource_target(j, params, id, idlen)) == NULL)
+	if ((s = resource_target(se, j, params, id, idlen)) == NULL)
 		return;
 	if ((s->caps & CAP_SUBSCRIBE) == 0) {
-		reply_error(id, idlen, -32601, "Method not found: the server "
-		    "of this resource does not offer subscriptions");
+		reply_error(se, id, idlen, -32601, "Method not found: the "
+		    "server of this resource does not offer subscriptions");
 		return;
 	}
-	i = sub_find(text.data);
+	i = sub_find(se, text.data);
 	if (on && i < 0 && nsubs == SUBS_MAX) {
-		reply_error(id, idlen, -32603, "Internal error: too many "
+		reply_error(se, id, idlen, -32603, "Internal error: too many "
 		    "subscriptions");
 		return;
 	}
 	if (on && i < 0) {
 		subs = xrealloc(subs, ((size_t)nsubs + 1) * sizeof(*subs));
-		subs[nsubs++] = xstrdup(text.data);
-	} else if (!on && i >= 0) {
-		free(subs[i]);
-		subs[i] = subs[--nsubs];
-	}
-	pass(s, on ? "resources/subscribe" : "resources/unsubscribe", j,
+		subs[nsubs].sess = se;
+		subs[nsubs++].uri = xstrdup(text.data);
+	} else if (!on && i >= 0)
+		sub_remove(i);
+	pass(s, se, on ? "resources/subscribe" : "resources/unsubscribe", j,
 	    params, -1, NULL, id, idlen);
 }
 
 void
-res_subscribe(const struct json *j, int params, const char *id,
-    size_t idlen)
+res_subscribe(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
-	subscribe(j, params, id, idlen, true);
+	subscribe(se, j, params, id, idlen, true);
 }
 
 void
-res_unsubscribe(const struct json *j, int params, const char *id,
-    size_t idlen)
+res_unsubscribe(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
-	subscribe(j, params, id, idlen, false);
+	subscribe(se, j, params, id, idlen, false);
 }
 
 /*
- * A server's resources/updated: for a URI the 2025 session subscribed
- * to, it goes on; to a modern listener of that URI, tagged as its own.
+ * A server's resources/updated: to each 2025 session that subscribed to
+ * the URI it goes on; to a modern listener of that URI, tagged as its
+ * own.
  */
 void
 res_updated(const struct json *j, const char *line, size_t n)
 {
-	int uri = json_path(j, 0, "params.uri");
+	int uri = json_path(j, 0, "params.uri"), i;
 
 	if (json_str(j, uri, &text) == NULL)
 		return;
-	if (sub_find(text.data) >= 0)
-		client_send_line(line, n);
+	for (i = 0; i < nsubs; i++)
+		if (strcmp(subs[i].uri, text.data) == 0)
+			session_send_line(subs[i].sess, line, n);
 	listen_updated(text.data, j, uri);
 }
 
@@ -493,8 +549,8 @@ watch_tell(struct watch *w, bool on)
 		buf_puts(b, "]}}}\n");
 		return;
 	}
-	if (!on && sub_find(w->uri) >= 0)
-		return;			/* The 2025 session still wants it. */
+	if (!on && sub_find(NULL, w->uri) >= 0)
+		return;			/* A 2025 session still wants it. */
 	buf_puts(&p, "{\"uri\":");
 	json_put_cstr(&p, w->uri);
 	buf_putc(&p, '}');
@@ -509,7 +565,7 @@ watch_tell(struct watch *w, bool on)
  * it) and offers subscriptions.
  */
 bool
-res_watch(const char *uri, bool on)
+res_watch(const struct session *se, const char *uri, bool on)
 {
 	struct server *s;
 	int i = watch_find(uri);
@@ -526,7 +582,7 @@ res_watch(const char *uri, bool on)
 		watches[i].holders++;
 		return true;
 	}
-	if ((s = uri_server(uri, strlen(uri), false)) == NULL ||
+	if ((s = uri_server(se, uri, strlen(uri), false)) == NULL ||
 	    !srv_serving(s) || (s->caps & CAP_SUBSCRIBE) == 0 ||
 	    nwatches == SUBS_MAX)
 		return false;
@@ -543,8 +599,8 @@ res_watch(const char *uri, bool on)
  * that offers no completions has none: an empty list.
  */
 void
-res_complete(const struct json *j, int params, const char *id,
-    size_t idlen)
+res_complete(struct session *se, const struct json *j, int params,
+    const char *id, size_t idlen)
 {
 	int ref = json_get(j, params, "ref"), v;
 	struct server *s;
@@ -553,25 +609,55 @@ res_complete(const struct json *j, int params, const char *id,
 
 	if (json_eq(j, json_get(j, ref, "type"), "ref/prompt")) {
 		v = json_get(j, ref, "name");
-		if ((s = prompt_target(j, v, &own, id, idlen)) == NULL)
+		if ((s = prompt_target(se, j, v, &own, id, idlen)) == NULL)
 			return;
 	} else if (json_eq(j, json_get(j, ref, "type"), "ref/resource")) {
 		v = -1;
 		if ((uri = json_str(j, json_get(j, ref, "uri"), &text)) ==
-		    NULL || (s = uri_server(uri, text.len, true)) == NULL) {
-			reply_not_found(id, idlen, uri != NULL ? uri : "");
+		    NULL || (s = uri_server(se, uri, text.len, true)) == NULL) {
+			reply_not_found(se, id, idlen, uri != NULL ? uri : "");
 			return;
 		}
 	} else {
-		reply_error(id, idlen, -32602, "Invalid params: ref must be "
+		reply_error(se, id, idlen, -32602, "Invalid params: ref must be "
 		    "a ref/prompt or a ref/resource");
 		return;
 	}
 	if ((s->caps & CAP_COMPLETIONS) == 0) {
-		buf_puts(reply_begin(id, idlen), "{\"completion\":{\"values\":"
-		    "[],\"hasMore\":false}}");
-		reply_end();
+		buf_puts(reply_begin(se, id, idlen), "{\"completion\":"
+		    "{\"values\":[],\"hasMore\":false}}");
+		reply_end(se);
 	} else
-		pass(s, "completion/complete", j, params, v, own, id, idlen);
+		pass(s, se, "completion/complete", j, params, v, own, id,
+		    idlen);
 	free(own);
+}
+
+/*
+ * A session is gone: its subscriptions go, and a URI no one else wants
+ * any more is unsubscribed at its server.
+ */
+void
+res_session_gone(struct session *se)
+{
+	struct buf p = { 0 };
+	struct server *s;
+	int i;
+
+	for (i = nsubs - 1; i >= 0; i--) {
+		if (subs[i].sess != se)
+			continue;
+		if (!sub_shared(i) && watch_find(subs[i].uri) < 0 &&
+		    (s = uri_server(se, subs[i].uri, strlen(subs[i].uri),
+		    false)) != NULL && srv_serving(s)) {
+			p.len = 0;
+			buf_puts(&p, "{\"uri\":");
+			json_put_cstr(&p, subs[i].uri);
+			buf_putc(&p, '}');
+			srv_send(s, req_add(s, REQ_QUIET),
+			    "resources/unsubscribe", p.data, p.len);
+		}
+		sub_remove(i);
+	}
+	buf_free(&p);
 }

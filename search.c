@@ -143,7 +143,8 @@ query_terms(const char *query, struct buf *words, const char **term,
 
 /* The tools searched: those of servers whose lists are known. */
 static struct hit *
-collect(const struct toolbox *only, int *nhits, struct buf *missing)
+collect(const struct session *se, const struct toolbox *only, int *nhits,
+    struct buf *missing)
 {
 	struct server *s;
 	int n = 0, cap = 64, t, order = 0;
@@ -153,7 +154,7 @@ collect(const struct toolbox *only, int *nhits, struct buf *missing)
 	SRV_EACH(s) {
 		if (only != NULL && box_of(s) != only)
 			continue;
-		catalog_load(s, true);
+		catalog_load(s, session_caps(se), true);
 		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
 			if (box_of(s) != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
@@ -253,7 +254,7 @@ put_summary(struct buf *b, const struct item *t)
 }
 
 static void
-put_hit(struct buf *b, const struct hit *h)
+put_hit(struct buf *b, const struct session *se, const struct hit *h)
 {
 	buf_puts(b, "{\"toolbox\":");
 	json_put_cstr(b, h->srv->boxcfg->name);
@@ -263,8 +264,8 @@ put_hit(struct buf *b, const struct hit *h)
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
-	buf_printf(b, ",\"toolbox_open\":%s", box_of(h->srv)->open ? "true" :
-	    "false");
+	buf_printf(b, ",\"toolbox_open\":%s", box_seen(se, box_of(h->srv)) ?
+	    "true" : "false");
 	/* Listed for a client of other capabilities: it may not be offered. */
 	if (h->srv->catalog_other)
 		buf_puts(b, ",\"listed_for_other_capabilities\":true");
@@ -273,8 +274,8 @@ put_hit(struct buf *b, const struct hit *h)
 
 /* The answer: the best hits, and the toolboxes not indexed. */
 static void
-put_results(struct buf *b, const char *query, struct hit *h, int n,
-    int limit, const struct buf *missing)
+put_results(struct buf *b, const struct session *se, const char *query,
+    struct hit *h, int n, int limit, const struct buf *missing)
 {
 	int i;
 
@@ -284,7 +285,7 @@ put_results(struct buf *b, const char *query, struct hit *h, int n,
 	for (i = 0; i < n && i < limit && h[i].score > 0; i++) {
 		if (i > 0)
 			buf_putc(b, ',');
-		put_hit(b, &h[i]);
+		put_hit(b, se, &h[i]);
 	}
 	buf_puts(b, "],\"not_indexed\":[");
 	buf_put(b, missing->data, missing->len);
@@ -320,7 +321,8 @@ search_args(const struct json *j, int args, char **query,
 }
 
 void
-search_tool(const struct json *j, int args, const char *id, size_t idlen)
+search_tool(struct session *se, const struct json *j, int args,
+    const char *id, size_t idlen)
 {
 	const struct toolbox *only = NULL;
 	struct buf why = { 0 }, words = { 0 }, missing = { 0 }, out = { 0 };
@@ -334,15 +336,15 @@ search_tool(const struct json *j, int args, const char *id, size_t idlen)
 	if (!search_args(j, args, &query, &only, &limit, &why)) {
 		buf_printf(&out, "Invalid tool invocation parameters: %s",
 		    buf_cstr(&why));
-		reply_text(id, idlen, buf_cstr(&out), true);
+		reply_text(se, id, idlen, buf_cstr(&out), true);
 	} else {
 		nt = query_terms(query, &words, term, len);
-		h = collect(only, &n, &missing);
+		h = collect(se, only, &n, &missing);
 		rank(h, n, term, len, nt);
 		if (n > 1)
 			qsort(h, (size_t)n, sizeof(*h), by_score);
-		put_results(&out, query, h, n, (int)limit, &missing);
-		reply_structured(id, idlen, &out);
+		put_results(&out, se, query, h, n, (int)limit, &missing);
+		reply_structured(se, id, idlen, &out);
 		free(h);
 	}
 	free(query);

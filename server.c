@@ -151,7 +151,7 @@ srv_pump(void)
 {
 	struct server *s;
 
-	client_pump();
+	session_pump();
 	SRV_EACH(s)
 		if (peer_queued(&s->proc.io) >= PUMP_BYTES)
 			srv_write_in(s, loop_ms());
@@ -233,7 +233,7 @@ srv_send_initialize(struct server *s)
 	struct buf p = { 0 };
 
 	buf_puts(&p, "{\"protocolVersion\":");
-	json_put_cstr(&p, client_protocol());
+	json_put_cstr(&p, s->protocol);
 	buf_puts(&p, ",\"capabilities\":{");
 	buf_put(&p, s->told.data, s->told.len);
 	catalog_told(s, &s->told);
@@ -306,16 +306,17 @@ srv_send_listen(struct server *s)
  * client's servers see what they always saw.
  */
 static bool
-srv_probes_modern(const struct server *s)
+srv_probes_modern(const struct server *s, bool modern)
 {
 	if (s->era_known)
 		return s->modern;
 	return s->cfg->protocol == PROTO_MODERN ||
-	    (s->cfg->protocol == PROTO_AUTO && client_era() != NULL);
+	    (s->cfg->protocol == PROTO_AUTO && modern);
 }
 
+/* Start its process; a modern request (modern) wants it probed so. */
 static void
-srv_start(struct server *s)
+srv_start(struct server *s, bool modern)
 {
 	struct buf why = { 0 };
 	long long now = now_ms();
@@ -334,7 +335,7 @@ srv_start(struct server *s)
 	s->listens = s->probed = s->discovered = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
-	if (srv_probes_modern(s))
+	if (srv_probes_modern(s, modern))
 		srv_send_discover(s);
 	else
 		srv_send_initialize(s);
@@ -366,35 +367,52 @@ srv_down(const struct server *s)
 }
 
 /*
- * A start for the request being handled: the server is told what that
- * request's client can answer, at initialize or in a modern request's
- * _meta, however long its start takes and whatever the workbench handles
- * meanwhile (a start again after an exit on server/discover included).
+ * A start for the request a session is handling: the server is told what
+ * that request's client can answer, and the version its session spoke,
+ * at initialize or in a modern request's _meta, however long its start
+ * takes and whatever the workbench handles meanwhile (a start again after
+ * an exit on server/discover included).
  */
 static void
-srv_start_for_client(struct server *s)
+srv_start_for(struct server *s, const struct session *se)
 {
-	const struct buf *caps = client_caps();
+	const struct buf *caps = session_caps(se);
 
 	s->told.len = 0;
 	buf_put(&s->told, caps->data, caps->len);
-	srv_start(s);
+	snprintf(s->protocol, sizeof(s->protocol), "%s",
+	    session_protocol(se));
+	srv_start(s, session_era(se) != NULL);
 }
 
 /* A call needs the server: start it unless it is backing off. */
 void
-srv_ensure(struct server *s)
+srv_ensure(struct server *s, struct session *se)
 {
 	if (srv_down(s) && !srv_backing_off(s, now_ms(), NULL))
-		srv_start_for_client(s);
+		srv_start_for(s, se);
 }
 
 /* open_toolbox asks for the server: it starts at once, backoff or not. */
 void
-srv_open(struct server *s)
+srv_open(struct server *s, struct session *se)
 {
 	if (srv_down(s))
-		srv_start_for_client(s);
+		srv_start_for(s, se);
+}
+
+/*
+ * A session is gone: what the servers hold for it goes, the stream of
+ * its result first, then the requests it was asked, its calls, its
+ * parked calls.
+ */
+void
+srv_session_gone(struct session *se)
+{
+	stream_session_gone(se);
+	relay_session_gone(se);
+	call_session_gone(se);
+	bridge_session_gone(se);
 }
 
 /*
@@ -487,7 +505,7 @@ probe_ended(struct server *s, const char *reason)
 	req_forget(s, REQ_DISCOVER);
 	srv_stop_process(s);
 	era_verdict(s, false);
-	srv_start(s);
+	srv_start(s, false);
 	return true;
 }
 

@@ -16,6 +16,7 @@
 #define STUCK_MS		1000	/* A server taking no input is stuck. */
 
 /*
+ * listing.c: a server's lists (tools, prompts, resources, resource
  * templates), each paged in by the one mechanism, filtered, and indexed
  * by key.
  */
@@ -80,6 +81,7 @@ const struct item *list_find(const struct server *, enum list_kind,
 	    const char *, size_t);
 void	 list_install(struct server *, enum list_kind);
 /*
+ * server.c: one server's life: start, initialize, its lists, relisting,
  * failure, exit, its descriptors and timers.
  */
 /*
@@ -125,6 +127,7 @@ struct request {
 	enum list_kind	 list;		/* REQ_LIST: which list. */
 	const char	*method;	/* REQ_CALL, REQ_PASS: to send. */
 	bool		 sent;
+	struct session	*sess;		/* Whose request it is, or NULL. */
 	struct text	 cid;		/* The client's id, raw. */
 	struct text	 tool;		/* The tool's own name. */
 	char		*params;	/* A call's params, while waiting. */
@@ -184,7 +187,8 @@ struct server {
 	long long		 eof_at;	/* When its stdout closed. */
 	long long		 drained_at;	/* Its stdin last kept up. */
 	unsigned		 caps;		/* enum srv_cap */
-	struct buf		 told;		/* Client capabilities it is told. */
+	struct buf		 told;		/* Client capabilities it is told, */
+	char			 protocol[16];	/* and the version it is spoken. */
 	bool			 modern;	/* It speaks 2026-07-28. */
 	bool			 era_known;	/* The probe's verdict, kept. */
 	bool			 era_guessed;	/* Legacy for its silence: */
@@ -207,8 +211,9 @@ bool	 srv_serving(const struct server *);
 bool	 srv_known(const struct server *);
 void	 srv_listed(struct server *);
 void	 srv_put_meta(const struct server *, struct buf *);
-void	 srv_ensure(struct server *);
-void	 srv_open(struct server *);
+void	 srv_ensure(struct server *, struct session *);
+void	 srv_open(struct server *, struct session *);
+void	 srv_session_gone(struct session *);
 bool	 srv_backing_off(const struct server *, long long, struct buf *);
 void	 srv_stop(struct server *);
 struct buf *srv_send_head(struct server *, struct request *, const char *);
@@ -262,7 +267,7 @@ void	 srv_pump(void);
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.
  */
-void	 catalog_load(struct server *, bool);
+void	 catalog_load(struct server *, const struct buf *, bool);
 void	 catalog_told(struct server *, const struct buf *);
 void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
@@ -310,10 +315,10 @@ void	 req_take(struct server *, int, struct request *);
 void	 req_remove(struct server *, int);
 void	 req_free(struct request *);
 void	 call_in_tokens(const struct json *, int, int, struct call_in *);
-void	 call_route(struct server *, const char *, size_t,
+void	 call_route(struct server *, struct session *, const char *, size_t,
 	    const struct call_in *, const char *, size_t);
-void	 call_pass(struct server *, const struct pass_in *, const char *,
-	    size_t);
+void	 call_pass(struct server *, struct session *, const struct pass_in *,
+	    const char *, size_t);
 void	 call_send_waiting(struct server *);
 void	 call_error(const struct server *, const struct request *,
 	    const char *);
@@ -323,7 +328,9 @@ void	 call_answered(struct server *, struct request *,
 	    const struct json *, const char *, size_t);
 bool	 call_pass_result(struct server *, const char *, size_t);
 bool	 call_reads_whole(const struct server *, const struct request *);
-void	 call_cancel(const char *, size_t, const char *);
+void	 call_cancel(const struct session *, const char *, size_t,
+	    const char *);
+void	 call_session_gone(const struct session *);
 void	 call_tell_cancelled(struct server *, long long, const char *);
 void	 call_check_timeouts(struct server *, long long);
 long long call_deadline(const struct server *);
@@ -341,7 +348,9 @@ void	 relay_request(struct server *, const struct json *, int, int,
 	    const char *, size_t);
 void	 relay_notification(struct server *, const struct json *, int,
 	    const char *, size_t);
-void	 relay_answer(const struct json *, int, const char *, size_t);
+void	 relay_answer(const struct session *, const struct json *, int,
+	    const char *, size_t);
+void	 relay_session_gone(const struct session *);
 void	 relay_forget(const struct server *, long long);
 void	 relay_ask(struct server *, long long, const struct json *, int);
 void	 relay_refuse(struct server *, const char *, size_t, int,
@@ -355,8 +364,9 @@ bool	 bridge_server_request(struct server *, const struct json *, int,
 	    int);
 void	 bridge_answered(struct park *, const char *, size_t);
 void	 bridge_failed(struct park *, const char *);
-bool	 bridge_resume(struct server *, const char *, const char *, size_t,
-	    const struct call_in *, const char *, size_t);
+bool	 bridge_resume(struct server *, struct session *, const char *,
+	    const char *, size_t, const struct call_in *, const char *, size_t);
+void	 bridge_session_gone(const struct session *);
 long long bridge_deadline(void);
 void	 bridge_check(long long);
 void	 bridge_ask_free(struct ask *);
@@ -385,5 +395,6 @@ void	 stream_abort(struct server *, const char *);
 void	 stream_output_ended(struct server *);
 long long stream_deadline(const struct server *);
 void	 stream_check(struct server *, long long);
+void	 stream_session_gone(const struct session *);
 
 #endif /* SERVER_H */

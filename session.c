@@ -1,53 +1,204 @@
 /*
- * session.c: the client's session: its output queue and the replies
- * written into it, and what initialize or a modern request's _meta set
- * up (protocol, capabilities, the era of the request being handled).
+ * session.c: a client session as a value: what carries its bytes, its
+ * output queue and the replies written into it, and what initialize or
+ * a modern request's _meta set up (protocol, capabilities, the era of
+ * the request being handled), and the toolboxes it opened.  The stdio
+ * loop makes one; a shared workbench or HTTP will make many, each with
+ * its own transport (struct session_io).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "session_int.h"
 
-static struct peer client = { .rfd = -1, .wfd = -1 };
-static bool initialized;
-static char *protocol;
-static struct buf caps;			/* What servers are told we have. */
-static unsigned can;			/* enum client_cap */
-static struct era era;			/* The modern request being handled. */
-static bool modern_reply;		/* The next reply answers a modern one. */
+static struct session *sessions;	/* In the order they came. */
 
-/* The queue itself, for the message that owns it meanwhile (pace.c). */
-struct buf *
-client_queue(void)
+/*
+ * The pipe transport: a peer over two descriptors (the client's stdin
+ * and stdout).
+ */
+static int
+pipe_flush(struct session *se)
 {
-	return &client.out;
+	return peer_flush(&se->peer);
 }
 
+/* A long line begins: the pipe is widened for it (peer_widen). */
+static void
+pipe_wide(struct session *se)
+{
+	peer_widen(&se->peer, se->peer.wfd, true);
+}
+
+static const struct session_io pipe_io = { pipe_flush, pipe_wide };
+
+/*
+ * A session whose client reads rfd and writes wfd (either may be -1:
+ * --probe makes one with neither, to hold what its servers are told).
+ */
+struct session *
+session_new(int rfd, int wfd)
+{
+	struct session *se = xcalloc(1, sizeof(*se)), **p;
+
+	se->io = &pipe_io;
+	se->peer.rfd = rfd;
+	se->peer.wfd = wfd;
+	for (p = &sessions; *p != NULL; p = &(*p)->next)
+		;
+	*p = se;
+	return se;
+}
+
+/*
+ * The session is gone: what it owns goes with it.  What the layers above
+ * keep for it (calls, relayed requests, waiters, subscriptions) they drop
+ * first (dispatch_close), so that nothing points here afterwards.
+ */
+void
+session_free(struct session *se)
+{
+	struct session **p;
+
+	for (p = &sessions; *p != NULL && *p != se; p = &(*p)->next)
+		;
+	if (*p != NULL)
+		*p = se->next;
+	pace_drop(se);
+	free(se->line);
+	buf_free(&se->held);
+	peer_close(&se->peer);
+	free(se->protocol);
+	buf_free(&se->caps);
+	buf_free(&se->era.caps);
+	free(se->open);
+	free(se);
+}
+
+struct session *
+session_first(void)
+{
+	return sessions;
+}
+
+struct session *
+session_next(const struct session *se)
+{
+	return se->next;
+}
+
+/*
+ * The transport, for the loop.
+ */
+void
+session_watch(const struct session *se, struct session_fds *fds)
+{
+	fds->in = se->peer.eof ? -1 : se->peer.rfd;
+	fds->out = peer_queued(&se->peer) > 0 ? se->peer.wfd : -1;
+}
+
+struct peer *
+session_peer(struct session *se)
+{
+	return &se->peer;
+}
+
+/* Write its queue, and while a paced reply drains it at once, more. */
+int
+session_flush(struct session *se)
+{
+	int r;
+
+	do {
+		pace_run(se);
+		r = se->io->flush(se);
+	} while (r == 0 && se->making && peer_queued(&se->peer) == 0);
+	return r;
+}
+
+/* What waits in its queue for the client to take. */
+size_t
+session_queued(const struct session *se)
+{
+	return peer_queued(&se->peer);
+}
+
+/* Is the client so far behind that what it asks for next must wait? */
+bool
+session_full(const struct session *se)
+{
+	return peer_queued(&se->peer) > HIGH_WATER || pace_holds_much(se);
+}
+
+/* Has the client been given all there is for it? */
+bool
+session_written(const struct session *se)
+{
+	return peer_queued(&se->peer) == 0 && !pace_active(se);
+}
+
+/* The client is gone, or there is none (--probe): nothing goes out. */
+void
+session_drop(struct session *se)
+{
+	pace_drop(se);
+	peer_drop_output(&se->peer);
+}
+
+/*
+ * Between lines (peer_ops.pump): a session's queue is written once it
+ * holds PUMP_BYTES; its errors are left to the loop.
+ */
+void
+session_pump(void)
+{
+	struct session *se;
+
+	for (se = sessions; se != NULL; se = se->next)
+		if (peer_queued(&se->peer) >= PUMP_BYTES)
+			(void)se->io->flush(se);
+}
+
+/* Is a paced reply of any session in line?  (listing.c keeps lists.) */
+bool
+sessions_pacing(void)
+{
+	struct session *se;
+
+	for (se = sessions; se != NULL; se = se->next)
+		if (pace_active(se))
+			return true;
+	return false;
+}
+
+/*
+ * The queue.
+ */
 /*
  * Where a message for the client goes: its queue, or while a long message
  * owns that, the held queue behind it.
  */
 struct buf *
-client_out(void)
+session_out(struct session *se)
 {
-	struct buf *held = pace_held();
-
-	return held != NULL ? held : &client.out;
+	return se->owned && !se->owner_writes ? &se->held : &se->peer.out;
 }
 
 /* A line from a server that goes to the client as it is. */
 void
-client_send_line(const char *line, size_t n)
+session_send_line(struct session *se, const char *line, size_t n)
 {
-	buf_put(client_out(), line, n);
-	buf_putc(client_out(), '\n');
+	struct buf *b = session_out(se);
+
+	buf_put(b, line, n);
+	buf_putc(b, '\n');
 }
 
 struct buf *
-reply_begin(const char *id, size_t idlen)
+reply_begin(struct session *se, const char *id, size_t idlen)
 {
-	struct buf *b = client_out();
+	struct buf *b = session_out(se);
 
 	rpc_put_result(b, id, idlen);
 	return b;
@@ -58,18 +209,18 @@ reply_begin(const char *id, size_t idlen)
  * handled: a reply made later, to a request kept (a call, a waiter).
  */
 void
-reply_era(bool modern)
+reply_era(struct session *se, bool modern)
 {
-	modern_reply = modern;
+	se->modern_reply = modern;
 }
 
 /* The era of a reply made later (a paced one): it is taken now. */
 bool
-reply_take_era(void)
+reply_take_era(struct session *se)
 {
-	bool modern = modern_reply;
+	bool modern = se->modern_reply;
 
-	modern_reply = era.modern;
+	se->modern_reply = se->era.modern;
 	return modern;
 }
 
@@ -78,11 +229,11 @@ reply_take_era(void)
  * serverInfo last, inside the result object just written.
  */
 void
-reply_end_as(const char *type)
+reply_end_as(struct session *se, const char *type)
 {
-	struct buf *b = client_out();
+	struct buf *b = session_out(se);
 
-	if (modern_reply) {
+	if (se->modern_reply) {
 		/* Its start may be out already (a paced reply): not empty. */
 		b->len--;
 		if (b->len == 0 || b->data[b->len - 1] != '{')
@@ -91,14 +242,14 @@ reply_end_as(const char *type)
 		era_put_server_info(b);
 		buf_putc(b, '}');
 	}
-	modern_reply = era.modern;
+	se->modern_reply = se->era.modern;
 	buf_puts(b, "}\n");
 }
 
 void
-reply_end(void)
+reply_end(struct session *se)
 {
-	reply_end_as("complete");
+	reply_end_as(se, "complete");
 }
 
 /*
@@ -106,26 +257,27 @@ reply_end(void)
  * alone (the instructions name its toolboxes).
  */
 void
-reply_cache_hints(struct buf *b, int ttl_ms)
+reply_cache_hints(struct session *se, struct buf *b, int ttl_ms)
 {
-	if (era.modern)
+	if (se->era.modern)
 		buf_printf(b, ",\"ttlMs\":%d,\"cacheScope\":\"private\"",
 		    ttl_ms);
 }
 
 void
-reply_raw(const char *id, size_t idlen, const char *result)
+reply_raw(struct session *se, const char *id, size_t idlen,
+    const char *result)
 {
-	buf_puts(reply_begin(id, idlen), result);
-	reply_end();
+	buf_puts(reply_begin(se, id, idlen), result);
+	reply_end(se);
 }
 
 /* An error; data, when not NULL, is a JSON value as written. */
 void
-reply_error_data(const char *id, size_t idlen, int code, const char *msg,
-    const char *data, size_t dlen)
+reply_error_data(struct session *se, const char *id, size_t idlen,
+    int code, const char *msg, const char *data, size_t dlen)
 {
-	struct buf *b = client_out();
+	struct buf *b = session_out(se);
 
 	rpc_put_error(b, id, idlen, code, msg);
 	if (data != NULL) {
@@ -133,25 +285,27 @@ reply_error_data(const char *id, size_t idlen, int code, const char *msg,
 		buf_put(b, data, dlen);
 	}
 	buf_puts(b, "}}\n");
-	modern_reply = era.modern;
+	se->modern_reply = se->era.modern;
 }
 
 void
-reply_error(const char *id, size_t idlen, int code, const char *msg)
+reply_error(struct session *se, const char *id, size_t idlen, int code,
+    const char *msg)
 {
-	reply_error_data(id, idlen, code, msg, NULL, 0);
+	reply_error_data(se, id, idlen, code, msg, NULL, 0);
 }
 
 /* A tool result holding one text. */
 void
-reply_text(const char *id, size_t idlen, const char *text, bool error)
+reply_text(struct session *se, const char *id, size_t idlen,
+    const char *text, bool error)
 {
-	struct buf *b = reply_begin(id, idlen);
+	struct buf *b = reply_begin(se, id, idlen);
 
 	buf_puts(b, "{\"content\":[{\"type\":\"text\",\"text\":");
 	json_put_cstr(b, text);
 	buf_puts(b, error ? "}],\"isError\":true}" : "}]}");
-	reply_end();
+	reply_end(se);
 }
 
 /*
@@ -172,15 +326,15 @@ struct structured {
 };
 
 static bool
-structured_step(void *ctx)
+structured_step(struct session *se, void *ctx)
 {
 	struct structured *r = ctx;
-	struct buf *out = client_out();
+	struct buf *out = session_out(se);
 	bool more;
 
 	switch (r->phase) {
 	case S_HEAD:
-		buf_puts(reply_begin(r->cid, r->cidlen),
+		buf_puts(reply_begin(se, r->cid, r->cidlen),
 		    "{\"content\":[{\"type\":\"text\",\"text\":\"");
 		r->phase = S_TEXT;
 		return true;
@@ -198,8 +352,8 @@ structured_step(void *ctx)
 		if (r->obj.put(out, r->obj.arg, &r->at))
 			return true;
 		buf_putc(out, '}');
-		reply_era(r->modern);
-		reply_end();
+		reply_era(se, r->modern);
+		reply_end(se);
 		return false;
 	}
 	return false;
@@ -218,15 +372,16 @@ structured_release(void *ctx)
 }
 
 void
-reply_structured_by(const char *id, size_t idlen, const struct pieces *obj)
+reply_structured_by(struct session *se, const char *id, size_t idlen,
+    const struct pieces *obj)
 {
 	struct structured *r = xcalloc(1, sizeof(*r));
 
 	r->cid = id != NULL ? xstrndup(id, idlen) : NULL;
 	r->cidlen = idlen;
-	r->modern = reply_take_era();
+	r->modern = reply_take_era(se);
 	r->obj = *obj;
-	pace_reply(structured_step, structured_release, r);
+	pace_reply(se, structured_step, structured_release, r);
 }
 
 /* An object made already, in one piece (a copy is written). */
@@ -248,41 +403,63 @@ free_whole(void *arg)
 }
 
 void
-reply_structured(const char *id, size_t idlen, const struct buf *obj)
+reply_structured(struct session *se, const char *id, size_t idlen,
+    const struct buf *obj)
 {
 	struct buf *copy = xcalloc(1, sizeof(*copy));
 	struct pieces p = { put_whole, free_whole, copy };
 
 	buf_put(copy, obj->data, obj->len);
-	reply_structured_by(id, idlen, &p);
+	reply_structured_by(se, id, idlen, &p);
 }
 
 /*
- * The session.
+ * Its era.
  */
+/*
+ * initialize: the version asked for (or the latest, when it is not one
+ * we speak) and the capabilities of j's token caps.
+ */
+void
+session_initialize(struct session *se, const char *version,
+    const struct json *j, int caps_tok)
+{
+	se->protocol = xstrdup(era_legacy_supported(version) ? version :
+	    WB_PROTOCOL_LATEST);
+	se->can = era_caps(j, caps_tok, &se->caps);
+	se->initialized = true;
+}
+
 /* Has a 2025 session been set up with initialize? */
 bool
-client_session(void)
+session_legacy(const struct session *se)
 {
-	return initialized;
+	return se->initialized;
 }
 
 const char *
-client_protocol(void)
+session_protocol(const struct session *se)
 {
-	return protocol != NULL ? protocol : WB_PROTOCOL_LATEST;
+	return se->protocol != NULL ? se->protocol : WB_PROTOCOL_LATEST;
 }
 
 /*
  * What the client can answer, as servers are told it: while a modern
  * request is handled, what that request declared; otherwise what
  * initialize declared.  A server keeps what it was told at its start
- * (srv_start_for_client), whatever is handled when it is sent later.
+ * (srv_start_for), whatever is handled when it is sent later.
  */
 const struct buf *
-client_caps(void)
+session_caps(const struct session *se)
 {
-	return era.modern ? &era.caps : &caps;
+	return se->era.modern ? &se->era.caps : &se->caps;
+}
+
+/* What the 2025 session declared, whatever request is being handled. */
+const struct buf *
+session_legacy_caps(const struct session *se)
+{
+	return &se->caps;
 }
 
 /*
@@ -292,97 +469,72 @@ client_caps(void)
  * requests for them are refused.
  */
 void
-client_assume(const struct buf *members)
+session_assume(struct session *se, const struct buf *members)
 {
-	caps.len = 0;
-	buf_put(&caps, members->data, members->len);
-}
-
-/* What the 2025 session declared, whatever request is being handled. */
-const struct buf *
-client_session_caps(void)
-{
-	return &caps;
+	se->caps.len = 0;
+	buf_put(&se->caps, members->data, members->len);
 }
 
 bool
-client_has(enum client_cap c)
+session_has(const struct session *se, enum client_cap c)
 {
-	return ((era.modern ? era.can : can) & c) != 0;
+	return ((se->era.modern ? se->era.can : se->can) & c) != 0;
 }
 
 /* The modern request being handled, or NULL (a 2025 one, or none). */
 const struct era *
-client_era(void)
+session_era(const struct session *se)
 {
-	return era.modern ? &era : NULL;
+	return se->era.modern ? &se->era : NULL;
 }
 
-/*
- * What dispatch.c sets as it handles a request.
- */
 /* Where era_check writes what a modern request's _meta says. */
 struct era *
-client_era_slot(void)
+session_era_slot(struct session *se)
 {
-	return &era;
+	return &se->era;
 }
 
 /* The request being handled is modern: so are its replies. */
 void
-client_modern_begin(void)
+session_modern_begin(struct session *se)
 {
-	modern_reply = true;
+	se->modern_reply = true;
 }
 
 /* The request is handled: what comes next is of the session's era. */
 void
-client_request_end(void)
+session_request_end(struct session *se)
 {
-	era.modern = modern_reply = false;
+	se->era.modern = se->modern_reply = false;
 }
 
 /*
- * initialize: the version asked for (or the latest, when it is not one
- * we speak) and the capabilities of j's token caps.
+ * What it sees.
  */
-void
-client_initialize(const char *version, const struct json *j, int caps_tok)
-{
-	protocol = xstrdup(era_legacy_supported(version) ? version :
-	    WB_PROTOCOL_LATEST);
-	can = era_caps(j, caps_tok, &caps);
-	initialized = true;
-}
-
-/* The client's two descriptors. */
-void
-client_open(int rfd, int wfd)
-{
-	client.rfd = rfd;
-	client.wfd = wfd;
-}
-
-struct peer *
-client_peer(void)
-{
-	return &client;
-}
-
-/* Is the client so far behind that what it asks for next must wait? */
 bool
-client_full(void)
+session_box_open(const struct session *se, int box)
 {
-	return peer_queued(&client) > HIGH_WATER || pace_holds_much();
+	return box < se->nopen && se->open[box];
+}
+
+void
+session_open_box(struct session *se, int box)
+{
+	if (box >= se->nopen) {
+		se->open = xrealloc(se->open, (size_t)box + 1);
+		memset(se->open + se->nopen, 0, (size_t)(box + 1 - se->nopen));
+		se->nopen = box + 1;
+	}
+	se->open[box] = 1;
 }
 
 /*
- * Between lines (peer_ops.pump): the client's queue is written once it
- * holds PUMP_BYTES; errors are left to the loop (workbench.c).
+ * Hashes of what it was last told its lists hold (SESSION_TOOLS and
+ * the rest), so that it hears of each change once (box layer).
  */
-void
-client_pump(void)
+unsigned long *
+session_listed(struct session *se)
 {
-	if (peer_queued(&client) >= PUMP_BYTES)
-		(void)peer_flush(&client);
+	return se->listed;
 }

@@ -1,8 +1,12 @@
 /*
- * session.h: layer 4, the client's session: its era and capabilities,
- * its output queue and the replies written into it (session.c), and
- * who may write that queue while a long message owns it (pace.c).
- * Includes era.h and peer.h and those below.
+ * session.h: layer 4, a client session as a value.  A session is one
+ * client's conversation: what carries its bytes, its output queue and
+ * the replies written into it (session.c), who may write that queue
+ * while a long message owns it (pace.c), its era and capabilities, and
+ * which toolboxes it opened.  Everything kept for a session above this
+ * layer (calls, relayed requests, parked calls, waiters, subscriptions)
+ * keeps its struct session * and is routed by it.  Includes era.h,
+ * peer.h, rpc.h and those below.
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -11,25 +15,64 @@
 #include "peer.h"
 #include "rpc.h"
 
-void	 client_open(int, int);
-struct peer *client_peer(void);
-bool	 client_full(void);
-void	 client_pump(void);
-struct buf *client_queue(void);
-struct buf *client_out(void);
-void	 client_send_line(const char *, size_t);
-struct buf *reply_begin(const char *, size_t);
-void	 reply_end(void);
-void	 reply_end_as(const char *);
-void	 reply_era(bool);
-void	 reply_error(const char *, size_t, int, const char *);
-void	 reply_error_data(const char *, size_t, int, const char *,
-	    const char *, size_t);
-void	 reply_cache_hints(struct buf *, int);
-void	 reply_raw(const char *, size_t, const char *);
-void	 reply_text(const char *, size_t, const char *, bool);
+struct session;
 
-bool	 reply_take_era(void);
+/*
+ * What carries a session's bytes.  Its queue (session_out) is the
+ * session's whatever carries it; flush writes what the peer takes (0,
+ * or -1 once the peer is gone), wide readies it for a long line.  A
+ * pipe's (session_new) today; an HTTP stream's is another.
+ */
+struct session_io {
+	int	(*flush)(struct session *);
+	void	(*wide)(struct session *);
+};
+
+/* The sessions, in the order they came. */
+struct session *session_new(int, int);
+void	 session_free(struct session *);
+struct session *session_first(void);
+struct session *session_next(const struct session *);
+#define SESSION_EACH(se) \
+	for ((se) = session_first(); (se) != NULL; (se) = session_next(se))
+
+/*
+ * Its transport, for the loop: the descriptors to poll (-1: none), its
+ * input while it has not ended, its output while bytes wait; a transport
+ * that the loop does not poll itself has none.
+ */
+struct session_fds {
+	int	 in;
+	int	 out;
+};
+
+void	 session_watch(const struct session *, struct session_fds *);
+struct peer *session_peer(struct session *);
+int	 session_flush(struct session *);
+size_t	 session_queued(const struct session *);
+bool	 session_full(const struct session *);
+bool	 session_written(const struct session *);
+void	 session_drop(struct session *);
+void	 session_pump(void);
+bool	 sessions_pacing(void);
+
+/* Its queue: a line as it is, or a reply. */
+struct buf *session_out(struct session *);
+void	 session_send_line(struct session *, const char *, size_t);
+
+struct buf *reply_begin(struct session *, const char *, size_t);
+void	 reply_end(struct session *);
+void	 reply_end_as(struct session *, const char *);
+void	 reply_era(struct session *, bool);
+bool	 reply_take_era(struct session *);
+void	 reply_raw(struct session *, const char *, size_t, const char *);
+void	 reply_error(struct session *, const char *, size_t, int,
+	    const char *);
+void	 reply_error_data(struct session *, const char *, size_t, int,
+	    const char *, const char *, size_t);
+void	 reply_cache_hints(struct session *, struct buf *, int);
+void	 reply_text(struct session *, const char *, size_t, const char *,
+	    bool);
 
 /*
  * A JSON object written in pieces: put writes the piece at *at (0 first)
@@ -42,37 +85,47 @@ struct pieces {
 	void	 *arg;
 };
 
-void	 reply_structured_by(const char *, size_t, const struct pieces *);
-void	 reply_structured(const char *, size_t, const struct buf *);
+void	 reply_structured_by(struct session *, const char *, size_t,
+	    const struct pieces *);
+void	 reply_structured(struct session *, const char *, size_t,
+	    const struct buf *);
 
-const char *client_protocol(void);
-bool	 client_session(void);
-const struct buf *client_caps(void);
-void	 client_assume(const struct buf *);
-const struct buf *client_session_caps(void);
-bool	 client_has(enum client_cap);
-const struct era *client_era(void);
+/* Its era: initialize's, or the modern request being handled. */
+void	 session_initialize(struct session *, const char *,
+	    const struct json *, int);
+bool	 session_legacy(const struct session *);
+const char *session_protocol(const struct session *);
+const struct buf *session_caps(const struct session *);
+const struct buf *session_legacy_caps(const struct session *);
+void	 session_assume(struct session *, const struct buf *);
+bool	 session_has(const struct session *, enum client_cap);
+const struct era *session_era(const struct session *);
+struct era *session_era_slot(struct session *);
+void	 session_modern_begin(struct session *);
+void	 session_request_end(struct session *);
 
-/* What dispatch.c sets as it handles a request. */
-struct era *client_era_slot(void);
-void	 client_modern_begin(void);
-void	 client_request_end(void);
-void	 client_initialize(const char *, const struct json *, int);
+/* What it sees: toolboxes it opened, hashes of what it was told. */
+enum { SESSION_TOOLS, SESSION_PROMPTS, SESSION_RESOURCES, SESSION_LISTS };
+
+bool	 session_box_open(const struct session *, int);
+void	 session_open_box(struct session *, int);
+unsigned long *session_listed(struct session *);
 
 /*
- * pace.c: who writes into the client's queue: one long message at a time
+ * pace.c: who writes into a session's queue: one long message at a time
  * owns it (a stream, a paced reply), the others wait held behind it.
  */
-struct buf *pace_held(void);
-bool	 pace_owned(void);
-void	 pace_own(void);
-void	 pace_release(void);
-size_t	 pace_held_bytes(void);
-bool	 pace_holds_much(void);
-void	 pace_reply(bool (*)(void *), void (*)(void *), void *);
-void	 pace_run(void);
-bool	 pace_active(void);
-bool	 pace_making(void);
-void	 pace_drop(void);
+bool	 pace_owned(const struct session *);
+void	 pace_own(struct session *);
+void	 pace_release(struct session *);
+struct buf *pace_queue(struct session *);
+size_t	 pace_held_bytes(const struct session *);
+bool	 pace_holds_much(const struct session *);
+void	 pace_reply(struct session *, bool (*)(struct session *, void *),
+	    void (*)(void *), void *);
+void	 pace_run(struct session *);
+bool	 pace_active(const struct session *);
+bool	 pace_making(const struct session *);
+void	 pace_drop(struct session *);
 
 #endif /* SESSION_H */

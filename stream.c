@@ -28,6 +28,7 @@ static struct stream {
 	bool		 v2;		/* "jsonrpc":"2.0" came before it. */
 	long long	 last_at;	/* When bytes last came. */
 	long long	 held_at;	/* Since when others wait, or 0. */
+	struct session	*sess;		/* Whose queue it owns. */
 } st;
 static struct server *streaming;	/* Whose result it is, or NULL. */
 
@@ -35,12 +36,14 @@ static struct server *streaming;	/* Whose result it is, or NULL. */
 static void
 stream_finish(void)
 {
+	struct session *se = st.sess;
+
 	free(st.cid);
 	jstream_free(&st.check);
 	memset(&st, 0, sizeof(st));
 	jstream_init(&st.check, 0);
 	streaming = NULL;
-	pace_release();
+	pace_release(se);
 }
 
 /*
@@ -54,7 +57,7 @@ stream_cut(struct server *s, const char *why)
 {
 	int i;
 
-	buf_putc(client_queue(), '\n');
+	buf_putc(pace_queue(st.sess), '\n');
 	peer_skip_line(&s->proc.io);
 	wb_log("%s: a result being passed on broke off after %zu bytes: %s",
 	    s->label, st.total, why);
@@ -89,9 +92,9 @@ stream_pass(const char *text, size_t from, size_t to)
 {
 	to = from + utf8_whole(text + from, to - from);
 	if (utf8_valid(text + from, to - from))
-		buf_put(client_queue(), text + from, to - from);
+		buf_put(pace_queue(st.sess), text + from, to - from);
 	else
-		utf8_repair(client_queue(), text + from, to - from);
+		utf8_repair(pace_queue(st.sess), text + from, to - from);
 	st.check.pos -= to;
 	st.total += to;
 	st.last_at = now_ms();
@@ -99,26 +102,31 @@ stream_pass(const char *text, size_t from, size_t to)
 }
 
 /*
- * With the id after the result, is this surely a call's answer?  Only
- * when all the server has in progress are calls: an initialize or a
- * tools/list page must be read whole.
+ * With the id after the result, is this surely a call's answer, and
+ * whose?  Only when all the server has in progress are calls, of one
+ * session: an initialize or a tools/list page must be read whole, and
+ * the answer's session known before its id comes.
  */
-static bool
+static struct session *
 stream_may_answer_call(const struct server *s)
 {
-	int i, calls = 0;
+	struct session *se = NULL;
+	int i;
 
 	if (s->state != SRV_READY || s->nghosts > 0 ||
 	    s->ghosts_lost)
-		return false;
+		return NULL;
 	for (i = 0; i < s->nreq; i++) {
+		if (!s->req[i].sent)
+			continue;
 		/* Some results are read whole (call_reads_whole). */
-		if (s->req[i].sent && (!req_for_client(&s->req[i]) ||
-		    call_reads_whole(s, &s->req[i])))
-			return false;
-		calls += s->req[i].sent;
+		if (!req_for_client(&s->req[i]) ||
+		    call_reads_whole(s, &s->req[i]) ||
+		    (se != NULL && s->req[i].sess != se))
+			return NULL;
+		se = s->req[i].sess;
 	}
-	return calls > 0;
+	return se;
 }
 
 /*
@@ -130,13 +138,14 @@ static size_t
 stream_start(struct server *s, const char *text, size_t n)
 {
 	struct rpc_top top = { 0 };
+	struct session *se = NULL;
 	size_t i = 0;
 	long long v = 0;
 	int k = -1, r;
 
 	while (i < n && json_space(text[i]))
 		i++;
-	if (pace_owned() || i >= n || text[i] != '{' ||
+	if (i >= n || text[i] != '{' ||
 	    rpc_members(text, n, i + 1, true, true, &top) != 1 ||
 	    top.method != NULL || top.error || text[top.at] != '{' ||
 	    top.jsonrpc != top.v2)
@@ -145,7 +154,11 @@ stream_start(struct server *s, const char *text, size_t n)
 	    (k = req_find(s, v)) < 0 || !req_for_client(&s->req[k]) ||
 	    !s->req[k].sent || call_reads_whole(s, &s->req[k])))
 		return PEER_NOSTREAM;
-	if (top.id == NULL && !stream_may_answer_call(s))
+	if (top.id == NULL && (se = stream_may_answer_call(s)) == NULL)
+		return PEER_NOSTREAM;
+	if (k >= 0)
+		se = s->req[k].sess;
+	if (pace_owned(se))
 		return PEER_NOSTREAM;
 	if (!utf8_valid(text, top.at))
 		return PEER_NOSTREAM;	/* Whole, it is repaired. */
@@ -157,16 +170,17 @@ stream_start(struct server *s, const char *text, size_t n)
 	st.done = r == JSON_OK;
 	st.v2 = top.v2;
 	streaming = s;
-	pace_own();
+	st.sess = se;
+	pace_own(se);
 	if (k >= 0) {
 		st.rid = v;
 		st.cid = xstrndup(text_get(&s->req[k].cid),
 		    s->req[k].cid.len);
 		st.cidlen = s->req[k].cid.len;
-		rpc_splice(client_queue(), text, top.at, top.id, top.idlen,
+		rpc_splice(pace_queue(st.sess), text, top.at, top.id, top.idlen,
 		    st.cid, st.cidlen);
 	} else
-		buf_put(client_queue(), text, top.at);
+		buf_put(pace_queue(st.sess), text, top.at);
 	st.total = 0;
 	return stream_pass(text, top.at, st.check.pos);
 }
@@ -215,7 +229,7 @@ end_with_id(struct server *s, const struct rpc_top *top, const char *text,
 		cid = &s->ghosts[g].cid;
 	else
 		return -2;
-	rpc_splice(client_queue(), text, n, top->id, top->idlen,
+	rpc_splice(pace_queue(st.sess), text, n, top->id, top->idlen,
 	    text_get(cid), cid->len);
 	if (g >= 0)
 		ghost_remove(s, g);
@@ -248,13 +262,13 @@ stream_end(struct server *s, const char *text, size_t n)
 		return PEER_DISCARD;
 	}
 	if (top.id == NULL) {
-		buf_put(client_queue(), text + at, n - at);
+		buf_put(pace_queue(st.sess), text + at, n - at);
 		i = req_find(s, st.rid);
 	} else if ((i = end_with_id(s, &top, text + at, n - at)) == -2) {
 		(void)stream_cut(s, "it answers no call in progress");
 		return PEER_DISCARD;
 	}
-	buf_putc(client_queue(), '\n');
+	buf_putc(pace_queue(st.sess), '\n');
 	if (i >= 0)
 		req_remove(s, i);
 	stream_finish();
@@ -271,7 +285,7 @@ stream_oversize(struct server *s)
 {
 	struct buf id = { 0 };
 
-	buf_putc(client_queue(), '\n');
+	buf_putc(pace_queue(st.sess), '\n');
 	if (st.rid > 0)
 		buf_put_int(&id, st.rid);
 	peer_overlong(&s->proc.io, st.total, id.len > 0 ?
@@ -308,12 +322,12 @@ stream_check(struct server *s, long long now)
 
 	if (streaming != s)
 		return;
-	if (peer_queued(client_peer()) > HIGH_WATER) {
+	if (session_queued(st.sess) > HIGH_WATER) {
 		st.last_at = now;
 		st.held_at = 0;
 		return;
 	}
-	if (pace_held_bytes() == 0)
+	if (pace_held_bytes(st.sess) == 0)
 		st.held_at = 0;
 	else if (st.held_at == 0)
 		st.held_at = now;
@@ -362,4 +376,19 @@ bool
 stream_of_call(const struct server *s, long long id)
 {
 	return streaming == s && st.rid == id;
+}
+
+/*
+ * A session is gone while its result streams: the server's line is
+ * dropped, and the call with it (call_session_gone).
+ */
+void
+stream_session_gone(const struct session *se)
+{
+	struct server *s = streaming;
+
+	if (s == NULL || st.sess != se)
+		return;
+	peer_skip_line(&s->proc.io);
+	stream_finish();
 }

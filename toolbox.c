@@ -95,9 +95,28 @@ box_of(const struct server *s)
 	return &boxes[s->box];
 }
 
+/* Has the session opened the toolbox? */
+bool
+box_seen(const struct session *se, const struct toolbox *b)
+{
+	return session_box_open(se, (int)(b - boxes));
+}
+
+/* Each session hears of changes to what it is shown (list_changed). */
+static void
+box_notify(void)
+{
+	struct session *se;
+
+	SESSION_EACH(se) {
+		dyn_notify(se);
+		res_notify(se);
+	}
+}
+
 /*
  * Before the loop polls: everyone waiting for a toolbox whose servers
- * settled is answered, and the client told what its lists now hold.
+ * settled is answered, and each session told what its lists now hold.
  * Servers say so (srv_take_changed) rather than call up to here.
  */
 void
@@ -109,8 +128,15 @@ box_before_poll(void)
 		return;
 	for (i = 0; i < nboxes; i++)
 		box_settle(&boxes[i]);
-	dyn_notify();
-	res_notify();
+	box_notify();
+}
+
+/* A new session: what it is shown now (nothing open) it knows. */
+void
+box_session_begin(struct session *se)
+{
+	dyn_begin(se);
+	res_begin(se);
 }
 
 /*
@@ -163,8 +189,9 @@ toolbox_names(struct buf *out)
  * for once it is.
  */
 struct server *
-box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
-    const char *name, size_t namelen, struct buf *why)
+box_target(const struct session *se, const char *box, size_t boxlen,
+    const char *srv, size_t srvlen, const char *name, size_t namelen,
+    struct buf *why)
 {
 	struct buf ignored = { 0 }, *t = why != NULL ? why : &ignored;
 	struct toolbox *b;
@@ -180,7 +207,7 @@ box_target(const char *box, size_t boxlen, const char *srv, size_t srvlen,
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "configured. Available toolboxes: ", (int)boxlen, box);
 		toolbox_names(t);
-	} else if (!b->open && client_era() == NULL)
+	} else if (!box_seen(se, b) && session_era(se) == NULL)
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "open; call open_toolbox first in this session",
 		    (int)boxlen, box);
@@ -404,11 +431,12 @@ summary_free(void *arg)
 }
 
 static void
-reply_summary(const struct toolbox *b, const char *cid, size_t cidlen)
+reply_summary(struct session *se, const struct toolbox *b, const char *cid,
+    size_t cidlen)
 {
 	struct pieces p = { put_summary, summary_free, summary_new(b) };
 
-	reply_structured_by(cid, cidlen, &p);
+	reply_structured_by(se, cid, cidlen, &p);
 }
 
 /* How many servers' tools open_toolbox would list. */
@@ -445,6 +473,7 @@ void
 box_settle(struct toolbox *b)
 {
 	struct buf failed = { 0 };
+	struct waiter *w;
 	int i, ready;
 
 	if (b->nwaiters == 0 || b->starting)
@@ -454,29 +483,30 @@ box_settle(struct toolbox *b)
 		    !srv_known(&b->servers[i]))
 			return;
 	ready = box_known(b);
-	b->open = b->open || ready > 0;
 	if (ready == 0)
 		box_failure_text(b, &failed);
 	for (i = 0; i < b->nwaiters; i++) {
-		reply_era(b->waiters[i].modern);
+		w = &b->waiters[i];
+		if (ready > 0)
+			session_open_box(w->sess, (int)(b - boxes));
+		reply_era(w->sess, w->modern);
 		if (ready == 0)
-			reply_text(b->waiters[i].cid, b->waiters[i].cidlen,
+			reply_text(w->sess, w->cid, w->cidlen,
 			    buf_cstr(&failed), true);
 		else
-			reply_summary(b, b->waiters[i].cid,
-			    b->waiters[i].cidlen);
-		free(b->waiters[i].cid);
+			reply_summary(w->sess, b, w->cid, w->cidlen);
+		free(w->cid);
 	}
 	free(b->waiters);
 	b->waiters = NULL;
 	b->nwaiters = 0;
 	buf_free(&failed);
-	dyn_notify();
-	res_notify();
+	box_notify();
 }
 
 static void
-box_open(struct toolbox *b, const char *cid, size_t cidlen)
+box_open(struct session *se, struct toolbox *b, const char *cid,
+    size_t cidlen)
 {
 	struct waiter *w;
 	int i;
@@ -484,22 +514,26 @@ box_open(struct toolbox *b, const char *cid, size_t cidlen)
 	b->waiters = xrealloc(b->waiters, ((size_t)b->nwaiters + 1) *
 	    sizeof(*b->waiters));
 	w = &b->waiters[b->nwaiters++];
+	w->sess = se;
 	w->cid = xstrndup(cid, cidlen);
 	w->cidlen = cidlen;
-	w->modern = client_era() != NULL;
+	w->modern = session_era(se) != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(&b->servers[i], false);
+		catalog_load(&b->servers[i], session_caps(se), false);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
-		srv_open(&b->servers[i]);
+		srv_open(&b->servers[i], se);
 	b->starting = false;
 	box_settle(b);
 }
 
-/* The client cancelled an open_toolbox: it is simply not answered. */
-void
-box_cancel(const char *id, size_t idlen)
+/*
+ * The session's waiters for an open_toolbox of this id (any id, id
+ * NULL) go: a cancelled one is simply not answered.
+ */
+static void
+box_drop_waiters(const struct session *se, const char *id, size_t idlen)
 {
 	struct toolbox *b;
 	int i, k;
@@ -507,12 +541,32 @@ box_cancel(const char *id, size_t idlen)
 	for (i = 0; i < nboxes; i++) {
 		b = &boxes[i];
 		for (k = b->nwaiters - 1; k >= 0; k--)
-			if (b->waiters[k].cidlen == idlen &&
-			    memcmp(b->waiters[k].cid, id, idlen) == 0) {
+			if (b->waiters[k].sess == se && (id == NULL ||
+			    (b->waiters[k].cidlen == idlen &&
+			    memcmp(b->waiters[k].cid, id, idlen) == 0))) {
 				free(b->waiters[k].cid);
 				b->waiters[k] = b->waiters[--b->nwaiters];
 			}
 	}
+}
+
+/* The client cancelled an open_toolbox. */
+void
+box_cancel(const struct session *se, const char *id, size_t idlen)
+{
+	box_drop_waiters(se, id, idlen);
+}
+
+/*
+ * A session is gone: it waits for no toolbox, listens to nothing, and is
+ * subscribed to nothing any more.
+ */
+void
+box_session_gone(struct session *se)
+{
+	box_drop_waiters(se, NULL, 0);
+	listen_session_gone(se);
+	res_session_gone(se);
 }
 
 /*
@@ -520,17 +574,18 @@ box_cancel(const char *id, size_t idlen)
  * opens it, and the server it calls starts as the call needs it.
  */
 void
-box_stateless_open(struct toolbox *b)
+box_stateless_open(struct session *se, const struct toolbox *b)
 {
-	if (!b->open && client_era() != NULL)
-		b->open = true;
+	if (session_era(se) != NULL)
+		session_open_box(se, (int)(b - boxes));
 }
 
 /*
  * The meta-tools' calls.
  */
 void
-box_open_tool(const struct json *j, int args, const char *id, size_t idlen)
+box_open_tool(struct session *se, const struct json *j, int args,
+    const char *id, size_t idlen)
 {
 	struct toolbox *b;
 	struct buf t = { 0 };
@@ -541,7 +596,7 @@ box_open_tool(const struct json *j, int args, const char *id, size_t idlen)
 	if (k < 0)
 		k = json_get(j, args, "toolbox");
 	if ((name = json_strdup(j, k)) == NULL || name[0] == '\0') {
-		reply_text(id, idlen, "Invalid tool invocation parameters: "
+		reply_text(se, id, idlen, "Invalid tool invocation parameters: "
 		    "toolbox_name: expected a non-empty string (the name of "
 		    "the toolbox to open)", true);
 		free(name);
@@ -551,17 +606,17 @@ box_open_tool(const struct json *j, int args, const char *id, size_t idlen)
 		buf_printf(&t, "Toolbox '%s' not found. Available toolboxes: ",
 		    name);
 		toolbox_names(&t);
-		reply_text(id, idlen, buf_cstr(&t), true);
+		reply_text(se, id, idlen, buf_cstr(&t), true);
 		buf_free(&t);
 	} else
-		box_open(b, id, idlen);
+		box_open(se, b, id, idlen);
 	free(name);
 }
 
 /* use_tool: the identifier checked (toolname.c), then its names. */
 void
-box_use_tool(const struct json *j, int args, int params, const char *id,
-    size_t idlen)
+box_use_tool(struct session *se, const struct json *j, int args, int params,
+    const char *id, size_t idlen)
 {
 	struct buf t = { 0 }, details = { 0 };
 	struct server *s;
@@ -577,14 +632,14 @@ box_use_tool(const struct json *j, int args, int params, const char *id,
 	    (name = json_str(j, ident[U_NAME], &names[2])) == NULL)
 		buf_puts(&t, "Invalid tool invocation parameters: names must "
 		    "not contain \\u0000");
-	else if ((s = box_target(box, strlen(box), srv, strlen(srv), name,
+	else if ((s = box_target(se, box, strlen(box), srv, strlen(srv), name,
 	    strlen(name), &t)) != NULL) {
-		box_stateless_open(box_of(s));
+		box_stateless_open(se, box_of(s));
 		call_in_tokens(j, top[U_ARGS], params, &in);
-		call_route(s, name, strlen(name), &in, id, idlen);
+		call_route(s, se, name, strlen(name), &in, id, idlen);
 	}
 	if (t.len > 0)
-		reply_text(id, idlen, buf_cstr(&t), true);
+		reply_text(se, id, idlen, buf_cstr(&t), true);
 	buf_free(&t);
 	buf_free(&details);
 }

@@ -66,8 +66,8 @@ restore_std_fds(void)
  */
 enum slot_kind {
 	SLOT_SIGNAL,
-	SLOT_STDIN,
-	SLOT_STDOUT,
+	SLOT_CLIENT_IN,		/* A session's input. */
+	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
 	SLOT_OUT,		/* A server's stdout. */
 	SLOT_IN,		/* A server's stdin. */
 	SLOT_ERR,		/* A server's stderr. */
@@ -79,6 +79,7 @@ struct slot {
 	enum slot_kind	 kind;
 	struct server	*srv;
 	pid_t		 pid;		/* The server's process when watched. */
+	struct session	*sess;
 };
 
 static struct pollfd *pfd;
@@ -107,32 +108,60 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 	slots[npfd].kind = kind;
 	slots[npfd].srv = s;
 	slots[npfd].pid = s != NULL ? s->proc.pid : 0;
+	slots[npfd].sess = NULL;
 	npfd++;
 }
 
 /*
- * Backpressure: while the client does not read, we read neither it nor
+ * A session's descriptors.  While its client does not read, neither do
+ * we; but it may have left (end of file), and that must still be seen.
+ */
+static void
+watch_session(struct session *se)
+{
+	struct session_fds fds;
+	int first = npfd;
+
+	session_watch(se, &fds);
+	if (!wb.stopping && !probing)
+		watch(fds.in, dispatch_busy(se) ? 0 : POLLIN, SLOT_CLIENT_IN,
+		    NULL);
+	watch(fds.out, POLLOUT, SLOT_CLIENT_OUT, NULL);
+	for (; first < npfd; first++)
+		slots[first].sess = se;
+}
+
+/* Is any session behind: so full that the servers are not read? */
+static bool
+sessions_full(bool *held_full)
+{
+	struct session *se;
+	bool full = false;
+
+	*held_full = false;
+	SESSION_EACH(se) {
+		full |= session_queued(se) > HIGH_WATER;
+		*held_full |= pace_holds_much(se);
+	}
+	return full;
+}
+
+/*
+ * Backpressure: while a client does not read, we read neither it nor
  * the servers.  A server that does not read its stdin is not waited for:
  * calls to it fail once its queue is full (call_route).
  */
 static void
 build_pollfds(void)
 {
-	bool client_full = peer_queued(client_peer()) > HIGH_WATER;
-	bool held_full = pace_holds_much();
+	bool held_full, client_full = sessions_full(&held_full);
+	struct session *se;
 	struct server *s;
 
 	npfd = 0;
 	watch(sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	/*
-	 * While the client does not read, neither do we; but it may have
-	 * left (end of file), and that must still begin the shutdown.
-	 */
-	if (!client_peer()->eof && !wb.stopping && !probing)
-		watch(STDIN_FILENO, dispatch_busy() ? 0 : POLLIN, SLOT_STDIN,
-		    NULL);
-	if (peer_queued(client_peer()) > 0)
-		watch(STDOUT_FILENO, POLLOUT, SLOT_STDOUT, NULL);
+	SESSION_EACH(se)
+		watch_session(se);
 	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
 	SRV_EACH(s) {
 		/* While one result streams, the others wait for it. */
@@ -240,12 +269,15 @@ slot_fd(const struct server *s, enum slot_kind kind)
 	}
 }
 
-/* The client's input: its lines, or its leaving. */
+/*
+ * A session's input: its lines, or its leaving.  The stdio client is the
+ * workbench's reason to run: when it leaves, the workbench ends.
+ */
 static void
-on_stdin(const struct pollfd *p)
+on_client_in(struct session *se, const struct pollfd *p)
 {
 	/* Watched for its hang-up alone: the client left. */
-	if (p->events == 0 || dispatch_read() == 0 ||
+	if (p->events == 0 || dispatch_read(se) == 0 ||
 	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
 		begin_shutdown();
 }
@@ -264,10 +296,10 @@ dispatch(long long now)
 				begin_shutdown();
 			reap();
 			break;
-		case SLOT_STDIN:
-			on_stdin(&pfd[i]);
+		case SLOT_CLIENT_IN:
+			on_client_in(slots[i].sess, &pfd[i]);
 			break;
-		case SLOT_STDOUT:
+		case SLOT_CLIENT_OUT:
 			break;
 		case SLOT_GUARD:
 			guard_writable();
@@ -288,42 +320,33 @@ dispatch(long long now)
 	check_timeouts(now);
 }
 
-/*
- * Write the client's queue, and while a paced reply drains it at once,
- * make more of the reply.
- */
-static int
-flush_client(void)
-{
-	int r;
-
-	do {
-		pace_run();
-		r = peer_flush(client_peer());
-	} while (r == 0 && pace_making() && peer_queued(client_peer()) == 0);
-	return r;
-}
-
-/* Has the client been given all there is for it? */
+/* Has every client been given all there is for it? */
 static bool
-client_written(void)
+clients_written(void)
 {
-	return peer_queued(client_peer()) == 0 && !pace_active();
+	struct session *se;
+
+	SESSION_EACH(se)
+		if (!session_written(se))
+			return false;
+	return true;
 }
 
 static void
 flush_all(void)
 {
 	long long now = now_ms();
+	struct session *se;
 	struct server *s;
 
-	/* A probe has no client: nothing is said to one. */
-	if (probing)
-		peer_drop_output(client_peer());
-	else if (flush_client() < 0) {
-		pace_drop();
-		peer_drop_output(client_peer());
-		begin_shutdown();
+	SESSION_EACH(se) {
+		/* A probe has no client: nothing is said to one. */
+		if (probing)
+			session_drop(se);
+		else if (session_flush(se) < 0) {
+			session_drop(se);
+			begin_shutdown();
+		}
 	}
 	SRV_EACH(s)
 		srv_write_in(s, now);
@@ -341,17 +364,20 @@ static void
 before_poll(void)
 {
 	box_before_poll();
-	if (!pace_active())
+	if (!sessions_pacing())
 		list_free_retired();
 }
 
-/* Apply fn to the client and every server's peer; true if any said so. */
+/* Apply fn to every session's and server's peer; true if any said so. */
 static bool
 each_peer(bool (*fn)(struct peer *))
 {
-	bool any = fn(client_peer());
+	struct session *se;
 	struct server *s;
+	bool any = false;
 
+	SESSION_EACH(se)
+		any |= fn(session_peer(se));
 	SRV_EACH(s)
 		any |= fn(&s->proc.io);
 	return any;
@@ -370,6 +396,7 @@ poll_timeout(long long now)
 static void
 run(void)
 {
+	struct session *se;
 	long long now;
 	int timeout, n;
 	bool trim;
@@ -378,7 +405,8 @@ run(void)
 	for (;;) {
 		before_poll();
 		flush_all();
-		dispatch_resume();
+		SESSION_EACH(se)
+			dispatch_resume(se);
 		/* A probe ends once none of its servers is starting. */
 		if (probing && !wb.stopping && !probe_waiting()) {
 			exit_status = probe_report(probe_json);
@@ -386,7 +414,7 @@ run(void)
 		}
 		now = now_ms();
 		/* Servers still exiting are the guardian's (proc_hand_over). */
-		if (wb.stopping && ((client_written() && proc_hand_over()) ||
+		if (wb.stopping && ((clients_written() && proc_hand_over()) ||
 		    now >= stop_at))
 			break;
 		build_pollfds();
@@ -606,7 +634,7 @@ static void
 serve(void)
 {
 	dispatch_init();
-	dyn_init();
+	(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
 	set_std_nonblock();
 	run();
 	restore_std_fds();

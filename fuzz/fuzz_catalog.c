@@ -46,13 +46,6 @@ broken(const char *what)
 }
 
 /* Stubs of what catalog.c calls above it; the check reaches none. */
-const struct buf *
-client_caps(void)
-{
-	broken("client_caps reached");
-	return NULL;
-}
-
 bool
 list_take_entry(struct server *s, char *text, size_t n)
 {

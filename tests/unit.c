@@ -35,6 +35,7 @@ static int passed, failed;
 
 void	 check(int, const char *, const char *, int);
 void	 test_share(void);		/* unit-share.c */
+void	 test_sessions(void);		/* unit-session.c */
 
 void
 check(int ok, const char *what, const char *file, int line)
@@ -2766,6 +2767,7 @@ test_http_start(void)
 int
 main(void)
 {
+	test_sessions();
 	test_parse();
 	test_stream_check();
 	test_walk_checked();

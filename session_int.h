@@ -1,0 +1,46 @@
+/*
+ * session_int.h: layer 4, private to session.c and pace.c: what a
+ * session is made of.  Everyone else holds a struct session * and goes
+ * through session.h.  Includes session.h.
+ */
+#ifndef SESSION_INT_H
+#define SESSION_INT_H
+
+#include "session.h"
+
+/* A paced reply: steps that each write a piece of it. */
+struct pacer {
+	bool	(*step)(struct session *, void *);	/* False once done. */
+	void	(*release)(void *);
+	void	 *ctx;
+	size_t	  after;		/* Held bytes that go before it. */
+};
+
+struct session {
+	struct session		*next;		/* The loop's list. */
+	const struct session_io	*io;		/* What carries its bytes. */
+	struct peer		 peer;		/* The pipe: rfd, wfd, queues. */
+
+	/* Its era: a 2025 session from initialize, or modern requests. */
+	bool			 initialized;
+	char			*protocol;
+	struct buf		 caps;		/* What servers are told. */
+	unsigned		 can;		/* enum client_cap */
+	struct era		 era;		/* The modern request handled. */
+	bool			 modern_reply;	/* The next reply's era. */
+
+	/* What it sees: its open toolboxes, what it was told is listed. */
+	unsigned char		*open;		/* By toolbox index. */
+	int			 nopen;
+	unsigned long		 listed[SESSION_LISTS];
+
+	/* Who writes its queue (pace.c). */
+	struct buf		 held;		/* After the owner's line. */
+	bool			 owned;		/* One message owns the queue. */
+	bool			 owner_writes;	/* The paced reply writes now. */
+	struct pacer		*line;		/* line[0] owns it when made; */
+	int			 nline;		/* the others wait their turn. */
+	bool			 making;	/* line[0] is being made. */
+};
+
+#endif /* SESSION_INT_H */
