@@ -275,15 +275,15 @@ catalog_entry_check(const char *text, size_t n, const char *name)
 static const struct buf *
 typical_caps(void)
 {
-	static struct buf typical;
+	static struct buf told;
 	struct json j = { 0 };
 
-	if (typical.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
+	if (told.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
 	    strlen(ERA_TYPICAL_CAPS)) == JSON_OK)
-		(void)era_caps(&j, 0, &typical);
+		(void)era_caps(&j, 0, &told);
 	json_release(&j);
 	free(j.tok);
-	return &typical;
+	return &told;
 }
 
 /*

@@ -24,6 +24,7 @@ struct proc {
 	bool		 errcut;	/* Dropping the rest of a long line. */
 	char		*tail[PROC_TAIL];
 	int		 ntail;
+	struct ratelog	 errlog;	/* What of its stderr is shown. */
 };
 
 int	 proc_signals(void);

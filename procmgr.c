@@ -317,13 +317,17 @@ err_line(struct proc *p, const char *label, const char *s, size_t n,
 
 	if (n > 0 && s[n - 1] == '\r')
 		n--;
+	tail_push(p, s, n);
+	/* A flood would fill the client's log: journald's rule, per server. */
+	p->errlog.rule = &ratelog_stderr;
+	if (!ratelog_allow(&p->errlog, loop_ms(), label))
+		return;
 	buf_printf(&b, "[%s] ", label);
 	buf_put(&b, s, n);
 	if (cut)
 		buf_puts(&b, " [...]");
 	wb_log_line(b.data, b.len);
 	buf_free(&b);
-	tail_push(p, s, n);
 }
 
 /*

@@ -438,6 +438,7 @@ static void
 srv_stop_process(struct server *s)
 {
 	ratelog_flush(&s->warned, loop_ms(), s->label, true);
+	ratelog_flush(&s->proc.errlog, loop_ms(), s->label, true);
 	stream_abort(s, "the server was stopped");
 	if (s->proc.pid > 0)
 		proc_retire(s->proc.pid, s->proc.reaped);
@@ -520,6 +521,7 @@ srv_fail(struct server *s, const char *reason)
 
 	/* What it was warned for comes before why it failed. */
 	ratelog_flush(&s->warned, loop_ms(), s->label, true);
+	ratelog_flush(&s->proc.errlog, loop_ms(), s->label, true);
 	catalog_failed(s);
 	stream_abort(s, reason);
 	buf_puts(&why, reason);
@@ -1019,6 +1021,7 @@ srv_deadline(const struct server *s)
 	t = earliest(t, stream_deadline(s));
 	t = earliest(t, idle_deadline(s));
 	t = earliest(t, ratelog_deadline(&s->warned));
+	t = earliest(t, ratelog_deadline(&s->proc.errlog));
 	return t > 0 ? t : -1;
 }
 
@@ -1033,6 +1036,7 @@ srv_check_timers(struct server *s, long long now)
 	long long idle = idle_deadline(s);
 
 	ratelog_flush(&s->warned, now, s->label, false);
+	ratelog_flush(&s->proc.errlog, now, s->label, false);
 	if (s->eof_at > 0 && now >= s->eof_at) {
 		if (!probe_ended(s, "closed its standard output"))
 			srv_fail(s, "closed its standard output");

@@ -600,42 +600,56 @@ wb_log(const char *fmt, ...)
 	wb_log_line(line, (size_t)n);
 }
 
+const struct ratelog_rule ratelog_warnings = { 5, 10000, true,
+    "warning like the above", "warnings like the above" };
+const struct ratelog_rule ratelog_stderr = { 10000, 30000, false,
+    "line of its standard error", "lines of its standard error" };
+
+static const struct ratelog_rule *
+rule_of(const struct ratelog *r)
+{
+	return r->rule != NULL ? r->rule : &ratelog_warnings;
+}
+
 /*
  * End r's interval if it is over (or at once with force: its peer is
- * going), showing how many warnings it held back, from label.
+ * going), showing how many lines it held back, from label.
  */
 void
 ratelog_flush(struct ratelog *r, long long now, const char *label,
     bool force)
 {
+	const struct ratelog_rule *rule = rule_of(r);
 	long long secs;
 
-	if (r->since == 0 || (!force && now - r->since < RATELOG_MS))
+	if (r->since == 0 || (!force && now - r->since < rule->ms))
 		return;
 	if (r->held > 0) {
 		secs = (now - r->since + 500) / 1000;
-		wb_log("%s: %lld more warning%s like the above in the last "
-		    "%lld s, not shown", label, r->held, r->held == 1 ? "" :
-		    "s", secs > 0 ? secs : 1);
+		wb_log("%s: %lld more %s in the last %lld s, not shown", label,
+		    r->held, r->held == 1 ? rule->one : rule->many,
+		    secs > 0 ? secs : 1);
 	}
-	r->flooding = r->held > 0;
-	r->ended = force ? now : r->since + RATELOG_MS;
+	r->flooding = rule->sticky && r->held > 0;
+	r->ended = force ? now : r->since + rule->ms;
 	r->since = 0;
 }
 
-/* Whether to show a warning from label now; one not shown is counted. */
+/* Whether to show a line from label now; one not shown is counted. */
 bool
 ratelog_allow(struct ratelog *r, long long now, const char *label)
 {
+	const struct ratelog_rule *rule = rule_of(r);
+
 	ratelog_flush(r, now, label, false);
 	if (r->since == 0) {
-		if (r->flooding && now - r->ended >= RATELOG_MS)
+		if (r->flooding && now - r->ended >= rule->ms)
 			r->flooding = false;
 		r->since = now > 0 ? now : 1;
 		r->shown = 0;
 		r->held = 0;
 	}
-	if (!r->flooding && r->shown < RATELOG_BURST) {
+	if (!r->flooding && r->shown < rule->burst) {
 		r->shown++;
 		return true;
 	}
@@ -647,7 +661,7 @@ ratelog_allow(struct ratelog *r, long long now, const char *label)
 long long
 ratelog_deadline(const struct ratelog *r)
 {
-	return r->since != 0 && r->held > 0 ? r->since + RATELOG_MS : 0;
+	return r->since != 0 && r->held > 0 ? r->since + rule_of(r)->ms : 0;
 }
 
 void

@@ -173,19 +173,30 @@ void	 wb_log_line(const char *, size_t);
 void	 wb_log_flush(void);
 
 /*
- * Warnings a peer can repeat at will, one per line it sends: the first
- * RATELOG_BURST of an interval of RATELOG_MS are shown, the rest counted,
- * and the count shown once the interval ends.  While they go on, each
- * interval shows its count alone; after an interval without any, the
- * next are shown again.
+ * Lines a peer can make us write at will: the first burst of an interval
+ * of ms are shown, the rest counted, and the count shown once the
+ * interval ends.  A sticky rule (warnings, one per line a server sends)
+ * shows only the count of each interval while they go on, and the next
+ * again after an interval without any; a plain one (a server's stderr,
+ * as journald limits a service) shows a burst in every interval.  A
+ * ratelog without a rule follows ratelog_warnings.
  */
-#define RATELOG_BURST	5
-#define RATELOG_MS	10000
+struct ratelog_rule {
+	int		 burst;
+	long long	 ms;
+	bool		 sticky;
+	const char	*one;		/* "warning like the above" */
+	const char	*many;		/* "warnings like the above" */
+};
+
+extern const struct ratelog_rule ratelog_warnings;	/* 5 per 10 s */
+extern const struct ratelog_rule ratelog_stderr;	/* 10000 per 30 s */
 
 struct ratelog {
+	const struct ratelog_rule *rule;
 	long long	 since;		/* The interval's start; 0: none open. */
 	long long	 ended;		/* When the last one ended. */
-	long long	 held;		/* Warnings of this interval not shown. */
+	long long	 held;		/* Lines of this interval not shown. */
 	int		 shown;		/* And shown. */
 	bool		 flooding;	/* The last interval held some back. */
 };

@@ -1458,6 +1458,29 @@ test_terms(void)
  */
 #define RL_STEPS	16
 
+/* What ratelog_flush at now says on stderr (caller frees), or NULL. */
+static char *
+log_of_flush(struct ratelog *r, long long now)
+{
+	char got[512];
+	int fd[2], saved;
+	ssize_t n;
+
+	if (pipe(fd) < 0 || (saved = dup(STDERR_FILENO)) < 0)
+		return NULL;
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	dup2(fd[1], STDERR_FILENO);
+	ratelog_flush(r, now, "b/s", false);
+	wb_log_flush();
+	n = read(fd[0], got, sizeof(got) - 1);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd[0]);
+	close(fd[1]);
+	got[n > 0 ? n : 0] = '\0';
+	return xstrdup(got);
+}
+
 static void
 test_ratelog(void)
 {
@@ -1496,19 +1519,19 @@ test_ratelog(void)
 		v[0] += ratelog_allow(&r, 1000 + i, "b/s");
 	STEP(v[0] * 100 + r.held);
 	STEP(ratelog_deadline(&r));
-	STEP((ratelog_flush(&r, 1000 + RATELOG_MS - 1, "b/s", false), 0));
-	STEP((ratelog_flush(&r, 1000 + RATELOG_MS, "b/s", false),
+	STEP((ratelog_flush(&r, 1000 + ratelog_warnings.ms - 1, "b/s", false), 0));
+	STEP((ratelog_flush(&r, 1000 + ratelog_warnings.ms, "b/s", false),
 	    ratelog_deadline(&r)));
 	/* 4-8: while they go on, each interval shows its count alone. */
 	STEP(ratelog_allow(&r, 12000, "b/s"));
 	STEP(ratelog_deadline(&r));
-	STEP(ratelog_allow(&r, 12000 + RATELOG_MS - 1, "b/s"));
-	STEP(ratelog_allow(&r, 12000 + RATELOG_MS, "b/s"));
+	STEP(ratelog_allow(&r, 12000 + ratelog_warnings.ms - 1, "b/s"));
+	STEP(ratelog_allow(&r, 12000 + ratelog_warnings.ms, "b/s"));
 	STEP((ratelog_flush(&r, 32000, "b/s", false), 0));
 	/* 9-11: after a whole interval without any, they are shown again. */
 	STEP(ratelog_allow(&r, 32000 - 1, "b/s"));
 	STEP((ratelog_flush(&r, 32000 - 1, "b/s", true), 0));
-	STEP(ratelog_allow(&r, 32000 - 1 + RATELOG_MS, "b/s"));
+	STEP(ratelog_allow(&r, 32000 - 1 + ratelog_warnings.ms, "b/s"));
 	/* 12-13: a peer that goes: what was held back is told at once. */
 	for (i = 0, v[12] = 0; i < 10; i++)
 		v[12] += ratelog_allow(&r, 50000 + i, "b/s");
@@ -1516,26 +1539,53 @@ test_ratelog(void)
 	STEP((ratelog_flush(&r, 53500, "b/s", true), 0));
 	/* 14-15: none held back: nothing to say, nothing to wake for. */
 	STEP(ratelog_allow(&r, 70000, "b/s") * 100 + ratelog_deadline(&r));
-	STEP((ratelog_flush(&r, 70000 + RATELOG_MS, "b/s", true), 0));
+	STEP((ratelog_flush(&r, 70000 + ratelog_warnings.ms, "b/s", true), 0));
 #undef STEP
 	dup2(saved, STDERR_FILENO);
 	close(saved);
 	close(fd[0]);
 	close(fd[1]);
 	CHECK(k == RL_STEPS);
-	CHECK(v[0] == RATELOG_BURST * 100 + 20 - RATELOG_BURST);
-	CHECK(v[1] == 1000 + RATELOG_MS);
+	CHECK(v[0] == ratelog_warnings.burst * 100 + 20 - ratelog_warnings.burst);
+	CHECK(v[1] == 1000 + ratelog_warnings.ms);
 	CHECK(v[3] == 0);
-	CHECK(v[4] == 0 && v[5] == 12000 + RATELOG_MS && v[6] == 0 &&
+	CHECK(v[4] == 0 && v[5] == 12000 + ratelog_warnings.ms && v[6] == 0 &&
 	    v[7] == 0);
 	CHECK(v[9] == 0 && v[11] == 1);
-	CHECK(v[12] == RATELOG_BURST - 1);
+	CHECK(v[12] == ratelog_warnings.burst - 1);
 	CHECK(v[14] == 100);
 	for (i = 0; i < RL_STEPS; i++) {
 		if (strcmp(got[i], said[i] != NULL ? said[i] : "") != 0)
 			fprintf(stderr, "ratelog step %d said: %s", i, got[i]);
 		CHECK(strcmp(got[i], said[i] != NULL ? said[i] : "") == 0);
 	}
+}
+
+/*
+ * A server's stderr: its burst in every interval, even while a flood
+ * goes on (not sticky), and the count of each interval in its words.
+ */
+static void
+test_ratelog_stderr(void)
+{
+	struct ratelog r = { &ratelog_stderr, 0, 0, 0, 0, false };
+	const long long ms = ratelog_stderr.ms;
+	int i, shown;
+	char *out;
+
+	for (i = 0, shown = 0; i < 3 * ratelog_stderr.burst; i++)
+		shown += ratelog_allow(&r, 1000, "b/s");
+	CHECK(shown == ratelog_stderr.burst);
+	CHECK(r.held == 2 * ratelog_stderr.burst);
+	CHECK(ratelog_deadline(&r) == 1000 + ms);
+	out = log_of_flush(&r, 1000 + ms);
+	CHECK(out != NULL && strcmp(out, "mcp-workbench: b/s: 20000 more lines "
+	    "of its standard error in the last 30 s, not shown\n") == 0);
+	free(out);
+	/* The flood goes on: the next interval shows its burst again. */
+	for (i = 0, shown = 0; i < 2 * ratelog_stderr.burst; i++)
+		shown += ratelog_allow(&r, 1000 + ms + 1, "b/s");
+	CHECK(shown == ratelog_stderr.burst);
 }
 
 static void
@@ -2794,6 +2844,7 @@ main(void)
 	test_tool_names();
 	test_terms();
 	test_ratelog();
+	test_ratelog_stderr();
 	test_era();
 	test_siphash();
 	test_server_digest();

@@ -277,6 +277,8 @@ describe('soak', () => {
 		assertFlat(early, late, 'calls');
 		const r = await s.close(5000);
 		assert.equal(r?.code, 0);
+		// They exit on their stdin's end, maybe just after the workbench.
+		await L.waitFor(() => H.survivors(pids0).length === 0, H.T(3000), 'no server process left').catch(() => {});
 		assert.deepEqual(H.survivors(pids0), []);
 		H.forget(s);
 		t.diagnostic(`${CALLS} calls (${cancelled} cancelled, ${timeouts} timed out) in ${Date.now() - t0} ms; ` +
