@@ -16,7 +16,7 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 # The objects of each layer, top to bottom (ARCHITECTURE.md).
 TOPOBJ = workbench.o dispatch.o probe.o
 BOXOBJ = toolbox.o resources.o dynamic.o search.o listen.o
-SRVOBJ = server.o call.o stream.o relay.o bridge.o listing.o catalog.o
+SRVOBJ = server.o server_io.o call.o stream.o relay.o bridge.o listing.o catalog.o
 SESSOBJ = session.o pace.o
 OBJ = $(TOPOBJ) $(BOXOBJ) $(SRVOBJ) $(SESSOBJ) \
 	era.o peer.o procmgr.o guard.o toolname.o terms.o config.o store.o \

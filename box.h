@@ -26,8 +26,8 @@ struct waiter {
 
 struct toolbox {
 	const struct cfg_toolbox *cfg;
-	struct server		*servers;
-	int			 nservers;
+	int			 first;		/* Its servers: srv_at(first), */
+	int			 nservers;	/* and so many after. */
 	struct waiter		*waiters;
 	int			 nwaiters;
 	bool			 starting;	/* Inside box_open's loop. */
@@ -40,7 +40,6 @@ struct server *box_server(struct toolbox *, const char *, size_t);
 struct server *box_target(const struct session *, const char *, size_t,
 	    const char *, size_t, const char *, size_t, struct buf *);
 bool	 box_seen(const struct session *, const struct toolbox *);
-void	 box_settle(struct toolbox *);
 void	 box_cancel(const struct session *, const char *, size_t);
 void	 box_stateless_open(struct session *, const struct toolbox *);
 void	 box_open_tool(struct session *, const struct json *, int,
@@ -48,6 +47,7 @@ void	 box_open_tool(struct session *, const struct json *, int,
 void	 box_use_tool(struct session *, const struct json *, int, int,
 	    const char *, size_t);
 struct toolbox *box_of(const struct server *);
+struct server *box_srv(const struct toolbox *, int);
 void	 box_before_poll(void);
 void	 box_session_begin(struct session *);
 void	 box_session_gone(struct session *);

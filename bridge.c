@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server_int.h"
 
 #define PARKED_MAX	64	/* Calls waiting for a modern client's retry. */
 #define ASKED_MAX	16	/* Questions from the server at once, per call. */

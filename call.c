@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server_int.h"
 
 /*
  * The request table of a server.

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "server_int.h"
 #include "store.h"
 
 #define CATALOG_VERSION	2

@@ -21,7 +21,7 @@ check_listable(const struct server *s, enum list_kind kind,
 	int k = tool_listable(native);
 
 	if (k != 0 && list_find(s, kind, name, strlen(name)) == NULL)
-		wb_log("%s: %s name '%s' %s", s->label, kind == LIST_TOOLS ?
+		wb_log("%s: %s name '%s' %s", srv_label(s), kind == LIST_TOOLS ?
 		    "tool" : "prompt", native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
@@ -37,7 +37,7 @@ put_description(struct buf *b, const struct server *s, const struct json *j,
 	char *d = json_strdup(j, json_get(j, t, "description"));
 	struct buf text = { 0 };
 
-	buf_printf(&text, "[%s]%s%s", s->label, d != NULL && *d != '\0' ?
+	buf_printf(&text, "[%s]%s%s", srv_label(s), d != NULL && *d != '\0' ?
 	    " " : "", d != NULL ? d : "");
 	buf_puts(b, ",\"description\":");
 	json_put_str(b, text.data, text.len);
@@ -83,9 +83,9 @@ put_meta(struct buf *b, const struct server *s, const struct json *j, int t,
 	} else
 		buf_putc(b, '{');
 	buf_puts(b, "\"source_server\":");
-	json_put_cstr(b, s->cfg->name);
+	json_put_cstr(b, srv_name(s));
 	buf_puts(b, ",\"toolbox_name\":");
-	json_put_cstr(b, s->boxcfg->name);
+	json_put_cstr(b, box_of(s)->cfg->name);
 	buf_puts(b, ",\"original_name\":");
 	json_put_cstr(b, name);
 	buf_putc(b, '}');
@@ -134,7 +134,7 @@ dyn_native(const struct server *s, enum list_kind k, const struct json *j,
 	if (!dyn_renames(k))
 		return NULL;
 	if (k == LIST_TOOLS || k == LIST_PROMPTS) {
-		native = tool_join(s->boxcfg->name, s->cfg->name, key);
+		native = tool_join(box_of(s)->cfg->name, srv_name(s), key);
 		if (check_listable(s, k, native, key) < 0) {
 			free(native);
 			return NULL;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server_int.h"
 
 #define LIST_PAGES_MAX	1000
 #define TEMPLATES_MAX	1000	/* Resource templates kept per server. */
@@ -33,12 +33,6 @@ static const struct kind {
 	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
 	    "resource templates", "resources/list_changed", TEMPLATES_MAX }
 };
-
-const char *
-list_method(enum list_kind k)
-{
-	return kinds[k].method;
-}
 
 static void
 send_page(struct server *s, enum list_kind k, const char *cursor)
@@ -182,6 +176,28 @@ list_index(struct server *s, enum list_kind k)
 }
 
 /* The entry of this key, key[0, len) without NULs, or NULL. */
+/* The entries of its last complete list of kind k, *n of them. */
+struct item *
+list_items(const struct server *s, enum list_kind k, int *n)
+{
+	*n = s->lists[k].n;
+	return s->lists[k].items;
+}
+
+/* How many entries its last complete list of kind k has. */
+int
+list_count(const struct server *s, enum list_kind k)
+{
+	return s->lists[k].n;
+}
+
+/* Has it a list of kind k, indexed (even an empty one)? */
+bool
+list_indexed(const struct server *s, enum list_kind k)
+{
+	return s->lists[k].nindex > 0;
+}
+
 const struct item *
 list_find(const struct server *s, enum list_kind k, const char *key,
     size_t len)
@@ -240,7 +256,7 @@ list_free_retired(void)
 }
 
 /* The new list (paged in, or read from the catalogue) replaces the old. */
-void
+static void
 list_install(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];

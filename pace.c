@@ -153,13 +153,6 @@ pace_active(const struct session *se)
 	return se->nline > 0;
 }
 
-/* Is one being made now (not waiting behind another message)? */
-bool
-pace_making(const struct session *se)
-{
-	return se->making;
-}
-
 /* The client is gone: nothing more of any reply is made. */
 void
 pace_drop(struct session *se)

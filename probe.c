@@ -96,7 +96,7 @@ probe_start(char **names, int n, const char *caps)
 		return false;
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
-			srv_open(&chosen[i]->servers[k], se);
+			srv_open(box_srv(chosen[i], k), se);
 	return true;
 }
 
@@ -108,7 +108,7 @@ probe_waiting(void)
 
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
-			if (chosen[i]->servers[k].state == SRV_STARTING)
+			if (srv_state(box_srv(chosen[i], k)) == SRV_STARTING)
 				return true;
 	return false;
 }
@@ -117,23 +117,25 @@ probe_waiting(void)
 static void
 report_text(const struct server *s, struct buf *b)
 {
-	const struct listing *l = s->lists;
+	int n[LIST_KINDS], k;
 
 	if (!srv_serving(s)) {
-		buf_printf(b, "%s: failed: %s", s->label, s->error != NULL ?
-		    s->error : "not started");
+		buf_printf(b, "%s: failed: %s", srv_label(s), srv_error(s) !=
+		    NULL ? srv_error(s) : "not started");
 		return;
 	}
-	buf_printf(b, "%s: ready, %d tool%s", s->label, l[LIST_TOOLS].n,
-	    l[LIST_TOOLS].n == 1 ? "" : "s");
-	if (s->caps & CAP_PROMPTS)
-		buf_printf(b, ", %d prompt%s", l[LIST_PROMPTS].n,
-		    l[LIST_PROMPTS].n == 1 ? "" : "s");
-	if (s->caps & CAP_RESOURCES)
+	for (k = 0; k < LIST_KINDS; k++)
+		n[k] = list_count(s, k);
+	buf_printf(b, "%s: ready, %d tool%s", srv_label(s), n[LIST_TOOLS],
+	    n[LIST_TOOLS] == 1 ? "" : "s");
+	if (srv_caps(s) & CAP_PROMPTS)
+		buf_printf(b, ", %d prompt%s", n[LIST_PROMPTS],
+		    n[LIST_PROMPTS] == 1 ? "" : "s");
+	if (srv_caps(s) & CAP_RESOURCES)
 		buf_printf(b, ", %d resource%s, %d template%s",
-		    l[LIST_RESOURCES].n, l[LIST_RESOURCES].n == 1 ? "" : "s",
-		    l[LIST_TEMPLATES].n, l[LIST_TEMPLATES].n == 1 ? "" : "s");
-	buf_printf(b, ", %lld ms", s->ready_ms);
+		    n[LIST_RESOURCES], n[LIST_RESOURCES] == 1 ? "" : "s",
+		    n[LIST_TEMPLATES], n[LIST_TEMPLATES] == 1 ? "" : "s");
+	buf_printf(b, ", %lld ms", srv_ready_ms(s));
 }
 
 static void
@@ -141,18 +143,19 @@ report_json(const struct server *s, struct buf *b)
 {
 	buf_puts(b, b->len == 0 ? "{\"servers\":[" : ",");
 	buf_puts(b, "{\"toolbox\":");
-	json_put_cstr(b, s->boxcfg->name);
+	json_put_cstr(b, box_of(s)->cfg->name);
 	buf_puts(b, ",\"server\":");
-	json_put_cstr(b, s->cfg->name);
+	json_put_cstr(b, srv_name(s));
 	if (srv_serving(s))
 		buf_printf(b, ",\"state\":\"ready\",\"tools\":%d,"
 		    "\"prompts\":%d,\"resources\":%d,\"resourceTemplates\":%d,"
-		    "\"readyMs\":%lld}", s->lists[LIST_TOOLS].n,
-		    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
-		    s->lists[LIST_TEMPLATES].n, s->ready_ms);
+		    "\"readyMs\":%lld}", list_count(s, LIST_TOOLS),
+		    list_count(s, LIST_PROMPTS), list_count(s, LIST_RESOURCES),
+		    list_count(s, LIST_TEMPLATES), srv_ready_ms(s));
 	else {
 		buf_puts(b, ",\"state\":\"failed\",\"error\":");
-		json_put_cstr(b, s->error != NULL ? s->error : "not started");
+		json_put_cstr(b, srv_error(s) != NULL ? srv_error(s) :
+		    "not started");
 		buf_putc(b, '}');
 	}
 }
@@ -167,7 +170,7 @@ probe_report(bool json)
 
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++) {
-			s = &chosen[i]->servers[k];
+			s = box_srv(chosen[i], k);
 			failed += !srv_serving(s);
 			if (json)
 				report_json(s, &b);

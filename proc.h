@@ -38,7 +38,6 @@ void	 proc_close(struct proc *);
 void	 proc_retire(pid_t, bool);
 void	 proc_tick(long long);
 long long proc_deadline(void);
-int	 proc_dying(void);
 void	 proc_kill_all(void);
 bool	 proc_hand_over(void);
 void	 proc_status(int, struct buf *);

@@ -517,12 +517,6 @@ proc_deadline(void)
 	return t;
 }
 
-int
-proc_dying(void)
-{
-	return ndying;
-}
-
 /*
  * At shutdown, the groups still ending are handed to the guardian, which
  * gives each the rest of its wait for a polite exit, then TERM and KILL:

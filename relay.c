@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server_int.h"
 
 /*
  * A request to the client under our upstream id: a server's own, or a

@@ -41,7 +41,7 @@ static struct buf text;			/* A name or URI, unescaped. */
 static bool
 sees(const struct session *se, const struct server *s)
 {
-	return session_box_open(se, s->box);
+	return session_box_open(se, srv_box(s));
 }
 
 /*
@@ -75,8 +75,8 @@ shown(const struct session *se, const struct server *s, enum list_kind k,
 		return true;
 	if (!it->shadowed)
 		wb_log("%s: %s '%s' is also offered by %s, which comes first; "
-		    "it goes there", s->label, k == LIST_RESOURCES ?
-		    "resource" : "resource template", it->key, o->label);
+		    "it goes there", srv_label(s), k == LIST_RESOURCES ?
+		    "resource" : "resource template", it->key, srv_label(o));
 	it->shadowed = true;
 	return false;
 }
@@ -87,12 +87,13 @@ res_each(const struct session *se, enum list_kind k,
     void (*fn)(struct item *, void *), void *arg)
 {
 	struct server *s;
-	struct item *it;
-	int i;
+	struct item *items, *it;
+	int i, n;
 
 	SRV_EACH(s)
-		for (i = 0; sees(se, s) && i < s->lists[k].n; i++) {
-			it = &s->lists[k].items[i];
+		for (i = 0, items = list_items(s, k, &n); sees(se, s) && i < n;
+		    i++) {
+			it = &items[i];
 			if (it->native != NULL && shown(se, s, k, it))
 				fn(it, arg);
 		}
@@ -254,9 +255,9 @@ static struct server *
 uri_server(const struct session *se, const char *uri, size_t len, bool tpl)
 {
 	static bool said;
-	const struct listing *l;
+	const struct item *t;
 	struct server *s;
-	int i, steps = MATCH_STEPS;
+	int i, n, steps = MATCH_STEPS;
 
 	if ((s = owner(se, LIST_RESOURCES, uri, len)) != NULL ||
 	    (tpl && (s = owner(se, LIST_TEMPLATES, uri, len)) != NULL))
@@ -264,15 +265,15 @@ uri_server(const struct session *se, const char *uri, size_t len, bool tpl)
 	if (strlen(uri) != len || len > MATCH_URI_MAX)
 		return NULL;		/* A NUL inside, or too long. */
 	SRV_EACH(s) {
-		l = &s->lists[LIST_TEMPLATES];
-		for (i = 0; sees(se, s) && i < l->n && steps >= 0; i++)
-			if (l->items[i].native != NULL &&
-			    match_from(l->items[i].key, uri, 0, &steps))
+		t = list_items(s, LIST_TEMPLATES, &n);
+		for (i = 0; sees(se, s) && i < n && steps >= 0; i++)
+			if (t[i].native != NULL &&
+			    match_from(t[i].key, uri, 0, &steps))
 				return s;
 		if (steps < 0 && !said) {
 			wb_log("%s: its resource templates took all the %d "
 			    "steps a URI's lookup may take; a URI not matched "
-			    "by then is not found", s->label, MATCH_STEPS);
+			    "by then is not found", srv_label(s), MATCH_STEPS);
 			said = true;
 		}
 		if (steps < 0)
@@ -446,7 +447,7 @@ subscribe(struct session *se, const struct json *j, int params,
 
 	if ((s = resource_target(se, j, params, id, idlen)) == NULL)
 		return;
-	if ((s->caps & CAP_SUBSCRIBE) == 0) {
+	if ((srv_caps(s) & CAP_SUBSCRIBE) == 0) {
 		reply_error(se, id, idlen, -32601, "Method not found: the "
 		    "server of this resource does not offer subscriptions");
 		return;
@@ -526,36 +527,39 @@ watch_find(const char *uri)
 	return -1;
 }
 
-/* Ask a server for a URI's updates, or (on false) to stop. */
+/* {"uri": uri} as members, without the braces. */
+static void
+uri_members(struct buf *b, const char *uri)
+{
+	b->len = 0;
+	buf_puts(b, "\"uri\":");
+	json_put_cstr(b, uri);
+}
+
+/*
+ * Ask a server for a URI's updates, or (on false) to stop: a modern one
+ * with a subscriptions/listen of its own, ended by cancelling it.
+ */
 static void
 watch_tell(struct watch *w, bool on)
 {
 	struct server *s = w->srv;
-	struct buf *b = &s->proc.io.out, p = { 0 };
+	struct buf p = { 0 };
 
-	if (s->proc.io.wfd < 0)
-		return;			/* Stopped: it forgot them all. */
-	if (s->modern && !on) {
-		call_tell_cancelled(s, w->listen, "unsubscribed");
-		return;
+	if (srv_modern(s) && !on)
+		srv_cancel(s, w->listen, "unsubscribed");
+	else if (srv_modern(s)) {
+		buf_puts(&p, "\"notifications\":{\"resourceSubscriptions\":[");
+		json_put_cstr(&p, w->uri);
+		buf_puts(&p, "]}");
+		w->listen = srv_request_open(s, "subscriptions/listen", p.data,
+		    p.len);
+	} else if (on || sub_find(NULL, w->uri) < 0) {
+		/* Not while a 2025 session still wants it. */
+		uri_members(&p, w->uri);
+		srv_request(s, on ? "resources/subscribe" :
+		    "resources/unsubscribe", p.data, p.len);
 	}
-	if (s->modern) {
-		w->listen = ++s->next_id;
-		rpc_put_request(b, w->listen, "subscriptions/listen");
-		buf_puts(b, ",\"params\":{");
-		srv_put_meta(s, b);
-		buf_puts(b, ",\"notifications\":{\"resourceSubscriptions\":[");
-		json_put_cstr(b, w->uri);
-		buf_puts(b, "]}}}\n");
-		return;
-	}
-	if (!on && sub_find(NULL, w->uri) >= 0)
-		return;			/* A 2025 session still wants it. */
-	buf_puts(&p, "{\"uri\":");
-	json_put_cstr(&p, w->uri);
-	buf_putc(&p, '}');
-	srv_send(s, req_add(s, REQ_QUIET), on ? "resources/subscribe" :
-	    "resources/unsubscribe", p.data, p.len);
 	buf_free(&p);
 }
 
@@ -583,7 +587,7 @@ res_watch(const struct session *se, const char *uri, bool on)
 		return true;
 	}
 	if ((s = uri_server(se, uri, strlen(uri), false)) == NULL ||
-	    !srv_serving(s) || (s->caps & CAP_SUBSCRIBE) == 0 ||
+	    !srv_serving(s) || (srv_caps(s) & CAP_SUBSCRIBE) == 0 ||
 	    nwatches == SUBS_MAX)
 		return false;
 	watches = xrealloc(watches, ((size_t)nwatches + 1) *
@@ -623,7 +627,7 @@ res_complete(struct session *se, const struct json *j, int params,
 		    "a ref/prompt or a ref/resource");
 		return;
 	}
-	if ((s->caps & CAP_COMPLETIONS) == 0) {
+	if ((srv_caps(s) & CAP_COMPLETIONS) == 0) {
 		buf_puts(reply_begin(se, id, idlen), "{\"completion\":"
 		    "{\"values\":[],\"hasMore\":false}}");
 		reply_end(se);
@@ -650,12 +654,8 @@ res_session_gone(struct session *se)
 		if (!sub_shared(i) && watch_find(subs[i].uri) < 0 &&
 		    (s = uri_server(se, subs[i].uri, strlen(subs[i].uri),
 		    false)) != NULL && srv_serving(s)) {
-			p.len = 0;
-			buf_puts(&p, "{\"uri\":");
-			json_put_cstr(&p, subs[i].uri);
-			buf_putc(&p, '}');
-			srv_send(s, req_add(s, REQ_QUIET),
-			    "resources/unsubscribe", p.data, p.len);
+			uri_members(&p, subs[i].uri);
+			srv_request(s, "resources/unsubscribe", p.data, p.len);
 		}
 		sub_remove(i);
 	}

@@ -147,29 +147,31 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
     struct buf *missing)
 {
 	struct server *s;
-	int n = 0, cap = 64, t, order = 0;
+	int n = 0, cap = 64, t, ntools, order = 0;
 	struct hit *h = xrealloc(NULL, (size_t)cap * sizeof(*h));
+	struct item *tools;
 	const struct toolbox *last = NULL;
 
 	SRV_EACH(s) {
 		if (only != NULL && box_of(s) != only)
 			continue;
 		catalog_load(s, session_caps(se), true);
-		if (!s->catalogued && s->lists[LIST_TOOLS].nindex == 0) {
+		if (!srv_catalogued(s) && !list_indexed(s, LIST_TOOLS)) {
 			if (box_of(s) != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
-				json_put_cstr(missing, s->boxcfg->name);
+				json_put_cstr(missing, box_of(s)->cfg->name);
 				last = box_of(s);
 			}
 			continue;
 		}
-		for (t = 0; t < s->lists[LIST_TOOLS].n; t++) {
+		tools = list_items(s, LIST_TOOLS, &ntools);
+		for (t = 0; t < ntools; t++) {
 			if (n == cap) {
 				cap *= 2;
 				h = xrealloc(h, (size_t)cap * sizeof(*h));
 			}
 			h[n].srv = s;
-			h[n].tool = &s->lists[LIST_TOOLS].items[t];
+			h[n].tool = &tools[t];
 			h[n].score = 0;
 			h[n++].order = order++;
 		}
@@ -257,9 +259,9 @@ static void
 put_hit(struct buf *b, const struct session *se, const struct hit *h)
 {
 	buf_puts(b, "{\"toolbox\":");
-	json_put_cstr(b, h->srv->boxcfg->name);
+	json_put_cstr(b, box_of(h->srv)->cfg->name);
 	buf_puts(b, ",\"server\":");
-	json_put_cstr(b, h->srv->cfg->name);
+	json_put_cstr(b, srv_name(h->srv));
 	buf_puts(b, ",\"name\":");
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
@@ -267,7 +269,7 @@ put_hit(struct buf *b, const struct session *se, const struct hit *h)
 	buf_printf(b, ",\"toolbox_open\":%s", box_seen(se, box_of(h->srv)) ?
 	    "true" : "false");
 	/* Listed for a client of other capabilities: it may not be offered. */
-	if (h->srv->catalog_other)
+	if (srv_catalog_other(h->srv))
 		buf_puts(b, ",\"listed_for_other_capabilities\":true");
 	buf_putc(b, '}');
 }

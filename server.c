@@ -14,24 +14,17 @@
  *
  * Its lines are read here and handed to call.c (answers to calls),
  * relay.c (its requests and notifications) and stream.c (a large result
- * passed on as it arrives).  Its descriptors and timers are here too.
+ * passed on as it arrives).  What is written to it, its descriptors, its
+ * exit and its timers are in server_io.c.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "server.h"
-
-#define EOF_GRACE_MS	250
-
-/*
- * A server process ended: its last words are read, at most what its pipes
- * hold (64 KiB by default, 1 MiB at most: pipe-max-size); more comes from
- * a process it left behind, which must not hold the loop up.
- */
-#define LAST_READS	64
+#include "server_int.h"
 
 static struct json j;			/* The server line being handled. */
 static struct server *servers;		/* All of them, box by box. */
@@ -39,11 +32,10 @@ static int nservers;
 static struct srv_upcalls up;		/* What the layer above is told. */
 static bool changed;			/* Lists changed, or a server settled. */
 
-static void	srv_fail(struct server *, const char *);
 static void	srv_line(void *, char *, size_t);
 static void	srv_oversize(void *, size_t, const char *);
 
-static const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
+const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
     stream_feed, srv_pump };
 
 static void
@@ -139,25 +131,6 @@ srv_take_changed(void)
 }
 
 /*
- * Between lines (peer_ops.pump), write the queues that hold PUMP_BYTES or
- * more: one write per destination per few dozen messages, so that eight
- * servers do not each wake for every other call.  A server's queue goes
- * the usual way (srv_write_in); the client's errors are left to the
- * loop, between reads, since ending the session could stop the very
- * server whose lines are being handled.
- */
-void
-srv_pump(void)
-{
-	struct server *s;
-
-	session_pump();
-	SRV_EACH(s)
-		if (peer_queued(&s->proc.io) >= PUMP_BYTES)
-			srv_write_in(s, loop_ms());
-}
-
-/*
  * A warning about what the server wrote, which it can repeat at will (a
  * line that is not JSON, an answer to nothing, a bad list entry): a few,
  * then a count per interval (struct ratelog), so that a server writing
@@ -177,6 +150,75 @@ srv_warn(struct server *s, const char *fmt, ...)
 	wb_log("%s: %s", s->label, msg);
 }
 
+/*
+ * What it is, for the layers above, to whom struct server is opaque.
+ */
+const char *
+srv_label(const struct server *s)
+{
+	return s->label;
+}
+
+const char *
+srv_name(const struct server *s)
+{
+	return s->cfg->name;
+}
+
+/* Its toolbox's index in the configuration (and in box.h's toolboxes). */
+int
+srv_box(const struct server *s)
+{
+	return s->box;
+}
+
+enum srv_state
+srv_state(const struct server *s)
+{
+	return s->state;
+}
+
+/* Why it failed, or NULL. */
+const char *
+srv_error(const struct server *s)
+{
+	return s->error;
+}
+
+/* What it declared it offers (enum srv_cap). */
+unsigned
+srv_caps(const struct server *s)
+{
+	return s->caps;
+}
+
+bool
+srv_modern(const struct server *s)
+{
+	return s->modern;
+}
+
+/* From its start to ready, the last time it started. */
+long long
+srv_ready_ms(const struct server *s)
+{
+	return s->ready_ms;
+}
+
+/* Are its tools those of its catalogue entry (it has not listed yet)? */
+bool
+srv_catalogued(const struct server *s)
+{
+	return s->catalogued;
+}
+
+/* Is that entry one made for other capabilities (search_tools)? */
+bool
+srv_catalog_other(const struct server *s)
+{
+	return s->catalog_other;
+}
+
 /* Does it take calls now? */
 bool
 srv_serving(const struct server *s)
@@ -189,111 +231,6 @@ bool
 srv_known(const struct server *s)
 {
 	return srv_serving(s) || (s->catalogued && s->state == SRV_STARTING);
-}
-
-/*
- * Messages to a server.
- */
-/*
- * A request's start, {"jsonrpc":"2.0","id":N,"method":M,"params":, in the
- * server's queue; the caller adds the params and "}\n".
- */
-struct buf *
-srv_send_head(struct server *s, struct request *r, const char *method)
-{
-	struct buf *b = &s->proc.io.out;
-
-	r->sent = true;
-	s->active_at = loop_ms();
-	rpc_put_request(b, r->id, method);
-	buf_puts(b, ",\"params\":");
-	return b;
-}
-
-void
-srv_send(struct server *s, struct request *r, const char *method,
-    const char *params, size_t plen)
-{
-	struct buf *b = srv_send_head(s, r, method);
-
-	buf_put(b, params, plen);
-	buf_puts(b, "}\n");
-}
-
-void
-srv_notify(struct server *s, const char *method)
-{
-	rpc_put_notification(&s->proc.io.out, method);
-	buf_puts(&s->proc.io.out, "}\n");
-}
-
-static void
-srv_send_initialize(struct server *s)
-{
-	struct buf p = { 0 };
-
-	buf_puts(&p, "{\"protocolVersion\":");
-	json_put_cstr(&p, s->protocol);
-	buf_puts(&p, ",\"capabilities\":{");
-	buf_put(&p, s->told.data, s->told.len);
-	catalog_told(s, &s->told);
-	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
-	    "\"version\":\"%s\"}}", wb_version);
-	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
-	buf_free(&p);
-}
-
-/*
- * A modern server's request of the workbench's own carries the era's
- * _meta, first, with what the server was told at its start.
- */
-void
-srv_put_meta(const struct server *s, struct buf *p)
-{
-	if (s->modern)
-		era_put_meta(p, &s->told);
-}
-
-/*
- * The era probe (auto and modern): server/discover.  Auto waits for it
- * at most probeTimeoutMs; then, or on an error no modern server gives,
- * the server is legacy.
- */
-static void
-srv_send_discover(struct server *s)
-{
-	struct buf p = { 0 };
-
-	s->modern = true;		/* For the _meta of the probe. */
-	buf_putc(&p, '{');
-	srv_put_meta(s, &p);
-	catalog_told(s, &s->told);
-	buf_putc(&p, '}');
-	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
-	    p.len);
-	buf_free(&p);
-	s->modern = false;
-	s->probed = s->cfg->protocol == PROTO_AUTO;
-	s->probe_at = s->probed && !s->era_known ? now_ms() +
-	    s->cfg->probe_ms : 0;
-}
-
-/* Modern servers tell of list changes only to a listener. */
-static void
-srv_send_listen(struct server *s)
-{
-	struct buf *b = &s->proc.io.out;
-
-	/* Never answered but at its end. */
-	rpc_put_request(b, ++s->next_id, "subscriptions/listen");
-	buf_puts(b, ",\"params\":{");
-	srv_put_meta(s, b);
-	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true");
-	if (s->caps & CAP_PROMPTS)
-		buf_puts(b, ",\"promptsListChanged\":true");
-	if (s->caps & CAP_RESOURCES)
-		buf_puts(b, ",\"resourcesListChanged\":true");
-	buf_puts(b, "}}}\n");
 }
 
 /*
@@ -461,8 +398,8 @@ srv_stop(struct server *s)
  * the server's silence (era_guessed) is only a guess until the answer to
  * the initialize sent then.
  */
-static void
-era_verdict(struct server *s, bool modern)
+void
+srv_era_verdict(struct server *s, bool modern)
 {
 	s->probe_at = 0;
 	s->era_known = true;
@@ -496,8 +433,8 @@ req_pending(const struct server *s, enum req_kind kind)
  * Some legacy servers exit on a request before initialize: one that ends
  * while auto probes it is legacy, and starts again so, not failing.
  */
-static bool
-probe_ended(struct server *s, const char *reason)
+bool
+srv_probe_ended(struct server *s, const char *reason)
 {
 	if (!s->probed || s->modern || s->state != SRV_STARTING)
 		return false;
@@ -505,7 +442,7 @@ probe_ended(struct server *s, const char *reason)
 	    "2025-era server", s->label, reason);
 	req_forget(s, REQ_DISCOVER);
 	srv_stop_process(s);
-	era_verdict(s, false);
+	srv_era_verdict(s, false);
 	srv_start(s, false);
 	return true;
 }
@@ -514,7 +451,7 @@ probe_ended(struct server *s, const char *reason)
  * The server failed to start, or died: answer everything waiting on it
  * and end its process.  It may be started again later.
  */
-static void
+void
 srv_fail(struct server *s, const char *reason)
 {
 	struct buf why = { 0 };
@@ -547,7 +484,7 @@ srv_fail(struct server *s, const char *reason)
  * is being fetched, a starting server takes calls, a relisting one is
  * ready again, and the client hears of what it now lists.
  */
-void
+static void
 srv_listed(struct server *s)
 {
 	/* Lists fetched together (resources and templates) tell once. */
@@ -658,7 +595,7 @@ on_initialize(struct server *s, int result)
 	}
 	if (s->era_guessed) {
 		/* Legacy after all: a late server/discover answer is moot. */
-		era_verdict(s, false);
+		srv_era_verdict(s, false);
 		req_forget(s, REQ_DISCOVER);
 	}
 	s->caps = declared(json_get(&j, result, "capabilities"));
@@ -777,7 +714,7 @@ on_discover(struct server *s, int result)
 		s->discovered = true;
 		return;
 	}
-	era_verdict(s, true);
+	srv_era_verdict(s, true);
 	fetch_lists(s);
 }
 
@@ -795,7 +732,7 @@ on_init_refused(struct server *s, long long code)
 		wb_log("%s: refused initialize after its silence on "
 		    "server/discover; speaking the 2026-07-28 era to it",
 		    s->label);
-	era_verdict(s, true);
+	srv_era_verdict(s, true);
 	if (s->discovered)
 		fetch_lists(s);
 	else if (!req_pending(s, REQ_DISCOVER))
@@ -823,7 +760,7 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 	if (code == ERA_UNSUPPORTED || (s->era_known && !s->era_guessed))
 		return false;
 	if (!s->era_guessed) {
-		era_verdict(s, false);
+		srv_era_verdict(s, false);
 		srv_send_initialize(s);
 	}
 	return true;
@@ -951,196 +888,13 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	buf_free(&why);
 }
 
-/*
- * Its process, descriptors and timers.
- */
-struct server *
-srv_by_pid(pid_t pid)
+/* Shutdown: every server running is stopped. */
+void
+srv_stop_all(void)
 {
 	struct server *s;
 
 	SRV_EACH(s)
-		if (s->proc.pid == pid)
-			return s;
-	return NULL;
-}
-
-/* A server process ended: take its last words, then fail what waits. */
-void
-srv_exited(struct server *s, int status)
-{
-	struct buf why = { 0 };
-	int n;
-
-	s->proc.reaped = true;
-	/* An exec failure explains the exit better than status 127. */
-	if (s->proc.execfd >= 0 && proc_exec_status(&s->proc, s->cfg, &why) <
-	    0) {
-		srv_fail(s, buf_cstr(&why));
-		buf_free(&why);
-		return;
-	}
-	for (n = 0; n < LAST_READS && s->proc.io.rfd >= 0 && s->proc.pid > 0 &&
-	    peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) > 0; n++)
-		;
-	for (n = 0; n < LAST_READS && s->proc.pid > 0 &&
-	    proc_drain_stderr(&s->proc, s->label) > 0; n++)
-		;
-	if (s->proc.pid > 0) {
-		proc_status(status, &why);
-		if (!probe_ended(s, buf_cstr(&why)))
-			srv_fail(s, buf_cstr(&why));
-		buf_free(&why);
-	}
-}
-
-/*
- * When an idle server is to be stopped, or 0: idleTimeoutMs after its
- * last traffic, while nothing is in flight on it either way.
- */
-static long long
-idle_deadline(const struct server *s)
-{
-	if (s->cfg->idle_ms <= 0 || s->state != SRV_READY || s->nreq > 0 ||
-	    stream_of(s) || relay_pending(s))
-		return 0;
-	return s->active_at + s->cfg->idle_ms;
-}
-
-long long
-srv_deadline(const struct server *s)
-{
-	long long t = s->eof_at;
-
-	if (s->state == SRV_STARTING)
-		t = earliest(earliest(t, s->deadline), s->probe_at);
-	/* Wake when it turns stuck; once it is, that time stays past. */
-	if (srv_busy(s, loop_ms()))
-		t = earliest(t, s->drained_at + STUCK_MS);
-	t = earliest(t, call_deadline(s));
-	t = earliest(t, stream_deadline(s));
-	t = earliest(t, idle_deadline(s));
-	t = earliest(t, ratelog_deadline(&s->warned));
-	t = earliest(t, ratelog_deadline(&s->proc.errlog));
-	return t > 0 ? t : -1;
-}
-
-/*
- * The timers of one server: a closed stdout, idleness, its stream, its
- * calls, its start.
- */
-void
-srv_check_timers(struct server *s, long long now)
-{
-	struct buf why = { 0 };
-	long long idle = idle_deadline(s);
-
-	ratelog_flush(&s->warned, now, s->label, false);
-	ratelog_flush(&s->proc.errlog, now, s->label, false);
-	if (s->eof_at > 0 && now >= s->eof_at) {
-		if (!probe_ended(s, "closed its standard output"))
-			srv_fail(s, "closed its standard output");
-		return;
-	}
-	if (idle > 0 && now >= idle) {
-		wb_log("%s: stopped after %d ms without traffic (idleTimeoutMs)",
-		    s->label, s->cfg->idle_ms);
-		srv_stop(s);
-		return;
-	}
-	stream_check(s, now);
-	call_check_timeouts(s, now);
-	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
-		wb_log("%s: no answer to server/discover in %d ms "
-		    "(probeTimeoutMs); sending initialize, whose answer "
-		    "decides the era", s->label, s->cfg->probe_ms);
-		era_verdict(s, false);
-		s->era_guessed = true;
-		srv_send_initialize(s);
-	}
-	if (s->state != SRV_STARTING || now < s->deadline)
-		return;
-	buf_printf(&why, "timed out after %d ms waiting for it to initialize "
-	    "and list its tools (initTimeoutMs)", s->cfg->init_timeout_ms);
-	srv_fail(s, buf_cstr(&why));
-	buf_free(&why);
-}
-
-/* Its stdout is readable: handle what it said. */
-void
-srv_read_out(struct server *s)
-{
-	if (peer_read(&s->proc.io, wb.cfg.max_message, &srv_ops, s) != 0 ||
-	    s->proc.pid <= 0)
-		return;
-	/*
-	 * End of file.  Usually the process is exiting: give its exit
-	 * status a moment to arrive, since that is the better report.
-	 */
-	close(s->proc.io.rfd);
-	s->proc.io.rfd = -1;
-	s->eof_at = now_ms() + EOF_GRACE_MS;
-	stream_output_ended(s);
-}
-
-/* The child's exec report: nothing (it runs) or why it could not. */
-void
-srv_read_exec(struct server *s)
-{
-	struct buf why = { 0 };
-
-	if (proc_exec_status(&s->proc, s->cfg, &why) < 0)
-		srv_fail(s, buf_cstr(&why));
-	buf_free(&why);
-}
-
-void
-srv_read_err(struct server *s)
-{
-	if (proc_drain_stderr(&s->proc, s->label) == 0) {
-		close(s->proc.errfd);
-		s->proc.errfd = -1;
-	}
-}
-
-/* Its stdin broke: what is queued for it can never go. */
-void
-srv_write_error(struct server *s)
-{
-	close(s->proc.io.wfd);
-	s->proc.io.wfd = -1;
-	peer_drop_output(&s->proc.io);
-}
-
-/*
- * Write what is queued for its stdin; a broken pipe drops the queue.  An
- * empty queue, or any byte taken, counts as the server keeping up.
- */
-void
-srv_write_in(struct server *s, long long now)
-{
-	size_t before = peer_queued(&s->proc.io);
-
-	if (s->proc.io.wfd >= 0 && peer_flush(&s->proc.io) < 0)
-		srv_write_error(s);
-	if (peer_queued(&s->proc.io) == 0 || peer_queued(&s->proc.io) < before)
-		s->drained_at = now;
-}
-
-/*
- * A server with more than HIGH_WATER waiting for its stdin is busy while
- * it still takes bytes (we stop reading the client meanwhile), and stuck
- * once it has taken none for STUCK_MS (its calls fail; nobody waits).
- */
-bool
-srv_stuck(const struct server *s, long long now)
-{
-	return peer_queued(&s->proc.io) > HIGH_WATER &&
-	    now - s->drained_at >= STUCK_MS;
-}
-
-bool
-srv_busy(const struct server *s, long long now)
-{
-	return peer_queued(&s->proc.io) > HIGH_WATER && !srv_stuck(s, now);
+		if (s->proc.pid > 0)
+			srv_stop(s);
 }

@@ -215,7 +215,7 @@ reply_era(struct session *se, bool modern)
 }
 
 /* The era of a reply made later (a paced one): it is taken now. */
-bool
+static bool
 reply_take_era(struct session *se)
 {
 	bool modern = se->modern_reply;

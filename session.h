@@ -64,7 +64,6 @@ struct buf *reply_begin(struct session *, const char *, size_t);
 void	 reply_end(struct session *);
 void	 reply_end_as(struct session *, const char *);
 void	 reply_era(struct session *, bool);
-bool	 reply_take_era(struct session *);
 void	 reply_raw(struct session *, const char *, size_t, const char *);
 void	 reply_error(struct session *, const char *, size_t, int,
 	    const char *);
@@ -125,7 +124,6 @@ void	 pace_reply(struct session *, bool (*)(struct session *, void *),
 	    void (*)(void *), void *);
 void	 pace_run(struct session *);
 bool	 pace_active(const struct session *);
-bool	 pace_making(const struct session *);
 void	 pace_drop(struct session *);
 
 #endif /* SESSION_H */

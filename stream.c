@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server_int.h"
 
 /*
  * The one result passed on as it arrives: only one at a time, since it

@@ -13,6 +13,8 @@ static struct toolbox *boxes;
 static int nboxes;
 static struct buf names[3];		/* use_tool's names, unescaped. */
 
+static void	box_settle(struct toolbox *);
+
 /*
  * The meta-tools.  Descriptions are written for a model that has nothing
  * else to go on.
@@ -83,16 +85,23 @@ box_init(void)
 		b = &boxes[i];
 		b->cfg = &wb.cfg.boxes[i];
 		b->nservers = b->cfg->nservers;
-		b->servers = b->nservers > 0 ? srv_at(n) : NULL;
+		b->first = n;
 		n += b->nservers;
 	}
+}
+
+/* The i-th server of a toolbox. */
+struct server *
+box_srv(const struct toolbox *b, int i)
+{
+	return srv_at(b->first + i);
 }
 
 /* The toolbox of a server. */
 struct toolbox *
 box_of(const struct server *s)
 {
-	return &boxes[s->box];
+	return &boxes[srv_box(s)];
 }
 
 /* Has the session opened the toolbox? */
@@ -166,8 +175,8 @@ box_server(struct toolbox *b, const char *name, size_t len)
 	int i;
 
 	for (i = 0; i < b->nservers; i++)
-		if (name_is(b->servers[i].cfg->name, name, len))
-			return &b->servers[i];
+		if (name_is(srv_name(box_srv(b, i)), name, len))
+			return box_srv(b, i);
 	return NULL;
 }
 
@@ -233,9 +242,9 @@ tool_origin(struct buf *b, const struct server *s)
 {
 	b->len = 0;
 	buf_puts(b, "\"toolbox_name\":");
-	json_put_cstr(b, s->boxcfg->name);
+	json_put_cstr(b, box_of(s)->cfg->name);
 	buf_puts(b, ",\"source_server\":");
-	json_put_cstr(b, s->cfg->name);
+	json_put_cstr(b, srv_name(s));
 	buf_putc(b, '}');
 }
 
@@ -263,16 +272,17 @@ unknown(const struct server *s)
 static void
 put_name(struct buf *out, const struct server *s)
 {
-	json_put_cstr(out, s->cfg->name);
+	json_put_cstr(out, srv_name(s));
 }
 
 static void
 put_failure(struct buf *out, const struct server *s)
 {
 	buf_puts(out, "{\"server\":");
-	json_put_cstr(out, s->cfg->name);
+	json_put_cstr(out, srv_name(s));
 	buf_puts(out, ",\"error\":");
-	json_put_cstr(out, s->error != NULL ? s->error : "not started");
+	json_put_cstr(out, srv_error(s) != NULL ? srv_error(s) :
+	    "not started");
 	buf_putc(out, '}');
 }
 
@@ -284,11 +294,11 @@ static void
 put_offers(struct buf *out, const struct server *s)
 {
 	buf_puts(out, "{\"server\":");
-	json_put_cstr(out, s->cfg->name);
+	json_put_cstr(out, srv_name(s));
 	buf_printf(out, ",\"tools\":%d,\"prompts\":%d,\"resources\":%d,"
-	    "\"resource_templates\":%d}", s->lists[LIST_TOOLS].n,
-	    s->lists[LIST_PROMPTS].n, s->lists[LIST_RESOURCES].n,
-	    s->lists[LIST_TEMPLATES].n);
+	    "\"resource_templates\":%d}", list_count(s, LIST_TOOLS),
+	    list_count(s, LIST_PROMPTS), list_count(s, LIST_RESOURCES),
+	    list_count(s, LIST_TEMPLATES));
 }
 
 /*
@@ -305,13 +315,13 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
 	if (always)
 		buf_printf(out, ",\"%s\":[", member);
 	for (i = 0; i < b->nservers; i++) {
-		if (!keep(&b->servers[i]))
+		if (!keep(box_srv(b, i)))
 			continue;
 		if (n++ > 0)
 			buf_putc(out, ',');
 		else if (!always)
 			buf_printf(out, ",\"%s\":[", member);
-		put(out, &b->servers[i]);
+		put(out, box_srv(b, i));
 	}
 	if (n > 0 || always)
 		buf_putc(out, ']');
@@ -362,7 +372,7 @@ put_tools(struct buf *out, struct summary *m, int first)
 			i++;
 		}
 		if (m->origin_of != i) {
-			tool_origin(&m->origin, &m->b->servers[i]);
+			tool_origin(&m->origin, box_srv(m->b, i));
 			m->origin_of = i;
 		}
 		if (first + n > 0)
@@ -402,10 +412,11 @@ summary_new(const struct toolbox *b)
 	m->count = xcalloc((size_t)b->nservers, sizeof(*m->count));
 	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
-		s = &b->servers[i];
+		s = box_srv(b, i);
 		m->ready += srv_known(s);
-		m->items[i] = s->lists[LIST_TOOLS].items;
-		m->count[i] = srv_known(s) ? s->lists[LIST_TOOLS].n : 0;
+		m->items[i] = list_items(s, LIST_TOOLS, &m->count[i]);
+		if (!srv_known(s))
+			m->count[i] = 0;
 		m->total += m->count[i];
 	}
 	buf_putc(&m->tail, ']');
@@ -446,7 +457,7 @@ box_known(const struct toolbox *b)
 	int i, known = 0;
 
 	for (i = 0; i < b->nservers; i++)
-		known += srv_known(&b->servers[i]);
+		known += srv_known(box_srv(b, i));
 	return known;
 }
 
@@ -458,9 +469,9 @@ box_failure_text(const struct toolbox *b, struct buf *out)
 	buf_printf(out, "Failed to open toolbox '%s': no server could be "
 	    "started.", b->cfg->name);
 	for (i = 0; i < b->nservers; i++)
-		buf_printf(out, "\n- server '%s': %s", b->servers[i].cfg->name,
-		    b->servers[i].error != NULL ? b->servers[i].error :
-		    "not started");
+		buf_printf(out, "\n- server '%s': %s", srv_name(box_srv(b, i)),
+		    srv_error(box_srv(b, i)) != NULL ?
+		    srv_error(box_srv(b, i)) : "not started");
 	if (b->nservers == 0)
 		buf_puts(out, " It has no servers configured.");
 }
@@ -469,7 +480,7 @@ box_failure_text(const struct toolbox *b, struct buf *out)
  * Answer everyone waiting for the toolbox once no server is starting, or
  * at once when the tools of those starting are known from the catalogue.
  */
-void
+static void
 box_settle(struct toolbox *b)
 {
 	struct buf failed = { 0 };
@@ -479,8 +490,8 @@ box_settle(struct toolbox *b)
 	if (b->nwaiters == 0 || b->starting)
 		return;
 	for (i = 0; i < b->nservers; i++)
-		if (b->servers[i].state == SRV_STARTING &&
-		    !srv_known(&b->servers[i]))
+		if (srv_state(box_srv(b, i)) == SRV_STARTING &&
+		    !srv_known(box_srv(b, i)))
 			return;
 	ready = box_known(b);
 	if (ready == 0)
@@ -519,11 +530,11 @@ box_open(struct session *se, struct toolbox *b, const char *cid,
 	w->cidlen = cidlen;
 	w->modern = session_era(se) != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(&b->servers[i], session_caps(se), false);
+		catalog_load(box_srv(b, i), session_caps(se), false);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
-		srv_open(&b->servers[i], se);
+		srv_open(box_srv(b, i), se);
 	b->starting = false;
 	box_settle(b);
 }

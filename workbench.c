@@ -68,16 +68,14 @@ enum slot_kind {
 	SLOT_SIGNAL,
 	SLOT_CLIENT_IN,		/* A session's input. */
 	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
-	SLOT_OUT,		/* A server's stdout. */
-	SLOT_IN,		/* A server's stdin. */
-	SLOT_ERR,		/* A server's stderr. */
-	SLOT_EXEC,		/* A server's exec report. */
+	SLOT_SERVER,		/* One of a server's (enum srv_fd). */
 	SLOT_GUARD		/* The guardian's socket, with news waiting. */
 };
 
 struct slot {
 	enum slot_kind	 kind;
 	struct server	*srv;
+	enum srv_fd	 which;		/* Which of the server's. */
 	pid_t		 pid;		/* The server's process when watched. */
 	struct session	*sess;
 };
@@ -107,7 +105,6 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 	pfd[npfd].revents = 0;
 	slots[npfd].kind = kind;
 	slots[npfd].srv = s;
-	slots[npfd].pid = s != NULL ? s->proc.pid : 0;
 	slots[npfd].sess = NULL;
 	npfd++;
 }
@@ -129,6 +126,23 @@ watch_session(struct session *se)
 	watch(fds.out, POLLOUT, SLOT_CLIENT_OUT, NULL);
 	for (; first < npfd; first++)
 		slots[first].sess = se;
+}
+
+/* A server's descriptors; its stdout only when read. */
+static void
+watch_server(struct server *s, bool read)
+{
+	struct srv_fds fds;
+	int k;
+
+	srv_watch(s, read, &fds);
+	for (k = 0; k < SRV_FDS; k++) {
+		if (fds.fd[k] < 0)
+			continue;
+		watch(fds.fd[k], fds.events[k], SLOT_SERVER, s);
+		slots[npfd - 1].which = (enum srv_fd)k;
+		slots[npfd - 1].pid = fds.pid;
+	}
 }
 
 /* Is any session behind: so full that the servers are not read? */
@@ -163,16 +177,9 @@ build_pollfds(void)
 	SESSION_EACH(se)
 		watch_session(se);
 	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
-	SRV_EACH(s) {
-		/* While one result streams, the others wait for it. */
-		if ((!client_full && (!held_full || stream_of(s))) ||
-		    wb.stopping)
-			watch(s->proc.io.rfd, POLLIN, SLOT_OUT, s);
-		if (peer_queued(&s->proc.io) > 0)
-			watch(s->proc.io.wfd, POLLOUT, SLOT_IN, s);
-		watch(s->proc.errfd, POLLIN, SLOT_ERR, s);
-		watch(s->proc.execfd, POLLIN, SLOT_EXEC, s);
-	}
+	SRV_EACH(s)
+		watch_server(s, (!client_full && (!held_full || stream_of(s))) ||
+		    wb.stopping);
 }
 
 static long long
@@ -226,47 +233,12 @@ reap(void)
 static void
 begin_shutdown(void)
 {
-	struct server *s;
-
 	if (wb.stopping)
 		return;
 	wb.stopping = true;
 	stop_at = now_ms() + SHUTDOWN_MS;
 	listen_end_all();
-	SRV_EACH(s)
-		if (s->proc.pid > 0)
-			srv_stop(s);
-}
-
-static void
-on_server_event(struct server *s, enum slot_kind kind, short revents)
-{
-	if (kind == SLOT_ERR)
-		srv_read_err(s);
-	else if (kind == SLOT_EXEC)
-		srv_read_exec(s);
-	else if (kind == SLOT_OUT)
-		srv_read_out(s);
-	else if (revents & POLLERR)
-		srv_write_error(s);
-	else
-		srv_write_in(s, now_ms());
-}
-
-/* The descriptor a server's slot of this kind watches now, or -1. */
-static int
-slot_fd(const struct server *s, enum slot_kind kind)
-{
-	switch (kind) {
-	case SLOT_OUT:
-		return s->proc.io.rfd;
-	case SLOT_IN:
-		return s->proc.io.wfd;
-	case SLOT_ERR:
-		return s->proc.errfd;
-	default:
-		return s->proc.execfd;
-	}
+	srv_stop_all();
 }
 
 /*
@@ -304,17 +276,9 @@ dispatch(long long now)
 		case SLOT_GUARD:
 			guard_writable();
 			break;
-		default:
-			/*
-			 * The server may have been stopped meanwhile, and even
-			 * started again on the same descriptor numbers: the old
-			 * process's events are not the new one's.
-			 */
-			if (slots[i].srv != NULL &&
-			    slots[i].srv->proc.pid == slots[i].pid &&
-			    pfd[i].fd == slot_fd(slots[i].srv, slots[i].kind))
-				on_server_event(slots[i].srv, slots[i].kind,
-				    pfd[i].revents);
+		case SLOT_SERVER:
+			srv_event(slots[i].srv, slots[i].which, slots[i].pid,
+			    pfd[i].fd, pfd[i].revents);
 		}
 	}
 	check_timeouts(now);
@@ -335,9 +299,7 @@ clients_written(void)
 static void
 flush_all(void)
 {
-	long long now = now_ms();
 	struct session *se;
-	struct server *s;
 
 	SESSION_EACH(se) {
 		/* A probe has no client: nothing is said to one. */
@@ -348,8 +310,7 @@ flush_all(void)
 			begin_shutdown();
 		}
 	}
-	SRV_EACH(s)
-		srv_write_in(s, now);
+	srv_write_all(now_ms());
 	wb_log_flush();
 }
 
@@ -373,14 +334,11 @@ static bool
 each_peer(bool (*fn)(struct peer *))
 {
 	struct session *se;
-	struct server *s;
 	bool any = false;
 
 	SESSION_EACH(se)
 		any |= fn(session_peer(se));
-	SRV_EACH(s)
-		any |= fn(&s->proc.io);
-	return any;
+	return srv_peers(fn) | any;
 }
 
 /* How long poll may sleep: until the next deadline, or -1. */

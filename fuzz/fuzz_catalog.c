@@ -32,7 +32,7 @@
 #include "../store.h"
 #include "../terms.h"
 #include "../session.h"
-#include "../server.h"
+#include "../server_int.h"
 
 #define NAME	"00112233445566778899aabbccddeeff"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../dispatch.h"
+#include "../server_int.h"	/* A server's request table, by hand. */
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
 

@@ -1,0 +1,275 @@
+/*
+ * server_int.h: layer 5, private to the files that implement a server
+ * (server.c, server_io.c, call.c, stream.c, relay.c, bridge.c,
+ * listing.c, catalog.c): struct server itself, its requests and lists,
+ * and what these files call of each other.  Everyone above sees server.h
+ * alone.  Includes server.h.
+ */
+#ifndef SERVER_INT_H
+#define SERVER_INT_H
+
+#include "server.h"
+
+#define STUCK_MS		1000	/* A server taking no input is stuck. */
+
+/*
+ * listing.c: a server's lists (tools, prompts, resources, resource
+ * templates), each paged in by the one mechanism, filtered, and indexed
+ * by key.
+ */
+struct listing {
+	struct item	*items;		/* The last complete list, */
+	int		 n;
+	struct arena	 mem;		/* and its keys and text. */
+	struct item	*fresh;		/* The list being paged in, */
+	int		 nfresh;
+	struct arena	 fmem;		/* and its. */
+	char		**cursors;	/* Cursors seen while paging. */
+	int		 ncursors;
+	int		*index;		/* items by key; -1: empty */
+	size_t		 nindex;
+	bool		 paging;	/* A fetch is under way, */
+	bool		 again;		/* and it changed meanwhile. */
+	bool		 full;		/* It kept all it may: said once. */
+};
+
+enum list_status {
+	LIST_MORE,		/* The next page was asked for. */
+	LIST_DONE,		/* Complete: the new list is in place. */
+	LIST_FAILED,		/* The previous list stays; why says why. */
+	LIST_INVALID		/* Not a well-formed answer: nothing changed. */
+};
+
+void	 list_fetch(struct server *, enum list_kind);
+bool	 list_take_entry(struct server *, char *, size_t);
+int	 list_answer(struct server *, enum list_kind, const char *, size_t,
+	    size_t, bool, struct rpc_top *, struct buf *);
+int	 list_failed(struct server *, enum list_kind, bool, const char *,
+	    struct buf *);
+bool	 list_paging(const struct server *);
+void	 list_stop(struct server *);
+void	 list_clear(struct server *, enum list_kind);
+void	 list_abandon(struct server *, enum list_kind);
+void	 list_warn(struct server *, enum list_kind, const char *,
+	    bool);
+/*
+ * server.c: one server's life: start, initialize, its lists, relisting,
+ * failure, exit, its descriptors and timers.
+ */
+/*
+ * Automatic restarts back off: none after a first failure, then
+ * BACKOFF_FIRST_MS doubling per failure in a row up to BACKOFF_MAX_MS;
+ * a server that ran BACKOFF_RESET_MS counts from the start again.
+ */
+#define BACKOFF_FIRST_MS	250
+#define BACKOFF_MAX_MS		30000
+#define BACKOFF_RESET_MS	60000
+
+enum req_kind {
+	REQ_INIT,
+	REQ_LIST,		/* A page of one of its lists. */
+	REQ_CALL,		/* tools/call: failures become isError. */
+	REQ_PASS,		/* prompts/get and the like: passed verbatim. */
+	REQ_QUIET,		/* setLevel, (un)subscribe: the answer is dropped. */
+	REQ_DISCOVER		/* server/discover, the era probe. */
+};
+
+/* A request to a server: sent, or waiting for the server to be ready. */
+struct request {
+	long long	 id;		/* Ours, on the server. */
+	enum req_kind	 kind;
+	enum list_kind	 list;		/* REQ_LIST: which list. */
+	const char	*method;	/* REQ_CALL, REQ_PASS: to send. */
+	bool		 sent;
+	struct session	*sess;		/* Whose request it is, or NULL. */
+	struct text	 cid;		/* The client's id, raw. */
+	struct text	 tool;		/* The tool's own name. */
+	char		*params;	/* A call's params, while waiting. */
+	size_t		 plen;
+	char		*token;		/* The client's progressToken, raw. */
+	size_t		 tokenlen;
+	long long	 ptok;		/* Our progressToken for it, or 0. */
+	long long	 idle_at;	/* callTimeoutMs; progress resets it. */
+	long long	 hard_at;	/* callMaxTimeoutMs. */
+	bool		 modern;	/* A modern client's call, */
+	unsigned	 can;		/* which can answer these (client_cap), */
+	int		 level;		/* and wants logs from (era_level). */
+	struct park	*park;		/* Waiting for a modern client's retry. */
+	struct ask	*ask;		/* Asking a 2025 client for input. */
+};
+
+/* A request of the client's: a call, or another passed on. */
+static inline bool
+req_is_call(const struct request *r)
+{
+	return r->kind == REQ_CALL || r->kind == REQ_PASS;
+}
+
+/* Does its answer go to the client (spliced back under the client's id)? */
+static inline bool
+req_for_client(const struct request *r)
+{
+	return req_is_call(r) && r->park == NULL;
+}
+
+/* A call that ended without its answer, which may still come. */
+struct ghost {
+	long long	 id;		/* Ours, on the server. */
+	struct text	 cid;		/* The client's id, raw. */
+};
+#define GHOSTS_MAX	32
+
+struct server {
+	int			 box;		/* Its toolbox, by index. */
+	const struct cfg_toolbox *boxcfg;
+	const struct cfg_server	*cfg;
+	char			*label;		/* "toolbox/server" */
+	enum srv_state		 state;
+	struct proc		 proc;
+	long long		 next_id;
+	struct request		*req;
+	int			 nreq;
+	int			 capreq;
+	struct listing		 lists[LIST_KINDS];
+	char			*error;		/* Why it is SRV_FAILED. */
+	int			 failures;	/* In a row: the backoff. */
+	long long		 retry_at;	/* No automatic start before. */
+	long long		 started_at;	/* This process's start. */
+	long long		 ready_ms;	/* Start to ready, the last time. */
+	long long		 active_at;	/* Its last traffic: idleTimeoutMs. */
+	long long		 deadline;	/* Of starting. */
+	long long		 eof_at;	/* When its stdout closed. */
+	long long		 drained_at;	/* Its stdin last kept up. */
+	unsigned		 caps;		/* enum srv_cap */
+	struct buf		 told;		/* Client capabilities it is told, */
+	char			 protocol[16];	/* and the version it is spoken. */
+	bool			 modern;	/* It speaks 2026-07-28. */
+	bool			 era_known;	/* The probe's verdict, kept. */
+	bool			 era_guessed;	/* Legacy for its silence: */
+	bool			 discovered;	/* a late discover came. */
+	long long		 probe_at;	/* Auto probing: legacy after. */
+	bool			 probed;	/* Auto sent this process discover. */
+	bool			 listens;	/* Modern, with list changes. */
+	bool			 catalogued;	/* Tools from the catalogue. */
+	bool			 catalog_other;	/* Listed for other capabilities. */
+	bool			 catalog_read;	/* Its entry was looked for. */
+	unsigned long		 catalog_hash;	/* Of the tools stored there. */
+	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
+	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
+	int			 nghosts;
+	bool			 ghosts_lost;	/* More, forgotten. */
+	struct ratelog		 warned;	/* Warnings about its output. */
+};
+
+void	 srv_put_meta(const struct server *, struct buf *);
+void	 srv_ensure(struct server *, struct session *);
+bool	 srv_backing_off(const struct server *, long long, struct buf *);
+struct buf *srv_send_head(struct server *, struct request *, const char *);
+void	 srv_send(struct server *, struct request *, const char *,
+	    const char *, size_t);
+void	 srv_notify(struct server *, const char *);
+bool	 srv_stuck(const struct server *, long long);
+void	 srv_warn(struct server *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+extern const struct peer_ops srv_ops;	/* Its stdout's lines. */
+void	 srv_fail(struct server *, const char *);
+bool	 srv_probe_ended(struct server *, const char *);
+void	 srv_era_verdict(struct server *, bool);
+void	 srv_stop(struct server *);
+void	 srv_send_initialize(struct server *);
+void	 srv_send_discover(struct server *);
+void	 srv_send_listen(struct server *);
+bool	 srv_renames(enum list_kind);
+char	*srv_native(const struct server *, enum list_kind,
+	    const struct json *, int, const char *);
+void	 srv_updated(const struct json *, const char *, size_t);
+/*
+ * catalog.c: the tool catalogue on disk: each server's last complete tool
+ * list, for instant open_toolbox and search_tools.
+ */
+void	 catalog_told(struct server *, const struct buf *);
+void	 catalog_failed(struct server *);
+void	 catalog_store(struct server *);
+const char *catalog_entry_check(const char *, size_t, const char *);
+/*
+ * call.c: requests in flight on a server: their ids and table, calls
+ * routed there and their answers spliced back, cancellation, timeouts,
+ * and ghosts (calls that ended before their answer came).
+ */
+struct request *req_add(struct server *, enum req_kind);
+int	 req_find(const struct server *, long long);
+int	 req_find_token(const struct server *, long long);
+void	 req_take(struct server *, int, struct request *);
+void	 req_remove(struct server *, int);
+void	 req_free(struct request *);
+void	 call_send_waiting(struct server *);
+void	 call_error(const struct server *, const struct request *,
+	    const char *);
+void	 call_fail_all(struct server *, const char *);
+void	 call_arm(const struct server *, struct request *, long long);
+void	 call_answered(struct server *, struct request *,
+	    const struct json *, const char *, size_t);
+bool	 call_pass_result(struct server *, const char *, size_t);
+bool	 call_reads_whole(const struct server *, const struct request *);
+void	 call_session_gone(const struct session *);
+void	 call_tell_cancelled(struct server *, long long, const char *);
+void	 call_check_timeouts(struct server *, long long);
+long long call_deadline(const struct server *);
+void	 ghost_answered(struct server *, long long);
+int	 ghost_find(const struct server *, long long);
+void	 ghost_remove(struct server *, int);
+void	 ghosts_clear(struct server *);
+
+/*
+ * relay.c: what servers and the client say to each other beyond calls:
+ * server requests (under upstream ids), progress, logging, cancellation
+ * and other notifications.
+ */
+void	 relay_request(struct server *, const struct json *, int, int,
+	    const char *, size_t);
+void	 relay_notification(struct server *, const struct json *, int,
+	    const char *, size_t);
+void	 relay_session_gone(const struct session *);
+void	 relay_forget(const struct server *, long long);
+void	 relay_ask(struct server *, long long, const struct json *, int);
+void	 relay_refuse(struct server *, const char *, size_t, int,
+	    const char *);
+
+/*
+ * bridge.c: a server's need for input during a request, bridged across
+ * the eras (MRTR for a modern client, requests for a 2025 one).
+ */
+bool	 bridge_server_request(struct server *, const struct json *, int,
+	    int);
+void	 bridge_answered(struct park *, const char *, size_t);
+void	 bridge_failed(struct park *, const char *);
+bool	 bridge_resume(struct server *, struct session *, const char *,
+	    const char *, size_t, const struct call_in *, const char *, size_t);
+void	 bridge_session_gone(const struct session *);
+void	 bridge_ask_free(struct ask *);
+bool	 bridge_asks(const struct server *, const struct request *,
+	    const char *, size_t);
+void	 bridge_ask_client(struct server *, struct request *,
+	    const struct json *, int);
+void	 bridge_client_answer(struct server *, long long, const char *,
+	    size_t, const struct json *);
+bool	 relay_pending(const struct server *);
+void	 relay_send_level(struct server *);
+
+/*
+ * stream.c: cut-through of a large result, and the client's other
+ * messages held behind it.
+ */
+/* A stream without a byte, or keeping others waiting, this long fails. */
+#define STREAM_STALL_MS	5000
+
+size_t	 stream_feed(void *, char *, size_t, bool);
+bool	 stream_of_call(const struct server *, long long);
+void	 stream_abort(struct server *, const char *);
+void	 stream_output_ended(struct server *);
+long long stream_deadline(const struct server *);
+void	 stream_check(struct server *, long long);
+void	 stream_session_gone(const struct session *);
+
+#endif /* SERVER_INT_H */
