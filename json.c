@@ -24,62 +24,6 @@
 #define TOKEN_MAX	(2u * 1024 * 1024)
 #define TOKEN_KEEP	4096
 
-bool
-json_valid_number(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else if (i < n && s[i] >= '1' && s[i] <= '9')
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	else
-		return false;
-	if (i < n && s[i] == '.') {
-		if (++i >= n || s[i] < '0' || s[i] > '9')
-			return false;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || s[i] < '0' || s[i] > '9')
-			return false;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	}
-	return i == n;
-}
-
-bool
-json_valid_primitive(const char *s, size_t n)
-{
-	if ((n == 4 && memcmp(s, "true", 4) == 0) ||
-	    (n == 5 && memcmp(s, "false", 5) == 0) ||
-	    (n == 4 && memcmp(s, "null", 4) == 0))
-		return true;
-	return json_valid_number(s, n);
-}
-
-/* Digits, after an optional minus: an integer, once known to be JSON. */
-bool
-json_raw_is_int(const char *s, size_t n)
-{
-	size_t k = (n > 0 && s[0] == '-');
-
-	if (k == n)
-		return false;
-	for (; k < n; k++)
-		if (s[k] < '0' || s[k] > '9')
-			return false;
-	return true;
-}
-
 /*
  * Strict jsmn wants a delimiter after a primitive, so a whole text that is
  * one number or literal ("42") ends "partial".  It is valid JSON: give it
@@ -528,4 +472,18 @@ json_line_col(const char *s, size_t pos, size_t *col)
 		}
 	*col = pos - start + 1;
 	return line;
+}
+
+/*
+ * Tokenize a value checked already (json_walk_value): JSON_OK, or
+ * JSON_TOOBIG.
+ */
+int
+json_tokenize_span(struct json *j, const struct span *v)
+{
+	j->js = v->p;
+	j->len = v->n;
+	j->ntok = 0;
+	j->errpos = 0;
+	return json_tokenize(j);
 }

@@ -11,6 +11,62 @@
 #include "json.h"
 #include "json_int.h"
 
+bool
+json_valid_number(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9')
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	else
+		return false;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+bool
+json_valid_primitive(const char *s, size_t n)
+{
+	if ((n == 4 && memcmp(s, "true", 4) == 0) ||
+	    (n == 5 && memcmp(s, "false", 5) == 0) ||
+	    (n == 4 && memcmp(s, "null", 4) == 0))
+		return true;
+	return json_valid_number(s, n);
+}
+
+/* Digits, after an optional minus: an integer, once known to be JSON. */
+bool
+json_raw_is_int(const char *s, size_t n)
+{
+	size_t k = (n > 0 && s[0] == '-');
+
+	if (k == n)
+		return false;
+	for (; k < n; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	return true;
+}
+
 /*
  * The first byte at or after s[i] that ends a run of plain string text: a
  * quote, a backslash or a raw control character; n when there is none.
@@ -477,18 +533,3 @@ json_walk_value(struct jwalk *w, struct span *v)
 	w->i = end;
 	return true;
 }
-
-/*
- * Tokenize a value checked already (json_walk_value): JSON_OK, or
- * JSON_TOOBIG.
- */
-int
-json_tokenize_span(struct json *j, const struct span *v)
-{
-	j->js = v->p;
-	j->len = v->n;
-	j->ntok = 0;
-	j->errpos = 0;
-	return json_tokenize(j);
-}
-
