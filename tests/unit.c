@@ -926,7 +926,8 @@ escaped_is(const char *in, size_t n, const char *want)
 	int ok;
 
 	term_escape(&b, in, n);
-	ok = b.len == strlen(want) && memcmp(b.data, want, b.len) == 0;
+	ok = b.len == strlen(want) && (b.len == 0 ||
+	    memcmp(b.data, want, b.len) == 0);
 	if (!ok)
 		fprintf(stderr, "escaped: %.*s\n", (int)b.len, b.data);
 	buf_free(&b);
