@@ -10,7 +10,7 @@ DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra -Werror
-DEFS = -D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT
+DEFS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 OBJ = workbench.o probe.o client.o toolbox.o resources.o catalog.o search.o \
