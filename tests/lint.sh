@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 cppcheck=${CPPCHECK:-cppcheck}
 cc=${ANALYZER_CC:-gcc}
 jsmn=${JSMN_INCLUDE:-/usr/include}
-defs="-D_GNU_SOURCE -DJSMN_PARENT_LINKS -DJSMN_STRICT"
+defs="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DJSMN_PARENT_LINKS -DJSMN_STRICT"
 
 if [ $# -eq 0 ]; then
 	echo "usage: tests/lint.sh FILE.c..." >&2
