@@ -183,6 +183,31 @@ test_close(struct session *a, struct session *b)
 	s->proc.io.out.len = 0;
 }
 
+/*
+ * A server that takes none of its input while the loop does not read it
+ * (its client is behind) is not stuck: the loop's not reading restarts
+ * its clock.  Read, the same server turns stuck once STUCK_MS have passed.
+ */
+static void
+test_stuck_clock(void)
+{
+	struct server *s = srv_first();
+	struct srv_fds w;
+	long long now = loop_ms();
+
+	buf_reserve(&s->proc.io.out, HIGH_WATER + 1);
+	s->proc.io.out.len = HIGH_WATER + 1;
+	s->drained_at = now - 2 * STUCK_MS;
+	CHECK(srv_stuck(s, now));
+	srv_watch(s, false, &w);
+	CHECK(!srv_stuck(s, now));
+	CHECK(srv_stuck(s, s->drained_at + STUCK_MS));
+	s->drained_at = now - 2 * STUCK_MS;
+	srv_watch(s, true, &w);
+	CHECK(srv_stuck(s, now));
+	s->proc.io.out.len = 0;
+}
+
 void
 test_sessions(void)
 {
@@ -194,6 +219,7 @@ test_sessions(void)
 	CHECK(a != b && session_first() == a && session_next(a) == b);
 	test_two_sessions(a, b);
 	test_close(a, b);
+	test_stuck_clock();
 	dispatch_close(b);
 	CHECK(session_first() == NULL);
 }

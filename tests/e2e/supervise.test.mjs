@@ -64,9 +64,12 @@ describe('idle stop', () => {
 		assert.ok(L.pidAlive(i0), 'not stopped while a call was in flight');
 		const before = groupsRssKb([i0, k0]);
 		await L.waitFor(() => H.survivors([i0]).length === 0, T(3000), 'the idle server to be stopped');
+		// The process may be gone before the workbench has reaped it and
+		// said why: wait for the line, then look at what else it said.
+		const stopped = /b\/i: stopped after 400 ms without traffic \(idleTimeoutMs\)/;
+		await L.waitFor(() => stopped.test(s.stderrTail), T(3000), 'the idle stop reported');
 		const afterStop = groupsRssKb([i0, k0]);
 		assert.ok(L.pidAlive(k0), 'the server without idleTimeoutMs runs on');
-		assert.match(s.stderrTail, /b\/i: stopped after 400 ms without traffic \(idleTimeoutMs\)/);
 		assert.doesNotMatch(s.stderrTail, /b\/i: .*exited|killed by signal/, 'an idle stop is not a failure');
 		t.diagnostic(`servers' RSS ${before} kB -> ${afterStop} kB once the idle one stopped`);
 		assert.ok(afterStop < before, `RSS of the servers drops: ${before} -> ${afterStop} kB`);
