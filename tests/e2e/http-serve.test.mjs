@@ -7,12 +7,13 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const T = { timeout: 60000 };
 
 after(() => L.cleanup());
 
-const FIXTURE = { toolboxes: { fx: { description: 'fixture', mcpServers: { f: L.fixtureServer() } } } };
+const FIXTURE = { toolboxes: { fx: { description: 'fixture', mcpServers: { f: L.fixtureServer(), g: L.fixtureServer('--name', 'g') } } } };
 
 function names(list) {
 	return list.tools.map((t) => t.name).sort();
@@ -71,8 +72,157 @@ describe('http: sessions share servers', () => {
 			// The server waits ms each: 1-3 s, all at once.
 			for (const [who, i, text] of await Promise.all(calls))
 				assert.equal(text, `waited ${{ a: 1000, b: 2000, m: 3000 }[who] + i}`, `${who} call ${i}`);
-			assert.equal(wb.starts(), 1, 'one server process for every session');
+			assert.equal(wb.starts(/\[fx\/f\] fixture-server: started/g), 1, 'one server process for every session');
 			await Promise.all([a.close(), b.close(), m.close()]);
+		});
+	});
+});
+
+const ELICIT = { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } };
+
+// What the fixture server received so far, asked through a session.
+async function received(c) {
+	return JSON.parse(L.resultText(await c.useTool('fx', 'f', 'received', {})));
+}
+
+describe('http: streams', () => {
+	test('SDK 1.x: progress and elicitation come on the calling session\'s POST stream, not to another session', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const asked = [];
+			const a = await H.client1(wb.url, {
+				capabilities: { elicitation: {} },
+				handlers: [[ElicitRequestSchema, async (req) => {
+					asked.push(req.params.message);
+					return { action: 'accept', content: { name: 'Ada' } };
+				}]],
+			});
+			const b = await H.client1(wb.url, {
+				capabilities: { elicitation: {} },
+				handlers: [[ElicitRequestSchema, async () => {
+					throw new Error('asked the wrong session');
+				}]],
+			});
+			await a.openToolbox('fx');
+			await b.openToolbox('fx');
+			const seen = [];
+			const r = await a.useTool('fx', 'f', 'progress', { steps: 3, interval_ms: 5 },
+			    { onprogress: (p) => seen.push(p.progress) });
+			assert.deepEqual(seen, [1, 2, 3]);
+			assert.equal(JSON.parse(L.resultText(r)).steps, 3);
+			// The server asks the client while b works on another one (a
+			// 2025 server's request goes to the session of the one call
+			// in flight on it).
+			const busy = b.useTool('fx', 'g', 'wait', { ms: 300 }).catch((err) => err);
+			const e = await a.useTool('fx', 'f', 'ask', { ...ELICIT, progress: true },
+			    { onprogress: (p) => seen.push(p.progress) });
+			assert.deepEqual(asked, ['name?']);
+			assert.equal(JSON.parse(L.resultText(e)).result.content.name, 'Ada');
+			assert.deepEqual(seen.slice(3), [1, 2]);
+			assert.equal(L.resultText(await busy), 'waited 300');
+			await Promise.all([a.close(), b.close()]);
+		});
+	});
+
+	for (const mode of ['pin', 'auto']) {
+		test(`v2 client (${mode}): progress on the POST's stream, elicitation through MRTR across POSTs`, T, async () => {
+			await H.withListener(FIXTURE, {}, async (wb) => {
+				const asked = [];
+				const c = await H.client2(wb.url, mode, {
+					capabilities: { elicitation: {} },
+					handlers: { 'elicitation/create': async (req) => {
+						asked.push(req.params.message);
+						return { action: 'accept', content: { name: 'Grace' } };
+					} },
+				});
+				const seen = [];
+				const r = await c.useTool('fx', 'f', 'progress', { steps: 2, interval_ms: 5 },
+				    { onprogress: (p) => seen.push(p.progress) });
+				assert.deepEqual(seen, [1, 2]);
+				assert.equal(JSON.parse(L.resultText(r)).steps, 2);
+				const e = await c.useTool('fx', 'f', 'ask', ELICIT);
+				assert.deepEqual(asked, ['name?']);
+				assert.equal(JSON.parse(L.resultText(e)).result.content.name, 'Grace');
+				await c.close();
+			});
+		});
+	}
+
+	test('SDK 1.x in dynamic mode: tools/list_changed comes on the session\'s GET stream', T, async () => {
+		await H.withListener(FIXTURE, { args: ['--mode', 'dynamic'] }, async (wb) => {
+			const c = await H.client1(wb.url);
+			const changed = L.collectNotifications(c.client, ToolListChangedNotificationSchema);
+			const open = await c.openToolbox('fx');
+			assert.ok(!open.isError);
+			await changed.waitCount(1, 10000);
+			const list = await c.client.listTools();
+			assert.ok(list.tools.some((t) => t.name === 'fx__f__wait'), JSON.stringify(names(list)));
+			await c.close();
+		});
+	});
+});
+
+describe('http: sessions end', () => {
+	test('DELETE ends the session: its call cancelled at the server, its id then 404; no id is 400', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const a = await H.client1(wb.url);
+			const b = await H.client1(wb.url);
+			await a.openToolbox('fx');
+			await b.openToolbox('fx');
+			const pending = a.useTool('fx', 'f', 'wait', { ms: 60000 }).catch((e) => e);
+			await L.waitFor(async () => (await received(b)).some((m) => m.params?.arguments?.ms === 60000), 10000, 'the call at the server');
+			const id = a.sessionId;
+			await a.transport.terminateSession();
+			await L.waitFor(async () => (await received(b)).some((m) => m.method === 'notifications/cancelled'), 10000, 'the cancellation at the server');
+			const gone = await H.post(wb.url, H.rpc(9, 'ping'), { 'mcp-session-id': id });
+			assert.equal(gone.status, 404);
+			assert.equal(JSON.parse(gone.text).error.code, -32001);
+			const none = await H.post(wb.url, H.rpc(9, 'tools/list'));
+			assert.equal(none.status, 400);
+			assert.match(JSON.parse(none.text).error.message, /Mcp-Session-Id/);
+			const bad = await H.post(wb.url, H.rpc(9, 'ping'), { 'mcp-session-id': b.sessionId, 'mcp-protocol-version': '1999-01-01' });
+			assert.equal(bad.status, 400);
+			assert.ok(await pending);
+			await Promise.all([a.close(), b.close()]);
+		});
+	});
+
+	test('a client that closes its connection cancels its call at the server (2025 session and 2026-07-28 request)', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const a = await H.client1(wb.url);
+			const m = await H.client2(wb.url, 'pin');
+			const watcher = await H.client1(wb.url);
+			await a.openToolbox('fx');
+			await watcher.openToolbox('fx');
+			const cancels = async () => (await received(watcher)).filter((x) => x.method === 'notifications/cancelled').length;
+			const ac1 = new AbortController();
+			const p1 = a.useTool('fx', 'f', 'wait', { ms: 60001 }, { signal: ac1.signal }).catch((e) => e);
+			await L.waitFor(async () => (await received(watcher)).some((x) => x.params?.arguments?.ms === 60001), 10000, 'call 1 at the server');
+			// The SDK 1.x client sends notifications/cancelled itself on
+			// abort: close the connection under it instead.
+			a.transport._abortController?.abort();
+			await L.waitFor(async () => (await cancels()) >= 1, 10000, 'the first cancellation');
+			const ac2 = new AbortController();
+			const p2 = m.useTool('fx', 'f', 'wait', { ms: 60002 }, { signal: ac2.signal }).catch((e) => e);
+			await L.waitFor(async () => (await received(watcher)).some((x) => x.params?.arguments?.ms === 60002), 10000, 'call 2 at the server');
+			ac2.abort();
+			await L.waitFor(async () => (await cancels()) >= 2, 10000, 'the second cancellation');
+			const got = (await received(watcher)).filter((x) => x.method === 'notifications/cancelled');
+			assert.equal(got.length, 2, JSON.stringify(got));
+			ac1.abort();
+			await Promise.all([p1, p2]);
+			await Promise.all([a.close(), m.close(), watcher.close()]);
+		});
+	});
+
+	test('an idle session expires after httpSessionTimeoutMs: then 404', T, async () => {
+		await H.withListener({ ...FIXTURE, httpSessionTimeoutMs: 300 }, {}, async (wb) => {
+			const res = await H.post(wb.url, H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+			assert.equal(res.status, 200);
+			const id = res.headers.get('mcp-session-id');
+			assert.match(id, /^[0-9a-f]{32}$/);
+			assert.equal((await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': id })).status, 200);
+			await wb.waitStderr(new RegExp(`session ${id.slice(0, 8)} expired after 300 ms`));
+			assert.equal((await H.post(wb.url, H.rpc(3, 'ping'), { 'mcp-session-id': id })).status, 404);
 		});
 	});
 });
