@@ -65,6 +65,8 @@ static struct http_server *hs_server;
 static struct http_config hs_cfg;
 static struct hsess *hsessions;
 static int nlegacy;
+static unsigned char *stateless_open;	/* By toolbox: opened statelessly. */
+static bool stateless_changed;		/* A stateless request was answered. */
 static struct json hj;			/* A request's body. */
 static struct json cj;			/* A line being carried. */
 
@@ -92,6 +94,9 @@ hsess_new(bool legacy)
 	nlegacy += legacy;
 	hs->last = loop_ms();
 	hs->se = dispatch_open_by(&carry_io, hs);
+	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
+		if (stateless_open[i])
+			session_open_box(hs->se, i);
 	for (p = &hsessions; *p != NULL; p = &(*p)->next)
 		;
 	*p = hs;
@@ -155,6 +160,7 @@ post_free(struct hsess *hs, struct hpost *po)
 	/* A stateless session lives for its request (or its retry). */
 	if (hs->sid[0] == '\0' && hs->posts == NULL && hs->state == NULL)
 		hs->ending = true;
+	stateless_changed |= hs->sid[0] == '\0';
 }
 
 /*
@@ -176,6 +182,36 @@ hsess_end(struct hsess *hs, int status, const char *why)
 		http_stream_end(hs->get);
 	hs->get = NULL;
 	hs->ending = true;
+}
+
+/*
+ * 2026-07-28 requests have no session to keep what they opened: over
+ * HTTP they share one view of the open toolboxes (what any of them
+ * opened, each sees, a subscriptions/listen stream too), as the requests
+ * of one client on standard input do.
+ */
+static void
+stateless_sync(void)
+{
+	struct hsess *hs;
+	bool opened;
+	int i;
+
+	stateless_changed = false;
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		for (i = 0; hs->sid[0] == '\0' && i < wb.cfg.nboxes; i++)
+			stateless_open[i] |= session_box_open(hs->se, i);
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		opened = false;
+		for (i = 0; hs->sid[0] == '\0' && i < wb.cfg.nboxes; i++)
+			if (stateless_open[i] && !session_box_open(hs->se, i)) {
+				session_open_box(hs->se, i);
+				opened = true;
+			}
+		/* A listen stream hears of it. */
+		if (opened)
+			dyn_notify(hs->se);
+	}
 }
 
 /* The sessions marked to end go, here where no one is using them. */
@@ -768,6 +804,7 @@ hhost_start(const char *listen, struct buf *err)
 		    addr.text);
 		return false;
 	}
+	stateless_open = xcalloc((size_t)wb.cfg.nboxes + 1, 1);
 	hs_cfg.max_body = wb.cfg.max_message;
 	hs_cfg.max_conns = wb.cfg.max_conns;
 	hs_cfg.path = "/mcp";
@@ -814,6 +851,8 @@ hhost_before_poll(void)
 {
 	if (hs_server == NULL)
 		return;
+	if (stateless_changed)
+		stateless_sync();
 	hsess_reap();
 	resume_held();
 	http_prepare(hs_server);
@@ -899,4 +938,6 @@ hhost_end(void)
 	hs_server = NULL;
 	json_release(&hj);
 	json_release(&cj);
+	free(stateless_open);
+	stateless_open = NULL;
 }

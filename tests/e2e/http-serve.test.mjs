@@ -147,6 +147,21 @@ describe('http: streams', () => {
 		});
 	}
 
+	test('v2 client (pin) in dynamic mode: subscriptions/listen is a POST answered as a stream of list changes, ended by its close', T, async () => {
+		await H.withListener(FIXTURE, { args: ['--mode', 'dynamic'] }, async (wb) => {
+			const c = await H.client2(wb.url, 'pin');
+			const changed = [];
+			c.client.setNotificationHandler('notifications/tools/list_changed', (n) => changed.push(n));
+			const listen = await c.client.listen({ toolsListChanged: true });
+			assert.deepEqual(listen.honoredFilter, { toolsListChanged: true });
+			assert.equal(L.resultText(await c.callTool('fx__f__wait', { ms: 3 })), 'waited 3');
+			await L.waitFor(() => changed.length > 0, 10000, 'tools/list_changed under the subscription');
+			await listen.close();
+			assert.equal(L.resultText(await c.useTool('fx', 'f', 'wait', { ms: 4 })), 'waited 4');
+			await c.close();
+		});
+	});
+
 	test('SDK 1.x in dynamic mode: tools/list_changed comes on the session\'s GET stream', T, async () => {
 		await H.withListener(FIXTURE, { args: ['--mode', 'dynamic'] }, async (wb) => {
 			const c = await H.client1(wb.url);
