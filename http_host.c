@@ -30,13 +30,14 @@
 #include "dispatch.h"
 #include "http.h"
 
-#define SESSIONS_MAX	1024		/* 2025 sessions at one time. */
+#define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
+#define PARKED_MAX	1024		/* stateless ones kept for a retry. */
 #define BACKLOG_MAX	(256 * 1024)	/* Kept for a GET stream to come. */
 #define SID_LEN		32		/* Hex of 128 random bits. */
 
 struct hpost {				/* A POSTed request not answered. */
 	struct hpost		*next;
-	struct http_conn	*conn;
+	struct http_conn	*conn;		/* NULL: gone, to cancel. */
 	char			*id;		/* Its id, raw. */
 	size_t			 idlen;
 	char			*token;		/* Its progressToken, raw. */
@@ -59,14 +60,15 @@ struct hsess {
 	size_t			 statelen;
 	long long		 last;		/* Its last request or stream. */
 	bool			 ending;	/* Closed before the next poll. */
+	bool			 gone;		/* A POST's connection went. */
 };
 
 static struct http_server *hs_server;
 static struct http_config hs_cfg;
 static struct hsess *hsessions;
-static int nlegacy;
 static unsigned char *stateless_open;	/* By toolbox: opened statelessly. */
 static bool stateless_changed;		/* A stateless request was answered. */
+static bool posts_gone;			/* Some session's hsess.gone. */
 static struct json hj;			/* A request's body. */
 static struct json cj;			/* A line being carried. */
 
@@ -76,6 +78,42 @@ static const struct session_io carry_io = { carry_flush, NULL };
 /*
  * Sessions.
  */
+static bool
+hsess_idle(const struct hsess *hs)
+{
+	return !hs->ending && hs->posts == NULL && hs->get == NULL;
+}
+
+/*
+ * Room for one more of a kind (2025 sessions, or stateless ones kept for
+ * a retry): past max, the one idle longest ends (its client starts
+ * again on the 404, as the transport says it must).  False when none of
+ * them is idle.
+ */
+static bool
+hsess_room(bool legacy, int max)
+{
+	struct hsess *hs, *oldest = NULL;
+	int n = 0;
+
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		if (hs->ending || (hs->sid[0] != '\0') != legacy ||
+		    (!legacy && hs->state == NULL))
+			continue;
+		n++;
+		if (hsess_idle(hs) && (oldest == NULL || hs->last < oldest->last))
+			oldest = hs;
+	}
+	if (n < max)
+		return true;
+	if (oldest == NULL)
+		return false;
+	wb_log("http: %d %s sessions: the one idle longest ends", n,
+	    legacy ? "2025" : "2026-07-28 (kept for a retry)");
+	oldest->ending = true;
+	return true;
+}
+
 static struct hsess *
 hsess_new(bool legacy)
 {
@@ -84,14 +122,14 @@ hsess_new(bool legacy)
 	struct hsess *hs, **p;
 	int i;
 
-	if (legacy && (nlegacy >= SESSIONS_MAX || !wb_random(r, sizeof(r))))
+	if (legacy && (!hsess_room(true, SESSIONS_MAX) ||
+	    !wb_random(r, sizeof(r))))
 		return NULL;
 	hs = xcalloc(1, sizeof(*hs));
 	for (i = 0; legacy && i < SID_LEN / 2; i++) {
 		hs->sid[2 * i] = hex[r[i] >> 4];
 		hs->sid[2 * i + 1] = hex[r[i] & 15];
 	}
-	nlegacy += legacy;
 	hs->last = loop_ms();
 	hs->se = dispatch_open_by(&carry_io, hs);
 	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
@@ -171,7 +209,9 @@ static void
 hsess_end(struct hsess *hs, int status, const char *why)
 {
 	while (hs->posts != NULL) {
-		if (hs->posts->streaming)
+		if (hs->posts->conn == NULL)
+			;
+		else if (hs->posts->streaming)
 			http_stream_end(hs->posts->conn);
 		else
 			http_respond_error(hs->posts->conn, status, -32000,
@@ -228,7 +268,6 @@ hsess_reap(void)
 		*p = hs->next;
 		hsess_end(hs, 404, "Session ended");
 		dispatch_close(hs->se);
-		nlegacy -= hs->sid[0] != '\0';
 		buf_free(&hs->part);
 		buf_free(&hs->backlog);
 		free(hs->state);
@@ -295,9 +334,21 @@ post_latest(struct hsess *hs)
 	struct hpost *po, *last = NULL;
 
 	for (po = hs->posts; po != NULL; po = po->next)
-		if (po->sse && po->held.len == 0)
+		if (po->sse && po->held.len == 0 && po->conn != NULL)
 			last = po;
 	return last;
+}
+
+/*
+ * A POST's connection went (its client left, or it was closed past its
+ * limit): its request is cancelled before the next poll (cancel_gone),
+ * not here, where the session may be in the middle of its lines.
+ */
+static void
+post_gone(struct hsess *hs, struct hpost *po)
+{
+	po->conn = NULL;
+	hs->gone = posts_gone = true;
 }
 
 static bool
@@ -324,12 +375,12 @@ post_for(struct hsess *hs, const char *line, size_t n,
 	*drop = false;
 	if (method_is(top, "notifications/progress")) {
 		po = post_by_token(hs, line, n);
-		*drop = po == NULL || !po->sse;
+		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
 	}
 	if (hs->sid[0] == '\0') {
 		po = hs->posts;
-		*drop = po == NULL || !po->sse;
+		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
 	}
 	if (top->id != NULL || method_is(top, "notifications/message"))
@@ -349,7 +400,8 @@ keep_state(struct hsess *hs, const char *line, size_t n)
 	    16) == NULL || json_parse(&cj, line, n) != JSON_OK)
 		return;
 	v = json_get(&cj, json_get(&cj, 0, "result"), "requestState");
-	if (json_is(&cj, v, JSMN_STRING) && (st = raw_of(&cj, v,
+	if (json_is(&cj, v, JSMN_STRING) && (hs->state != NULL ||
+	    hsess_room(false, PARKED_MAX)) && (st = raw_of(&cj, v,
 	    &len)) != NULL) {
 		free(hs->state);
 		hs->state = xstrndup(st, len);
@@ -362,21 +414,26 @@ static void
 post_answer(struct hsess *hs, struct hpost *po, const char *line, size_t n)
 {
 	keep_state(hs, line, n);
-	if (po->streaming) {
-		(void)http_stream_event(po->conn, NULL, line, n);
-		http_stream_end(po->conn);
-	} else
+	if (po->conn == NULL)
+		;
+	else if (!po->streaming)
 		http_respond(po->conn, 200, "application/json", line, n);
+	else if (http_stream_event(po->conn, NULL, line, n) == 0)
+		http_stream_end(po->conn);
 	post_free(hs, po);
 }
 
 static void
-post_event(struct hpost *po, const char *line, size_t n)
+post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
 {
-	if (!po->streaming && http_stream_begin(po->conn) != 0)
+	if (po->conn == NULL)
 		return;
+	if ((!po->streaming && http_stream_begin(po->conn) != 0) ||
+	    http_stream_event(po->conn, NULL, line, n) != 0) {
+		post_gone(hs, po);
+		return;
+	}
 	po->streaming = true;
-	(void)http_stream_event(po->conn, NULL, line, n);
 }
 
 /* A line for the GET stream, or kept until one opens. */
@@ -412,7 +469,7 @@ carry_line(struct hsess *hs, const char *line, size_t n)
 	if (top.method == NULL) {
 		if ((po = post_by_id(hs, top.id, top.idlen)) == NULL)
 			return true;
-		if (http_full(po->conn))
+		if (po->conn != NULL && http_full(po->conn))
 			return false;
 		post_answer(hs, po, line, n);
 		return true;
@@ -421,9 +478,9 @@ carry_line(struct hsess *hs, const char *line, size_t n)
 	if (drop)
 		return true;
 	if (po != NULL) {
-		if (http_full(po->conn))
+		if (po->conn != NULL && http_full(po->conn))
 			return false;
-		post_event(po, line, n);
+		post_event(hs, po, line, n);
 		return true;
 	}
 	if (hs->get != NULL && http_full(hs->get))
@@ -644,8 +701,12 @@ post_alone(struct http_conn *c, const struct http_request *r,
 		    "first, or a " WB_PROTOCOL_MODERN " request with its "
 		    "_meta)");
 		return;
-	} else if (b->state == NULL ||
-	    (hs = hsess_of_state(b->state, b->statelen)) == NULL)
+	} else if (b->state != NULL &&
+	    (hs = hsess_of_state(b->state, b->statelen)) != NULL) {
+		/* The retry: the session's state is spent. */
+		free(hs->state);
+		hs->state = NULL;
+	} else
 		hs = hsess_new(false);
 	post_request(hs, c, r, b);
 }
@@ -661,6 +722,11 @@ on_post(struct http_conn *c, const struct http_request *r)
 	if (b.parsed == JSON_SYNTAX)
 		http_respond_error(c, 400, -32700, "Parse error: the body is "
 		    "not valid JSON");
+	else if (!b.object)
+		http_respond_error(c, 400, -32600, b.parsed == JSON_NOTOBJ ?
+		    "Invalid Request: expected one JSON-RPC message (a JSON "
+		    "object; batches are not supported)" : "Invalid Request: "
+		    "too large or too deeply nested");
 	else if (sid->p == NULL)
 		post_alone(c, r, &b);
 	else if ((hs = hsess_find(sid)) == NULL)
@@ -778,10 +844,29 @@ on_closed(void *ctx, const struct http_conn *c)
 			hs->last = loop_ms();
 		}
 		for (po = hs->posts; po != NULL; po = po->next)
-			if (po->conn == c) {
+			if (po->conn == c)
+				post_gone(hs, po);
+	}
+}
+
+/* The requests whose connections went are cancelled (post_gone). */
+static void
+cancel_gone(void)
+{
+	struct hsess *hs;
+	struct hpost *po;
+
+	posts_gone = false;
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		while (hs->gone) {
+			for (po = hs->posts; po != NULL && po->conn != NULL;
+			    po = po->next)
+				;
+			if (po != NULL)
 				cancel_post(hs, po);
-				return;
-			}
+			else
+				hs->gone = false;
+		}
 	}
 }
 
@@ -851,6 +936,8 @@ hhost_before_poll(void)
 {
 	if (hs_server == NULL)
 		return;
+	if (posts_gone)
+		cancel_gone();
 	if (stateless_changed)
 		stateless_sync();
 	hsess_reap();

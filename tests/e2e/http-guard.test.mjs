@@ -108,6 +108,9 @@ describe('http: limits', () => {
 			const json = await H.post(wb.url, '{"jsonrpc":"2.0","id":1,"method":', { 'mcp-session-id': busy.c.sessionId });
 			assert.equal(json.status, 400);
 			assert.equal(JSON.parse(json.text).error.code, -32700);
+			const batch = await H.post(wb.url, `[${H.rpc(5, 'ping')}]`, { 'mcp-session-id': busy.c.sessionId });
+			assert.equal(batch.status, 400);
+			assert.match(JSON.parse(batch.text).error.message, /batches are not supported/);
 			const elsewhere = await fetch(wb.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: H.JSON_HEADERS, body: H.rpc(3, 'ping') });
 			assert.equal(elsewhere.status, 404);
 			const put = await fetch(wb.url, { method: 'PUT', headers: H.JSON_HEADERS, body: '{}' });
@@ -154,6 +157,28 @@ describe('http: limits', () => {
 			await L.waitFor(async () => (await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': c.sessionId })).status === 200, 10000, 'room again');
 			assert.equal(L.resultText(await c.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
 			await c.close();
+		});
+	});
+});
+
+describe('http: sessions are bounded', () => {
+	test('past 1024 2025 sessions, a new one ends the one idle longest (404 for it), and a working session is kept', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const ids = [];
+			for (let i = 0; i < 1024; i++) {
+				const r = await H.post(wb.url, init);
+				assert.equal(r.status, 200, r.text);
+				ids.push(r.headers.get('mcp-session-id'));
+			}
+			// The first is used again: the second is now the idle one.
+			assert.equal((await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': ids[0] })).status, 200);
+			const r = await H.post(wb.url, init);
+			assert.equal(r.status, 200);
+			await wb.waitStderr(/1024 2025 sessions: the one idle longest ends/);
+			assert.equal((await H.post(wb.url, H.rpc(3, 'ping'), { 'mcp-session-id': ids[1] })).status, 404);
+			assert.equal((await H.post(wb.url, H.rpc(4, 'ping'), { 'mcp-session-id': ids[0] })).status, 200);
+			assert.equal((await H.post(wb.url, H.rpc(5, 'ping'), { 'mcp-session-id': r.headers.get('mcp-session-id') })).status, 200);
 		});
 	});
 });
