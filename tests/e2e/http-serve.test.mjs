@@ -5,6 +5,8 @@
 
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -238,6 +240,51 @@ describe('http: sessions end', () => {
 			assert.equal((await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': id })).status, 200);
 			await wb.waitStderr(new RegExp(`session ${id.slice(0, 8)} expired after 300 ms`));
 			assert.equal((await H.post(wb.url, H.rpc(3, 'ping'), { 'mcp-session-id': id })).status, 404);
+		});
+	});
+});
+
+describe('http: the MCP Inspector', () => {
+	const INSPECTOR = path.join(L.TESTS_DIR, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+
+	// The Inspector's CLI, one method; its parsed output (exit 0, or 5 for
+	// a tool result with isError, when status says so).
+	function inspect(url, ...args) {
+		return inspectStatus(0, url, ...args);
+	}
+
+	function inspectStatus(status, url, ...args) {
+		const home = L.makeTempDir('wb-inspector-');
+		const r = spawnSync(L.NODE, [INSPECTOR, '--cli', url, '--transport', 'http', ...args], {
+			encoding: 'utf8',
+			timeout: 30000,
+			env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') },
+		});
+		assert.equal(r.status, status, `inspector ${args.join(' ')}: ${r.stderr}\n${r.stdout}`);
+		return status === 0 ? JSON.parse(r.stdout) : r.stdout + r.stderr;
+	}
+
+	test('the Inspector CLI with --transport http: tools/list, open_toolbox, use_tool, prompts/list, resources/list; with a token header', T, async () => {
+		const config = { ...FIXTURE, httpToken: 'inspector-token-0123456789' };
+		await H.withListener(config, {}, async (wb) => {
+			const auth = ['--header', 'Authorization: Bearer inspector-token-0123456789'];
+			const list = inspect(wb.url, ...auth, '--method', 'tools/list');
+			assert.deepEqual(names(list), ['open_toolbox', 'search_tools', 'use_tool']);
+			// Each run is a session of its own: open_toolbox, then the
+			// same call over the Inspector's JSON arguments.
+			const open = inspect(wb.url, ...auth, '--method', 'tools/call', '--tool-name', 'open_toolbox', '--tool-arg', 'toolbox_name=fx');
+			assert.match(L.resultText(open), /"name":"wait"/);
+			const call = inspectStatus(5, wb.url, ...auth, '--method', 'tools/call', '--tool-name', 'use_tool',
+			    '--tool-arg', 'tool={"toolbox":"fx","server":"f","name":"wait"}', '--tool-arg', 'arguments={"ms":7}');
+			assert.match(call, /"code":"tool_is_error"/);
+			assert.ok(Array.isArray(inspect(wb.url, ...auth, '--method', 'prompts/list').prompts));
+			assert.ok(Array.isArray(inspect(wb.url, ...auth, '--method', 'resources/list').resources));
+			const home = L.makeTempDir('wb-inspector-');
+			const denied = spawnSync(L.NODE, [INSPECTOR, '--cli', wb.url, '--transport', 'http', '--method', 'tools/list'], {
+				encoding: 'utf8', timeout: 30000, env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') },
+			});
+			assert.notEqual(denied.status, 0);
+			assert.match(denied.stdout + denied.stderr, /401|Unauthorized|auth_required/i);
 		});
 	});
 });
