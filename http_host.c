@@ -545,21 +545,23 @@ struct body {
 	size_t		 statelen;
 };
 
+/*
+ * The body as JSON: what its _meta and params say (the tokens of hj).
+ * Only a body that names one of them is tokenized here; the core reads
+ * each message again whatever this finds.
+ */
 static void
-body_read(const struct http_request *r, struct body *b)
+body_parse(const struct http_request *r, struct body *b)
 {
-	int method, params, meta, id;
+	int params, meta, id;
 
-	memset(b, 0, sizeof(*b));
 	if ((b->parsed = json_parse(&hj, r->body, r->bodylen)) != JSON_OK)
 		return;
 	b->object = true;
-	method = json_get(&hj, 0, "method");
 	id = json_get(&hj, 0, "id");
-	if (rpc_valid_id(&hj, id))
-		b->id = raw_of(&hj, id, &b->idlen);
-	b->request = json_is(&hj, method, JSMN_STRING) && b->id != NULL;
-	b->initialize = json_eq(&hj, method, "initialize");
+	b->id = rpc_valid_id(&hj, id) ? raw_of(&hj, id, &b->idlen) : NULL;
+	b->request = json_is(&hj, json_get(&hj, 0, "method"), JSMN_STRING) &&
+	    b->id != NULL;
 	params = json_get(&hj, 0, "params");
 	meta = json_get(&hj, params, "_meta");
 	b->token = raw_of(&hj, json_get(&hj, meta, "progressToken"),
@@ -567,6 +569,58 @@ body_read(const struct http_request *r, struct body *b)
 	b->modern = json_get(&hj, meta, ERA_KEY "protocolVersion") >= 0;
 	b->state = raw_of(&hj, json_get(&hj, params, "requestState"),
 	    &b->statelen);
+}
+
+/* A JSON-RPC id as written: a string, or an integer (rpc_valid_id). */
+static bool
+id_usable(const char *raw, size_t n)
+{
+	size_t i = n > 0 && raw[0] == '-';
+
+	if (n > 0 && raw[0] == '"')
+		return true;
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (raw[i] < '0' || raw[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * What the body is.  Most are a call with none of what body_parse looks
+ * for: the scan of the top level (rpc_scan) is enough for them.
+ */
+static void
+body_read(const struct http_request *r, struct body *b)
+{
+	static const char *const hints[] = { "\"_meta\"", "\"requestState\"",
+	    NULL };
+	struct rpc_top top;
+	int i;
+
+	memset(b, 0, sizeof(*b));
+	b->initialize = r->bodylen < 65536 && memmem(r->body, r->bodylen,
+	    "\"initialize\"", 12) != NULL;
+	for (i = 0; hints[i] != NULL; i++)
+		if (memmem(r->body, r->bodylen, hints[i], strlen(hints[i])))
+			break;
+	if (hints[i] != NULL || rpc_scan(r->body, r->bodylen, &top) != 0) {
+		body_parse(r, b);
+		b->initialize = b->object && json_eq(&hj, json_get(&hj, 0,
+		    "method"), "initialize");
+		return;
+	}
+	b->parsed = JSON_OK;
+	b->object = true;
+	if (top.id != NULL && id_usable(top.id, top.idlen)) {
+		b->id = top.id;
+		b->idlen = top.idlen;
+	}
+	b->request = top.method != NULL && top.method[0] == '"' &&
+	    b->id != NULL;
+	b->initialize = b->initialize && b->request &&
+	    strncmp(top.method, "\"initialize\"", 12) == 0;
 }
 
 /* Hand the body to the core as one line: breaks are white space there. */
@@ -780,17 +834,15 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 		http_respond_error(c, 503, -32000, "Service Unavailable: "
 		    "shutting down");
 	else if (r->method != HTTP_POST && r->method != HTTP_GET &&
-	    r->method != HTTP_DELETE) {
-		http_add_header(c, "Allow", "GET, POST, DELETE");
+	    r->method != HTTP_DELETE)
 		http_respond_error(c, 405, -32000, "Method Not Allowed");
-	} else if (!version_ok(&r->h[HTTP_H_VERSION]))
+	else if (!version_ok(&r->h[HTTP_H_VERSION]))
 		http_respond_error(c, 400, -32000, "Bad Request: unsupported "
 		    "MCP-Protocol-Version");
 	else if (r->method == HTTP_POST)
 		on_post(c, r);
 	else if (sid->p == NULL && r->method == HTTP_GET) {
 		/* A stateless client has no stream to open. */
-		http_add_header(c, "Allow", "POST");
 		http_respond_error(c, 405, -32000, "Method Not Allowed: "
 		    "no session (GET needs an Mcp-Session-Id)");
 	} else if (sid->p == NULL)
