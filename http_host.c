@@ -34,6 +34,7 @@
 #define PARKED_MAX	1024		/* stateless ones kept for a retry. */
 #define BACKLOG_MAX	(256 * 1024)	/* Kept for a GET stream to come. */
 #define SID_LEN		32		/* Hex of 128 random bits. */
+#define LINE_KEEP	(64 * 1024)	/* dispatch_body's buffer kept. */
 
 struct hpost {				/* A POSTed request not answered. */
 	struct hpost		*next;
@@ -623,25 +624,30 @@ body_read(const struct http_request *r, struct body *b)
 	    strncmp(top.method, "\"initialize\"", 12) == 0;
 }
 
-/* Hand the body to the core as one line: breaks are white space there. */
+/*
+ * Hand the body to the core as one line: breaks are white space there.
+ * The line is made in one buffer, kept between requests unless large.
+ */
 static void
 dispatch_body(struct hsess *hs, struct hpost *po, const char *body,
     size_t n)
 {
-	struct buf line = { 0 };
+	static struct buf line;
 	size_t i;
 
+	line.len = 0;
 	buf_put(&line, body, n);
+	buf_cstr(&line);
 	for (i = 0; i < line.len; i++)
 		if (line.data[i] == '\n' || line.data[i] == '\r')
 			line.data[i] = ' ';
-	buf_cstr(&line);
 	(void)carry_flush(hs->se);
 	hs->cur = po;
 	dispatch_line(hs->se, line.data, line.len);
 	(void)carry_flush(hs->se);
 	hs->cur = NULL;
-	buf_free(&line);
+	if (line.cap > LINE_KEEP)
+		buf_free(&line);
 }
 
 static bool
