@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http.h"
 
 struct workbench wb;
 
@@ -639,6 +640,30 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		problem(l, false, "unknown key ignored");
 }
 
+/*
+ * "listen" is an address (numeric), and one off loopback needs
+ * httpToken, which may come after it: checked once both are read.
+ */
+static void
+listen_check(struct loader *l)
+{
+	struct http_addr a;
+	struct buf err = { 0 };
+	size_t old = l->path.len;
+
+	if (l->cfg->listen == NULL)
+		return;
+	buf_puts(&l->path, "listen");
+	if (http_addr_parse(l->cfg->listen, &a, &err) != 0)
+		problem(l, true, "%s", buf_cstr(&err));
+	else if (!a.loopback && l->cfg->http_token == NULL)
+		problem(l, true, "%s is not a loopback address: set "
+		    "\"httpToken\" (for example \"${MCP_WORKBENCH_TOKEN}\") so "
+		    "that clients must send Authorization: Bearer TOKEN", a.text);
+	path_pop(l, old);
+	buf_free(&err);
+}
+
 /* Servers without their own timeouts take the top-level ones. */
 static void
 apply_defaults(struct cfg *c)
@@ -704,6 +729,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 		syntax_error(&l, text, r);
 	else {
 		each_member(&l, 0, top_member, NULL);
+		listen_check(&l);
 		if (json_get(&l.j, 0, "toolboxes") < 0)
 			problem(&l, true, "missing \"toolboxes\" (an object "
 			    "of named toolboxes)");

@@ -518,7 +518,10 @@ carry_flush(struct session *se)
 				hs->part.len -= n;
 				break;
 			}
+			/* A large result's room is not kept for the next. */
 			hs->part.len = 0;
+			if (hs->part.cap > LINE_KEEP)
+				buf_free(&hs->part);
 		} else if (!carry_line(hs, line, n))
 			break;
 		p->outoff += n + 1;
@@ -820,13 +823,15 @@ on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
 		return;
 	hs->get = c;
 	http_set_data(c, hs);
+	if (hs->backlog.len == 0)
+		return;
 	line = hs->backlog.data;
 	end = line + hs->backlog.len;
 	for (; line < end && hs->get != NULL; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(end - line));
 		to_get(hs, line, (size_t)(nl - line));
 	}
-	hs->backlog.len = 0;
+	buf_free(&hs->backlog);
 }
 
 static void

@@ -1209,7 +1209,7 @@ static void
 test_config_http(void)
 {
 	struct cfg c;
-	char *err1, *err2, *err3, *err4, *err5;
+	char *err1, *err2, *err3, *err4, *err5, *err6;
 
 	CHECK(load("{\"toolboxes\":{}}", &c, &err1) == 0);
 	CHECK(c.listen == NULL && c.http_token == NULL && c.origins == NULL);
@@ -1248,6 +1248,21 @@ test_config_http(void)
 	CHECK(strstr(err4, "httpNope: unknown key ignored") != NULL);
 	cfg_free(&c);
 	free(err4);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\"}", &c,
+	    &err6) == 1);
+	CHECK(strstr(err6, "listen: 0.0.0.0:80 is not a loopback address: set "
+	    "\"httpToken\"") != NULL);
+	cfg_free(&c);
+	free(err6);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\","
+	    "\"httpToken\":\"0123456789abcdef\"}", &c, &err6) == 0);
+	cfg_free(&c);
+	free(err6);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"example.com:80\"}", &c,
+	    &err6) == 1);
+	CHECK(strstr(err6, "listen: ") != NULL);
+	cfg_free(&c);
+	free(err6);
 	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":\"x\"}", &c,
 	    &err5) == 1);
 	cfg_free(&c);

@@ -288,3 +288,28 @@ describe('http: the MCP Inspector', () => {
 		});
 	});
 });
+
+describe('http: large results', () => {
+	test('3,000,000-byte results (streamed through the workbench) reach each HTTP session whole, in both member orders, while another session calls', T, async () => {
+		const config = { toolboxes: { b: { mcpServers: { a: L.mock('--hostile') } } } };
+		await H.withListener(config, {}, async (wb) => {
+			const a = await H.client1(wb.url);
+			const m = await H.client2(wb.url, 'pin');
+			await a.openToolbox('b');
+			const small = (async () => {
+				for (let i = 0; i < 20; i++)
+					assert.equal(L.resultText(await m.useTool('b', 'a', 'echo', { message: `m${i}` })), `m${i}`);
+			})();
+			for (const name of ['big', 'big_id_last', 'big']) {
+				const r = await a.useTool('b', 'a', name, { bytes: 3000000 });
+				const t = L.resultText(r);
+				assert.equal(t.length, 3000000, name);
+				assert.ok(/^x+$/.test(t), name);
+			}
+			const r = await m.useTool('b', 'a', 'big', { bytes: 3000000 });
+			assert.equal(L.resultText(r).length, 3000000);
+			await small;
+			await Promise.all([a.close(), m.close()]);
+		});
+	});
+});
