@@ -231,6 +231,43 @@ describe('http: sessions end', () => {
 		});
 	});
 
+	test('GET: one stream a session, a newer one ends the older; 406 without Accept: text/event-stream, 405 without a session', T, async () => {
+		await H.withListener(FIXTURE, { args: ['--mode', 'dynamic'] }, async (wb) => {
+			const res = await H.post(wb.url, H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+			const sid = res.headers.get('mcp-session-id');
+			assert.equal((await H.post(wb.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': sid })).status, 202);
+			const get = () => fetch(wb.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid } });
+			const first = await get();
+			assert.equal(first.status, 200);
+			assert.match(first.headers.get('content-type'), /^text\/event-stream/);
+			const firstBody = first.text();
+			const second = await get();
+			assert.equal(second.status, 200);
+			assert.equal(await L.withTimeout(firstBody, 10000, 'the first stream ends'), '');
+			// The second gets what comes: open_toolbox changes the list.
+			const reader = second.body.getReader();
+			let got = '';
+			const changed = (async () => {
+				while (!got.includes('notifications/tools/list_changed')) {
+					const { value, done } = await reader.read();
+					if (done)
+						break;
+					got += Buffer.from(value).toString();
+				}
+				return got;
+			})();
+			const open = await H.post(wb.url, H.rpc(2, 'tools/call', { name: 'open_toolbox', arguments: { toolbox_name: 'fx' } }), { 'mcp-session-id': sid });
+			assert.equal(open.status, 200);
+			assert.match(await L.withTimeout(changed, 10000, 'list_changed on the second stream'), /event: message\ndata: \{"jsonrpc":"2.0","method":"notifications\/tools\/list_changed"/);
+			await reader.cancel();
+			const json = await fetch(wb.url, { headers: { accept: 'application/json', 'mcp-session-id': sid } });
+			assert.equal(json.status, 406);
+			const none = await fetch(wb.url, { headers: { accept: 'text/event-stream' } });
+			assert.equal(none.status, 405);
+			assert.equal(none.headers.get('allow'), 'GET, POST, DELETE');
+		});
+	});
+
 	test('an idle session expires after httpSessionTimeoutMs: then 404', T, async () => {
 		await H.withListener({ ...FIXTURE, httpSessionTimeoutMs: 300 }, {}, async (wb) => {
 			const res = await H.post(wb.url, H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
