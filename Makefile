@@ -14,16 +14,16 @@ DEFS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 # The objects of each layer, top to bottom (ARCHITECTURE.md).
-TOPOBJ = workbench.o dispatch.o probe.o
+TOPOBJ = workbench.o dispatch.o probe.o http_host.o
 BOXOBJ = toolbox.o resources.o dynamic.o search.o listen.o
 SRVOBJ = server.o server_io.o call.o stream.o relay.o bridge.o listing.o catalog.o
 SESSOBJ = session.o pace.o
 OBJ = $(TOPOBJ) $(BOXOBJ) $(SRVOBJ) $(SESSOBJ) \
 	era.o peer.o procmgr.o guard.o toolname.o terms.o config.o store.o \
 	share.o share_wire.o share_daemon.o front.o \
-	json.o json_scan.o json_out.o utf8.o rpc.o util.o
-# The HTTP layer (http.h): built into the unit tests and tests/http-echo;
-# into the workbench once the MCP layer serves it (--listen).
+	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
+# The HTTP layer (http.h): the workbench serves it (--listen,
+# http_host.c); tests/http-echo drives it alone.
 HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o config.o \
 	store.o share.o share_wire.o share_daemon.o front.o \
@@ -31,7 +31,7 @@ LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o config.o \
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
 UNITOBJ = tests/unit.o tests/unit-share.o tests/unit-session.o
-APPOBJ = dispatch.o probe.o $(BOXOBJ) $(SRVOBJ) $(SESSOBJ)
+APPOBJ = dispatch.o probe.o http_host.o $(BOXOBJ) $(SRVOBJ) $(SESSOBJ)
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h json.h json_out.h rpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
@@ -344,7 +344,7 @@ fuzz-long: $(FUZZ_TARGETS)
 # (tests/manlint.sh).  All run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
-LINT_SRC = $(SRC) $(HTTPOBJ:.o=.c) tests/unit.c tests/mock-server.c \
+LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c \
 	tests/http-echo.c example/example-server.c example/demo.c \
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \

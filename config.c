@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "http.h"
 
 struct workbench wb;
 
@@ -536,6 +537,55 @@ beside_config(struct loader *l, char *rel)
 	return buf_cstr(&b);
 }
 
+/* An origin as browsers send it: scheme://host[:port], nothing after. */
+static bool
+origin_valid(const char *o)
+{
+	const char *host = strstr(o, "://");
+
+	return host != NULL && host > o && host[3] != '\0' &&
+	    strchr(host + 3, '/') == NULL && strchr(o, ' ') == NULL;
+}
+
+/* The keys of serving HTTP (--listen). */
+static void
+http_member(struct loader *l, const char *key, int t)
+{
+	struct cfg *c = l->cfg;
+	long long v;
+	int i;
+
+	if (strcmp(key, "listen") == 0) {
+		free(c->listen);
+		c->listen = expanded(l, t);
+	} else if (strcmp(key, "httpToken") == 0) {
+		free(c->http_token);
+		if ((c->http_token = expanded(l, t)) != NULL &&
+		    strlen(c->http_token) < WB_HTTP_TOKEN_MIN)
+			problem(l, true, "httpToken is shorter than %d bytes: "
+			    "use a long random string, for example from "
+			    "'openssl rand -hex 32'", WB_HTTP_TOKEN_MIN);
+	} else if (strcmp(key, "allowedOrigins") == 0) {
+		free_strings(c->origins);
+		if ((c->origins = string_array(l, t, false)) == NULL)
+			return;
+		for (i = 0; c->origins[i] != NULL; i++)
+			if (!origin_valid(c->origins[i]))
+				problem(l, true, "allowedOrigins[%d]: '%s' is not "
+				    "an origin (scheme://host[:port])", i,
+				    c->origins[i]);
+	} else if (strcmp(key, "maxConnections") == 0) {
+		if (!json_get_int(&l->j, t, &v) || v < 1 || v > 100000)
+			problem(l, true, "expected a whole number from 1 to "
+			    "100000");
+		else
+			c->max_conns = (int)v;
+	} else if (strcmp(key, "httpSessionTimeoutMs") == 0)
+		c->http_session_ms = positive_ms(l, t, true);
+	else
+		problem(l, false, "unknown key ignored");
+}
+
 static void
 top_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -576,6 +626,10 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
 			problem(l, true, "expected true or false");
 	}
+	else if (strncmp(key, "http", 4) == 0 || strcmp(key, "listen") == 0 ||
+	    strcmp(key, "allowedOrigins") == 0 ||
+	    strcmp(key, "maxConnections") == 0)
+		http_member(l, key, t);
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -584,6 +638,30 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 			c->max_message = (size_t)v;
 	} else
 		problem(l, false, "unknown key ignored");
+}
+
+/*
+ * "listen" is an address (numeric), and one off loopback needs
+ * httpToken, which may come after it: checked once both are read.
+ */
+static void
+listen_check(struct loader *l)
+{
+	struct http_addr a;
+	struct buf err = { 0 };
+	size_t old = l->path.len;
+
+	if (l->cfg->listen == NULL)
+		return;
+	buf_puts(&l->path, "listen");
+	if (http_addr_parse(l->cfg->listen, &a, &err) != 0)
+		problem(l, true, "%s", buf_cstr(&err));
+	else if (!a.loopback && l->cfg->http_token == NULL)
+		problem(l, true, "%s is not a loopback address: set "
+		    "\"httpToken\" (for example \"${MCP_WORKBENCH_TOKEN}\") so "
+		    "that clients must send Authorization: Bearer TOKEN", a.text);
+	path_pop(l, old);
+	buf_free(&err);
 }
 
 /* Servers without their own timeouts take the top-level ones. */
@@ -645,10 +723,13 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->state_ttl_ms = WB_STATE_TTL_MS;
 	c->max_message = WB_MAX_MESSAGE;
 	c->cache = c->search_tool = true;
+	c->max_conns = WB_HTTP_CONNS;
+	c->http_session_ms = WB_HTTP_SESSION_MS;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
 		syntax_error(&l, text, r);
 	else {
 		each_member(&l, 0, top_member, NULL);
+		listen_check(&l);
 		if (json_get(&l.j, 0, "toolboxes") < 0)
 			problem(&l, true, "missing \"toolboxes\" (an object "
 			    "of named toolboxes)");
@@ -718,6 +799,9 @@ cfg_free(struct cfg *c)
 	}
 	free(c->boxes);
 	free(c->path);
+	free(c->listen);
+	free(c->http_token);
+	free_strings(c->origins);
 	free(c->cache_dir);
 	memset(c, 0, sizeof(*c));
 }

@@ -11,6 +11,9 @@
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROBE_TIMEOUT_MS	1500
 #define WB_STATE_TTL_MS		600000	/* A minted requestState lives. */
+#define WB_HTTP_CONNS		64	/* maxConnections */
+#define WB_HTTP_SESSION_MS	1800000	/* httpSessionTimeoutMs */
+#define WB_HTTP_TOKEN_MIN	16	/* httpToken's bytes at least. */
 #define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
 
 enum tool_mode {
@@ -64,6 +67,12 @@ struct cfg {
 	bool			 cache;		/* The tool catalogue on disk. */
 	char			*cache_dir;	/* NULL: the XDG default. */
 	bool			 search_tool;	/* Offer search_tools. */
+	/* Serving Streamable HTTP (http_host.c). */
+	char			*listen;	/* "HOST:PORT", or NULL. */
+	char			*http_token;	/* httpToken, or NULL. */
+	char			**origins;	/* allowedOrigins, NULL-ended. */
+	int			 max_conns;	/* maxConnections */
+	int			 http_session_ms; /* httpSessionTimeoutMs; 0: never */
 };
 
 int	 cfg_load(struct cfg *, const char *, FILE *);

@@ -611,6 +611,16 @@ dispatch_open(int rfd, int wfd)
 	return se;
 }
 
+/* A session another transport carries (http_host.c). */
+struct session *
+dispatch_open_by(const struct session_io *io, void *carrier)
+{
+	struct session *se = session_new_by(io, carrier);
+
+	box_session_begin(se);
+	return se;
+}
+
 void
 dispatch_close(struct session *se)
 {

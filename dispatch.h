@@ -1,7 +1,8 @@
 /*
  * dispatch.h: layer 7, the top, as main (workbench.c) sees it: the
  * client's lines read and dispatched through the method table
- * (dispatch.c), and --probe (probe.c).  Includes box.h and those below.
+ * (dispatch.c), HTTP clients' sessions (http_host.c), and --probe
+ * (probe.c).  Includes box.h and those below.
  */
 #ifndef DISPATCH_H
 #define DISPATCH_H
@@ -10,11 +11,29 @@
 
 void	 dispatch_init(void);
 struct session *dispatch_open(int, int);
+struct session *dispatch_open_by(const struct session_io *, void *);
 void	 dispatch_close(struct session *);
 void	 dispatch_line(struct session *, char *, size_t);
 ssize_t	 dispatch_read(struct session *);
 bool	 dispatch_busy(const struct session *);
 void	 dispatch_resume(struct session *);
+
+/*
+ * http_host.c: MCP over Streamable HTTP (--listen), each client's
+ * session one of the core's; the loop's steps, in the loop's order.
+ */
+bool	 hhost_start(const char *, struct buf *);
+bool	 hhost_serving(void);
+int	 hhost_port(void);
+void	 hhost_before_poll(void);
+void	 hhost_flush(void);
+void	 hhost_watch(void (*)(void *, int, short, void *), void *);
+long long hhost_deadline(void);
+void	 hhost_event(void *, int, short);
+void	 hhost_timeouts(long long);
+void	 hhost_shutdown(void);
+bool	 hhost_written(void);
+void	 hhost_end(void);
 
 bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);

@@ -528,7 +528,7 @@ http_watch(struct http_server *s, http_watch_fn *fn, void *arg)
 	short ev;
 	int i;
 
-	if (loop_ms() >= s->paused)
+	if (s->fd >= 0 && loop_ms() >= s->paused)
 		fn(arg, s->fd, POLLIN, s);
 	for (i = 0; i < s->n; i++) {
 		c = s->conns[i];
@@ -646,6 +646,32 @@ http_stop(struct http_server *s)
 		conn_free(s->conns[i]);
 	}
 	free(s->conns);
-	close(s->fd);
+	if (s->fd >= 0)
+		close(s->fd);
 	free(s);
+}
+
+/*
+ * Shutting down: no new connection (the listening socket closes at
+ * once, so a client is refused rather than left waiting); the ones open
+ * are answered and written.
+ */
+void
+http_quiesce(struct http_server *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* Has every answer been written? */
+bool
+http_written(const struct http_server *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!s->conns[i]->dead && http_queued(s->conns[i]) > 0)
+			return false;
+	return true;
 }

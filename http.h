@@ -166,6 +166,8 @@ struct http_server *http_start(const struct http_config *,
 	    const struct http_addr *, const struct http_ops *, void *,
 	    struct buf *);
 void	 http_stop(struct http_server *);
+void	 http_quiesce(struct http_server *);
+bool	 http_written(const struct http_server *);
 int	 http_port(const struct http_server *);
 int	 http_nconns(const struct http_server *);
 

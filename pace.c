@@ -59,7 +59,8 @@ pace_release(struct session *se)
 		se->line[i].after -= upto;
 	if (se->nline > 0) {
 		se->owned = se->making = true;
-		se->io->wide(se);
+		if (se->io->wide != NULL)
+			se->io->wide(se);
 	}
 }
 

@@ -40,15 +40,36 @@ static const struct session_io pipe_io = { pipe_flush, pipe_wide };
 struct session *
 session_new(int rfd, int wfd)
 {
-	struct session *se = xcalloc(1, sizeof(*se)), **p;
+	struct session *se = session_new_by(&pipe_io, NULL);
 
-	se->io = &pipe_io;
 	se->peer.rfd = rfd;
 	se->peer.wfd = wfd;
+	return se;
+}
+
+/*
+ * A session whose bytes io carries (HTTP): the loop polls nothing of
+ * it; io's flush takes the queue's lines whenever the loop writes.
+ */
+struct session *
+session_new_by(const struct session_io *io, void *carrier)
+{
+	struct session *se = xcalloc(1, sizeof(*se)), **p;
+
+	se->io = io;
+	se->carrier = carrier;
+	se->peer.rfd = se->peer.wfd = -1;
 	for (p = &sessions; *p != NULL; p = &(*p)->next)
 		;
 	*p = se;
 	return se;
+}
+
+/* What the transport keeps with the session (session_new_by). */
+void *
+session_carrier(const struct session *se)
+{
+	return se->carrier;
 }
 
 /*

@@ -20,8 +20,9 @@ struct session;
 /*
  * What carries a session's bytes.  Its queue (session_out) is the
  * session's whatever carries it; flush writes what the peer takes (0,
- * or -1 once the peer is gone), wide readies it for a long line.  A
- * pipe's (session_new) today; an HTTP stream's is another.
+ * or -1 once the peer is gone), wide readies it for a long line (may be
+ * NULL).  A pipe's (session_new); another transport's (session_new_by)
+ * takes the queue's lines itself, its own data kept with the session.
  */
 struct session_io {
 	int	(*flush)(struct session *);
@@ -30,6 +31,8 @@ struct session_io {
 
 /* The sessions, in the order they came. */
 struct session *session_new(int, int);
+struct session *session_new_by(const struct session_io *, void *);
+void	*session_carrier(const struct session *);
 void	 session_free(struct session *);
 struct session *session_first(void);
 struct session *session_next(const struct session *);

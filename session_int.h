@@ -18,7 +18,8 @@ struct pacer {
 
 struct session {
 	struct session		*next;		/* The loop's list. */
-	const struct session_io	*io;		/* What carries its bytes. */
+	const struct session_io	*io;		/* What carries its bytes, */
+	void			*carrier;	/* with its data. */
 	struct peer		 peer;		/* The pipe: rfd, wfd, queues. */
 
 	/* Its era: a 2025 session from initialize, or modern requests. */

@@ -69,7 +69,8 @@ enum slot_kind {
 	SLOT_CLIENT_IN,		/* A session's input. */
 	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
 	SLOT_SERVER,		/* One of a server's (enum srv_fd). */
-	SLOT_GUARD		/* The guardian's socket, with news waiting. */
+	SLOT_GUARD,		/* The guardian's socket, with news waiting. */
+	SLOT_HTTP		/* The HTTP listener or a connection (tag). */
 };
 
 struct slot {
@@ -78,6 +79,7 @@ struct slot {
 	enum srv_fd	 which;		/* Which of the server's. */
 	pid_t		 pid;		/* The server's process when watched. */
 	struct session	*sess;
+	void		*tag;		/* SLOT_HTTP: for hhost_event. */
 };
 
 static struct pollfd *pfd;
@@ -145,6 +147,15 @@ watch_server(struct server *s, bool read)
 	}
 }
 
+/* The HTTP listener's and connections' descriptors (hhost_watch). */
+static void
+watch_http(void *arg, int fd, short events, void *tag)
+{
+	(void)arg;
+	watch(fd, events, SLOT_HTTP, NULL);
+	slots[npfd - 1].tag = tag;
+}
+
 /* Is any session behind: so full that the servers are not read? */
 static bool
 sessions_full(bool *held_full)
@@ -177,6 +188,7 @@ build_pollfds(void)
 	SESSION_EACH(se)
 		watch_session(se);
 	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
+	hhost_watch(watch_http, NULL);
 	SRV_EACH(s)
 		watch_server(s, (!client_full && (!held_full || stream_of(s))) ||
 		    wb.stopping);
@@ -189,6 +201,8 @@ next_deadline(void)
 	struct server *s;
 
 	if (d > 0 && (t < 0 || d < t))
+		t = d;
+	if ((d = hhost_deadline()) >= 0 && (t < 0 || d < t))
 		t = d;
 	SRV_EACH(s) {
 		d = srv_deadline(s);
@@ -207,6 +221,7 @@ check_timeouts(long long now)
 
 	proc_tick(now);
 	bridge_check(now);
+	hhost_timeouts(now);
 	SRV_EACH(s)
 		srv_check_timers(s, now);
 }
@@ -237,6 +252,7 @@ begin_shutdown(void)
 		return;
 	wb.stopping = true;
 	stop_at = now_ms() + SHUTDOWN_MS;
+	hhost_shutdown();
 	listen_end_all();
 	srv_stop_all();
 }
@@ -276,6 +292,9 @@ dispatch(long long now)
 		case SLOT_GUARD:
 			guard_writable();
 			break;
+		case SLOT_HTTP:
+			hhost_event(slots[i].tag, pfd[i].fd, pfd[i].revents);
+			break;
 		case SLOT_SERVER:
 			srv_event(slots[i].srv, slots[i].which, slots[i].pid,
 			    pfd[i].fd, pfd[i].revents);
@@ -311,6 +330,7 @@ flush_all(void)
 		}
 	}
 	srv_write_all(now_ms());
+	hhost_flush();
 	wb_log_flush();
 }
 
@@ -324,6 +344,7 @@ flush_all(void)
 static void
 before_poll(void)
 {
+	hhost_before_poll();
 	box_before_poll();
 	if (!sessions_pacing())
 		list_free_retired();
@@ -372,7 +393,8 @@ run(void)
 		}
 		now = now_ms();
 		/* Servers still exiting are the guardian's (proc_hand_over). */
-		if (wb.stopping && ((clients_written() && proc_hand_over()) ||
+		if (wb.stopping && ((clients_written() && hhost_written() &&
+		    proc_hand_over()) ||
 		    now >= stop_at))
 			break;
 		build_pollfds();
@@ -392,6 +414,7 @@ run(void)
 		loop_tick();
 		dispatch(loop_ms());
 	}
+	hhost_end();
 	proc_kill_all();
 	reap();
 	guard_end();
@@ -405,7 +428,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
-	    "[--check] [-V|--version] [-h|--help]\n"
+	    "[--listen HOST:PORT] [--check]\n"
+	    "       [-V|--version] [-h|--help]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
 }
@@ -422,6 +446,10 @@ help(void)
 	    "      --mode MODE    proxy (meta-tools only) or dynamic (also "
 	    "list opened\n"
 	    "                     tools natively); overrides toolMode\n"
+	    "      --listen HOST:PORT\n"
+	    "                     serve MCP over Streamable HTTP at "
+	    "http://HOST:PORT/mcp\n"
+	    "                     instead of stdio (overrides \"listen\")\n"
 	    "      --check        validate the configuration, list its "
 	    "toolboxes, exit\n"
 	    "      --probe        start the servers of the toolboxes named "
@@ -468,6 +496,7 @@ struct options {
 	bool		 probe;
 	bool		 json;
 	const char	*caps;		/* --capabilities */
+	const char	*listen;	/* --listen */
 };
 
 static int
@@ -489,6 +518,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "probe", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "capabilities", required_argument, NULL, 'C' },
+		{ "listen", required_argument, NULL, 'L' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -508,6 +538,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->json = true;
 		else if (ch == 'C')
 			o->caps = optarg;
+		else if (ch == 'L')
+			o->listen = optarg;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -528,6 +560,9 @@ parse_options(int argc, char *argv[], struct options *o)
 		return usage_error("--mode takes proxy or dynamic");
 	if (o->probe && o->check)
 		return usage_error("--probe and --check do not go together");
+	if (o->listen != NULL && (o->probe || o->check))
+		return usage_error(o->probe ? "--listen and --probe do not go "
+		    "together" : "--listen and --check do not go together");
 	return -1;
 }
 
@@ -587,21 +622,33 @@ load_config(const char *path)
 	return false;
 }
 
-/* Serve the client on stdin and stdout until it leaves. */
-static void
-serve(void)
+/*
+ * Serve the client on stdin and stdout until it leaves; or with listen,
+ * HTTP clients until a signal (stdin and stdout are no one's then).
+ */
+static int
+serve(const char *listen)
 {
+	struct buf err = { 0 };
+
 	dispatch_init();
-	(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
+	if (listen != NULL && !hhost_start(listen, &err)) {
+		fprintf(stderr, WB_NAME ": cannot listen: %s\n", buf_cstr(&err));
+		buf_free(&err);
+		return 3;
+	}
+	if (listen == NULL)
+		(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
 	set_std_nonblock();
 	run();
 	restore_std_fds();
+	return exit_status;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false, NULL };
+	struct options o = { NULL, NULL, false, false, false, NULL, NULL };
 	int r;
 
 	guard_std_fds();
@@ -622,7 +669,7 @@ main(int argc, char *argv[])
 	}
 	box_init();
 	if (!o.probe)
-		serve();
+		return serve(o.listen != NULL ? o.listen : wb.cfg.listen);
 	else if (!probe_start(argv + optind, argc - optind, o.caps))
 		return 2;
 	else {

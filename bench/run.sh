@@ -72,6 +72,7 @@ $CC $BFLAGS -o "$T/echo-server" bench/echo-server.c
 $CC $BFLAGS -o "$T/loadgen" bench/loadgen.c
 $CC $BFLAGS -o "$T/null-relay" bench/null-relay.c
 $CC $BFLAGS -o "$T/http-rtt" bench/http-rtt.c
+$CC $BFLAGS -o "$T/http-load" bench/http-load.c
 cp "$WB_SRC" "$T/mcp-workbench"
 ECHO=$T/echo-server
 LG=$T/loadgen
@@ -504,8 +505,7 @@ W=$(val first_ms "$r2")
 row search_10k_first "  the first search (terms of every tool made)" ms \
     "-" -
 
-# 8b. The HTTP layer (not yet in the workbench): a small POST's round
-# trip on one keep-alive connection through tests/http-echo, against the
+# 8b. The HTTP layer alone: a small POST's round trip on one keep-alive connection through tests/http-echo, against the
 # same echo over a pipe (bench/http-rtt); the best p50 of the rounds each.
 if [ -x "$ROOT/tests/http-echo" ]; then
 	say "HTTP keep-alive round trip vs a pipe, http-echo ($LAT_N)"
@@ -523,6 +523,39 @@ if [ -x "$ROOT/tests/http-echo" ]; then
 	# stdio figure holds a server's hop too: no target for the echo.
 	row http_rtt "HTTP keep-alive call p50 vs pipe (echo)" us - -
 fi
+
+# 8c. The workbench serving HTTP (--listen) against itself on stdio, with
+# the same use_tool call, in the same rounds (bench/http-load): the best
+# of the rounds each.
+# hl TEST N: the best RESULT of $ROUNDS runs by KEY (min or max of http).
+hl() {
+	_best= _i=0
+	while [ "$_i" -lt "$ROUNDS" ]; do
+		_l=$("$T/http-load" "$WB" "$T/c1.json" "$1" "$2" 2>>"$LOG" |
+		    grep '^RESULT') || _l=
+		err "$_l"
+		_best=$(better "$3" "$4" "$_best" "$_l")
+		_i=$((_i + 1))
+	done
+	printf '%s' "$_best"
+}
+say "use_tool over HTTP keep-alive vs stdio, sequential ($LAT_N)"
+_hr=$(hl lat "$LAT_N" http min)
+D=$(val stdio "$_hr"); W=$(val http "$_hr")
+row http_call_p50 "use_tool p50: stdio (d) vs HTTP keep-alive (w)" us \
+    "<= 1.5x stdio" "$(check 'w <= 1.5 * d')"
+say "32 calls in flight: one stdio session vs 4 HTTP sessions x 8 ($RATE1_N)"
+_hr=$(hl rate "$RATE1_N" http max)
+D=$(val stdio "$_hr"); W=$(val http "$_hr")
+row http_rate_32 "32 in flight: stdio (d) vs 4 HTTP sessions x 8 (w)" \
+    calls/s ">= 0.80x stdio" "$(check 'w >= 0.8 * d')"
+D=$(val stdio_cpu_us "$_hr"); W=$(val http_cpu_us "$_hr")
+row http_cpu_call "  the workbench's CPU per call, stdio (d), HTTP (w)" us - -
+say "RSS with 50 idle HTTP sessions vs one stdio session"
+_hr=$(hl rss 1 http min)
+D=$(val stdio "$_hr"); W=$(val http "$_hr")
+row http_rss_50 "RSS, toolbox open: stdio (d), 50 idle HTTP sessions (w)" \
+    KB "< d + 2048 KB" "$(check 'w < d + 2048')"
 
 # 9. Binary size and shutdown.
 strip -o "$T/wb.stripped" "$WB"

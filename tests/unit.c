@@ -1204,6 +1204,71 @@ test_config_errors(void)
 	    "missing \"command\"", NULL }));
 }
 
+/* The keys of serving HTTP: values, defaults, and what is refused. */
+static void
+test_config_http(void)
+{
+	struct cfg c;
+	char *err1, *err2, *err3, *err4, *err5, *err6;
+
+	CHECK(load("{\"toolboxes\":{}}", &c, &err1) == 0);
+	CHECK(c.listen == NULL && c.http_token == NULL && c.origins == NULL);
+	CHECK(c.max_conns == WB_HTTP_CONNS);
+	CHECK(c.http_session_ms == WB_HTTP_SESSION_MS);
+	cfg_free(&c);
+	free(err1);
+	setenv("WB_T_TOKEN", "0123456789abcdef0123", 1);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"[::1]:8080\","
+	    "\"httpToken\":\"${WB_T_TOKEN}\",\"allowedOrigins\":"
+	    "[\"https://app.example.com\",\"http://h:1\"],"
+	    "\"maxConnections\":3,\"httpSessionTimeoutMs\":0}", &c,
+	    &err2) == 0);
+	CHECK(err2[0] == '\0');
+	CHECK(strcmp(c.listen, "[::1]:8080") == 0);
+	CHECK(strcmp(c.http_token, "0123456789abcdef0123") == 0);
+	CHECK(strcmp(c.origins[0], "https://app.example.com") == 0);
+	CHECK(strcmp(c.origins[1], "http://h:1") == 0 && c.origins[2] == NULL);
+	CHECK(c.max_conns == 3 && c.http_session_ms == 0);
+	cfg_free(&c);
+	free(err2);
+	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"short\"}", &c,
+	    &err3) == 1);
+	CHECK(strstr(err3, "httpToken is shorter than 16 bytes") != NULL);
+	cfg_free(&c);
+	free(err3);
+	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":[\"app.example\","
+	    "\"https://a/b\",\"https://ok\"],\"maxConnections\":0,"
+	    "\"httpSessionTimeoutMs\":-1,\"httpNope\":1}", &c, &err4) == 4);
+	CHECK(strstr(err4, "allowedOrigins[0]: 'app.example' is not an "
+	    "origin") != NULL);
+	CHECK(strstr(err4, "allowedOrigins[1]") != NULL);
+	CHECK(strstr(err4, "allowedOrigins[2]") == NULL);
+	CHECK(strstr(err4, "maxConnections") != NULL);
+	CHECK(strstr(err4, "httpSessionTimeoutMs") != NULL);
+	CHECK(strstr(err4, "httpNope: unknown key ignored") != NULL);
+	cfg_free(&c);
+	free(err4);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\"}", &c,
+	    &err6) == 1);
+	CHECK(strstr(err6, "listen: 0.0.0.0:80 is not a loopback address: set "
+	    "\"httpToken\"") != NULL);
+	cfg_free(&c);
+	free(err6);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\","
+	    "\"httpToken\":\"0123456789abcdef\"}", &c, &err6) == 0);
+	cfg_free(&c);
+	free(err6);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"example.com:80\"}", &c,
+	    &err6) == 1);
+	CHECK(strstr(err6, "listen: ") != NULL);
+	cfg_free(&c);
+	free(err6);
+	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":\"x\"}", &c,
+	    &err5) == 1);
+	cfg_free(&c);
+	free(err5);
+}
+
 static void
 test_config_warnings(void)
 {
@@ -2840,6 +2905,7 @@ main(void)
 	test_config_ok();
 	test_config_errors();
 	test_config_warnings();
+	test_config_http();
 	test_config_filters();
 	test_names();
 	test_tool_names();

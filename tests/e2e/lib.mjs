@@ -61,7 +61,12 @@ export function killWorkbench(pid, reason) {
 	return true;
 }
 
-function notePids(text) {
+// A workbench started some other way (http-lib.mjs): killed at cleanup.
+export function adopt(proc) {
+	liveProcs.add(proc);
+}
+
+export function notePids(text) {
 	for (const m of text.matchAll(/(?:mock|fixture)-server: started pid=(\d+)/g))
 		mockPgids.add(Number(m[1]));
 }

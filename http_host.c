@@ -1,0 +1,1093 @@
+/*
+ * http_host.c: MCP over Streamable HTTP (--listen): the HTTP layer's
+ * requests (http.h) made sessions of the core, each HTTP client's
+ * session a session exactly like a stdio one, sharing the servers.
+ *
+ * A 2025 client's initialize makes a session with an Mcp-Session-Id
+ * (128 random bits); its later requests name it (404 once it has ended,
+ * 400 without one), DELETE ends it, GET opens its stream of the messages
+ * that answer no POST.  A 2026-07-28 request stands alone: it gets a
+ * session of its own, ended with its answer (a requestState it was
+ * answered with keeps it for the retry, as long as the state lives).
+ *
+ * What a session writes for its client goes out through its transport
+ * (struct session_io): carry_flush takes each line of its queue and sends
+ * it where it belongs: an answer to the POST of its id, as JSON when
+ * nothing went before it, else as the last event of that POST's stream;
+ * progress to the POST of its token; log messages and server requests to
+ * the latest POST still open (a call is in flight there); the rest (list
+ * changes) to the GET stream, or kept for it (BACKLOG_MAX).  Lines whose
+ * connection is full stay queued, and the session's queue holds the
+ * servers back as a stdout that does not drain would.
+ *
+ * Sessions begin and end only in the loop's step before poll() or in the
+ * HTTP layer's upcalls, never while a session's lines are being carried:
+ * a session to end is marked and closed by hhost_before_poll.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "http.h"
+
+#define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
+#define PARKED_MAX	1024		/* stateless ones kept for a retry. */
+#define BACKLOG_MAX	(256 * 1024)	/* Kept for a GET stream to come. */
+#define SID_LEN		32		/* Hex of 128 random bits. */
+#define LINE_KEEP	(64 * 1024)	/* dispatch_body's buffer kept. */
+
+struct hpost {				/* A POSTed request not answered. */
+	struct hpost		*next;
+	struct http_conn	*conn;		/* NULL: gone, to cancel. */
+	char			*id;		/* Its id, raw. */
+	size_t			 idlen;
+	char			*token;		/* Its progressToken, raw. */
+	size_t			 toklen;
+	bool			 sse;		/* Its client takes a stream, */
+	bool			 streaming;	/* and is given one. */
+	struct buf		 held;		/* Its body, while it waits. */
+};
+
+struct hsess {
+	struct hsess		*next;
+	struct session		*se;
+	char			 sid[SID_LEN + 1];	/* "": stateless. */
+	struct http_conn	*get;		/* Its GET stream. */
+	struct hpost		*posts;		/* In the order they came. */
+	struct hpost		*cur;		/* The one being dispatched. */
+	struct buf		 part;		/* A line begun in its queue. */
+	struct buf		 backlog;	/* Lines for a GET to come. */
+	char			*state;		/* A requestState it gave. */
+	size_t			 statelen;
+	long long		 last;		/* Its last request or stream. */
+	bool			 ending;	/* Closed before the next poll. */
+	bool			 gone;		/* A POST's connection went. */
+};
+
+static struct http_server *hs_server;
+static struct http_config hs_cfg;
+static struct hsess *hsessions;
+static unsigned char *stateless_open;	/* By toolbox: opened statelessly. */
+static bool stateless_changed;		/* A stateless request was answered. */
+static bool posts_gone;			/* Some session's hsess.gone. */
+static struct json hj;			/* A request's body. */
+static struct json cj;			/* A line being carried. */
+
+static int	carry_flush(struct session *);
+static const struct session_io carry_io = { carry_flush, NULL };
+
+/*
+ * Sessions.
+ */
+static bool
+hsess_idle(const struct hsess *hs)
+{
+	return !hs->ending && hs->posts == NULL && hs->get == NULL;
+}
+
+/*
+ * Room for one more of a kind (2025 sessions, or stateless ones kept for
+ * a retry): past max, the one idle longest ends (its client starts
+ * again on the 404, as the transport says it must).  False when none of
+ * them is idle.
+ */
+static bool
+hsess_room(bool legacy, int max)
+{
+	struct hsess *hs, *oldest = NULL;
+	int n = 0;
+
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		if (hs->ending || (hs->sid[0] != '\0') != legacy ||
+		    (!legacy && hs->state == NULL))
+			continue;
+		n++;
+		if (hsess_idle(hs) && (oldest == NULL || hs->last < oldest->last))
+			oldest = hs;
+	}
+	if (n < max)
+		return true;
+	if (oldest == NULL)
+		return false;
+	wb_log("http: %d %s sessions: the one idle longest ends", n,
+	    legacy ? "2025" : "2026-07-28 (kept for a retry)");
+	oldest->ending = true;
+	return true;
+}
+
+static struct hsess *
+hsess_new(bool legacy)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[SID_LEN / 2];
+	struct hsess *hs, **p;
+	int i;
+
+	if (legacy && (!hsess_room(true, SESSIONS_MAX) ||
+	    !wb_random(r, sizeof(r))))
+		return NULL;
+	hs = xcalloc(1, sizeof(*hs));
+	for (i = 0; legacy && i < SID_LEN / 2; i++) {
+		hs->sid[2 * i] = hex[r[i] >> 4];
+		hs->sid[2 * i + 1] = hex[r[i] & 15];
+	}
+	hs->last = loop_ms();
+	hs->se = dispatch_open_by(&carry_io, hs);
+	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
+		if (stateless_open[i])
+			session_open_box(hs->se, i);
+	for (p = &hsessions; *p != NULL; p = &(*p)->next)
+		;
+	*p = hs;
+	return hs;
+}
+
+/* Compared in full whatever matches, so that time tells nothing. */
+static bool
+sid_equal(const char *sid, const struct http_str *h)
+{
+	unsigned char d = 0;
+	size_t i;
+
+	if (h->n != SID_LEN || sid[0] == '\0')
+		return false;
+	for (i = 0; i < SID_LEN; i++)
+		d |= (unsigned char)(sid[i] ^ h->p[i]);
+	return d == 0;
+}
+
+static struct hsess *
+hsess_find(const struct http_str *h)
+{
+	struct hsess *hs;
+
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		if (!hs->ending && sid_equal(hs->sid, h))
+			return hs;
+	return NULL;
+}
+
+/* The stateless session that gave this requestState, for its retry. */
+static struct hsess *
+hsess_of_state(const char *raw, size_t n)
+{
+	struct hsess *hs;
+
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		if (!hs->ending && hs->state != NULL && hs->posts == NULL &&
+		    hs->statelen == n && memcmp(hs->state, raw, n) == 0)
+			return hs;
+	return NULL;
+}
+
+static void
+post_free(struct hsess *hs, struct hpost *po)
+{
+	struct hpost **p;
+
+	for (p = &hs->posts; *p != NULL && *p != po; p = &(*p)->next)
+		;
+	if (*p != NULL)
+		*p = po->next;
+	if (hs->cur == po)
+		hs->cur = NULL;
+	free(po->id);
+	free(po->token);
+	buf_free(&po->held);
+	free(po);
+	hs->last = loop_ms();
+	/* A stateless session lives for its request (or its retry). */
+	if (hs->sid[0] == '\0' && hs->posts == NULL && hs->state == NULL)
+		hs->ending = true;
+	stateless_changed |= hs->sid[0] == '\0';
+}
+
+/*
+ * End a session: its client hears no more (its POSTs are answered with
+ * why, its stream ends); the core drops it in hhost_before_poll.
+ */
+static void
+hsess_end(struct hsess *hs, int status, const char *why)
+{
+	while (hs->posts != NULL) {
+		if (hs->posts->conn == NULL)
+			;
+		else if (hs->posts->streaming)
+			http_stream_end(hs->posts->conn);
+		else
+			http_respond_error(hs->posts->conn, status, -32000,
+			    why);
+		post_free(hs, hs->posts);
+	}
+	if (hs->get != NULL)
+		http_stream_end(hs->get);
+	hs->get = NULL;
+	hs->ending = true;
+}
+
+/*
+ * 2026-07-28 requests have no session to keep what they opened: over
+ * HTTP they share one view of the open toolboxes (what any of them
+ * opened, each sees, a subscriptions/listen stream too), as the requests
+ * of one client on standard input do.
+ */
+static void
+stateless_sync(void)
+{
+	struct hsess *hs;
+	bool opened;
+	int i;
+
+	stateless_changed = false;
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		for (i = 0; hs->sid[0] == '\0' && i < wb.cfg.nboxes; i++)
+			stateless_open[i] |= session_box_open(hs->se, i);
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		opened = false;
+		for (i = 0; hs->sid[0] == '\0' && i < wb.cfg.nboxes; i++)
+			if (stateless_open[i] && !session_box_open(hs->se, i)) {
+				session_open_box(hs->se, i);
+				opened = true;
+			}
+		/* A listen stream hears of it. */
+		if (opened)
+			dyn_notify(hs->se);
+	}
+}
+
+/* The sessions marked to end go, here where no one is using them. */
+static void
+hsess_reap(void)
+{
+	struct hsess **p = &hsessions, *hs;
+
+	while ((hs = *p) != NULL) {
+		if (!hs->ending) {
+			p = &hs->next;
+			continue;
+		}
+		*p = hs->next;
+		hsess_end(hs, 404, "Session ended");
+		dispatch_close(hs->se);
+		buf_free(&hs->part);
+		buf_free(&hs->backlog);
+		free(hs->state);
+		free(hs);
+	}
+}
+
+/*
+ * Carrying a session's lines.
+ */
+/* A value's raw text, or NULL when there is none (i < 0). */
+static const char *
+raw_of(const struct json *j, int i, size_t *n)
+{
+	*n = 0;
+	return i < 0 ? NULL : json_raw(j, i, n);
+}
+
+static bool
+raw_equal(const char *a, size_t an, const char *b, size_t bn)
+{
+	return a != NULL && b != NULL && an == bn && memcmp(a, b, an) == 0;
+}
+
+/* The POST an answer of id answers; a null id, the one dispatched. */
+static struct hpost *
+post_by_id(struct hsess *hs, const char *id, size_t n)
+{
+	struct hpost *po;
+
+	if (id == NULL || (n == 4 && memcmp(id, "null", 4) == 0))
+		return hs->cur;
+	for (po = hs->posts; po != NULL; po = po->next)
+		if (raw_equal(po->id, po->idlen, id, n))
+			return po;
+	return NULL;
+}
+
+/* The POST of a progress notification's token, or NULL. */
+static struct hpost *
+post_by_token(struct hsess *hs, const char *line, size_t n)
+{
+	struct hpost *po = NULL;
+	const char *tok;
+	size_t len;
+	int params;
+
+	if (json_parse(&cj, line, n) != JSON_OK)
+		return NULL;
+	params = json_get(&cj, 0, "params");
+	if ((tok = raw_of(&cj, json_get(&cj, params, "progressToken"),
+	    &len)) != NULL)
+		for (po = hs->posts; po != NULL; po = po->next)
+			if (raw_equal(po->token, po->toklen, tok, len))
+				break;
+	json_release(&cj);
+	return po;
+}
+
+/* The latest POST whose client takes a stream, or NULL. */
+static struct hpost *
+post_latest(struct hsess *hs)
+{
+	struct hpost *po, *last = NULL;
+
+	for (po = hs->posts; po != NULL; po = po->next)
+		if (po->sse && po->held.len == 0 && po->conn != NULL)
+			last = po;
+	return last;
+}
+
+/*
+ * A POST's connection went (its client left, or it was closed past its
+ * limit): its request is cancelled before the next poll (cancel_gone),
+ * not here, where the session may be in the middle of its lines.
+ */
+static void
+post_gone(struct hsess *hs, struct hpost *po)
+{
+	po->conn = NULL;
+	hs->gone = posts_gone = true;
+}
+
+static bool
+method_is(const struct rpc_top *top, const char *m)
+{
+	size_t n = strlen(m);
+
+	return strncmp(top->method, "\"", 1) == 0 &&
+	    strncmp(top->method + 1, m, n) == 0 && top->method[n + 1] == '"';
+}
+
+/*
+ * Where a message that answers nothing goes: progress to its POST; a log
+ * message or a server request to the POST of the call in flight (the
+ * latest one); a stateless session's everything to its one POST; the
+ * rest to the GET stream (NULL).  *drop when it goes nowhere.
+ */
+static struct hpost *
+post_for(struct hsess *hs, const char *line, size_t n,
+    const struct rpc_top *top, bool *drop)
+{
+	struct hpost *po;
+
+	*drop = false;
+	if (method_is(top, "notifications/progress")) {
+		po = post_by_token(hs, line, n);
+		*drop = po == NULL || !po->sse || po->conn == NULL;
+		return po;
+	}
+	if (hs->sid[0] == '\0') {
+		po = hs->posts;
+		*drop = po == NULL || !po->sse || po->conn == NULL;
+		return po;
+	}
+	if (top->id != NULL || method_is(top, "notifications/message"))
+		return post_latest(hs);
+	return NULL;
+}
+
+/* A stateless answer that asks for input: its state keeps the session. */
+static void
+keep_state(struct hsess *hs, const char *line, size_t n)
+{
+	const char *st;
+	size_t len;
+	int v;
+
+	if (hs->sid[0] != '\0' || memmem(line, n, "\"input_required\"",
+	    16) == NULL || json_parse(&cj, line, n) != JSON_OK)
+		return;
+	v = json_get(&cj, json_get(&cj, 0, "result"), "requestState");
+	if (json_is(&cj, v, JSMN_STRING) && (hs->state != NULL ||
+	    hsess_room(false, PARKED_MAX)) && (st = raw_of(&cj, v,
+	    &len)) != NULL) {
+		free(hs->state);
+		hs->state = xstrndup(st, len);
+		hs->statelen = len;
+	}
+	json_release(&cj);
+}
+
+static void
+post_answer(struct hsess *hs, struct hpost *po, const char *line, size_t n)
+{
+	keep_state(hs, line, n);
+	if (po->conn == NULL)
+		;
+	else if (!po->streaming)
+		http_respond(po->conn, 200, "application/json", line, n);
+	else if (http_stream_event(po->conn, NULL, line, n) == 0)
+		http_stream_end(po->conn);
+	post_free(hs, po);
+}
+
+static void
+post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
+{
+	if (po->conn == NULL)
+		return;
+	if ((!po->streaming && http_stream_begin(po->conn) != 0) ||
+	    http_stream_event(po->conn, NULL, line, n) != 0) {
+		post_gone(hs, po);
+		return;
+	}
+	po->streaming = true;
+}
+
+/* A line for the GET stream, or kept until one opens. */
+static void
+to_get(struct hsess *hs, const char *line, size_t n)
+{
+	if (hs->get != NULL) {
+		if (http_stream_event(hs->get, NULL, line, n) < 0)
+			hs->get = NULL;
+		return;
+	}
+	if (hs->backlog.len + n + 1 > BACKLOG_MAX) {
+		wb_log("http: session %.8s has no GET stream and %d KiB "
+		    "waiting for one: a message dropped", hs->sid,
+		    BACKLOG_MAX / 1024);
+		return;
+	}
+	buf_put(&hs->backlog, line, n);
+	buf_putc(&hs->backlog, '\n');
+}
+
+/* Carry one line; false when its connection is full (it waits). */
+static bool
+carry_line(struct hsess *hs, const char *line, size_t n)
+{
+	struct rpc_top top;
+	struct hpost *po;
+	bool drop;
+
+	/* A result cut short: its call's error follows, under its id. */
+	if (rpc_scan(line, n, &top) != 0)
+		return true;
+	if (top.method == NULL) {
+		if ((po = post_by_id(hs, top.id, top.idlen)) == NULL)
+			return true;
+		if (po->conn != NULL && http_full(po->conn))
+			return false;
+		post_answer(hs, po, line, n);
+		return true;
+	}
+	po = post_for(hs, line, n, &top, &drop);
+	if (drop)
+		return true;
+	if (po != NULL) {
+		if (po->conn != NULL && http_full(po->conn))
+			return false;
+		post_event(hs, po, line, n);
+		return true;
+	}
+	if (hs->get != NULL && http_full(hs->get))
+		return false;
+	to_get(hs, line, n);
+	return true;
+}
+
+/*
+ * The session's transport: every whole line of its queue is carried; a
+ * line begun is set aside whole (a large result is bounded by
+ * maxMessageBytes), so that the queue drains and the servers are read.
+ */
+static int
+carry_flush(struct session *se)
+{
+	struct hsess *hs = session_carrier(se);
+	struct peer *p = session_peer(se);
+	char *line, *nl;
+	size_t n;
+
+	while (p->outoff < p->out.len) {
+		line = p->out.data + p->outoff;
+		n = p->out.len - p->outoff;
+		if ((nl = memchr(line, '\n', n)) == NULL) {
+			buf_put(&hs->part, line, n);
+			p->outoff = p->out.len;
+			break;
+		}
+		n = (size_t)(nl - line);
+		if (hs->part.len > 0) {
+			buf_put(&hs->part, line, n);
+			if (!carry_line(hs, hs->part.data, hs->part.len)) {
+				hs->part.len -= n;
+				break;
+			}
+			/* A large result's room is not kept for the next. */
+			hs->part.len = 0;
+			if (hs->part.cap > LINE_KEEP)
+				buf_free(&hs->part);
+		} else if (!carry_line(hs, line, n))
+			break;
+		p->outoff += n + 1;
+	}
+	if (p->outoff == p->out.len)
+		p->out.len = p->outoff = 0;
+	return 0;
+}
+
+/*
+ * Requests.
+ */
+/* What a POST's body is, read once. */
+struct body {
+	int		 parsed;	/* json_parse's verdict. */
+	bool		 object;	/* One JSON object. */
+	bool		 request;	/* A method and an id. */
+	bool		 initialize;
+	bool		 modern;	/* Its _meta names a version. */
+	const char	*id;
+	size_t		 idlen;
+	const char	*token;		/* _meta.progressToken */
+	size_t		 toklen;
+	const char	*state;		/* params.requestState */
+	size_t		 statelen;
+};
+
+/*
+ * The body as JSON: what its _meta and params say (the tokens of hj).
+ * Only a body that names one of them is tokenized here; the core reads
+ * each message again whatever this finds.
+ */
+static void
+body_parse(const struct http_request *r, struct body *b)
+{
+	int params, meta, id;
+
+	if ((b->parsed = json_parse(&hj, r->body, r->bodylen)) != JSON_OK)
+		return;
+	b->object = true;
+	id = json_get(&hj, 0, "id");
+	b->id = rpc_valid_id(&hj, id) ? raw_of(&hj, id, &b->idlen) : NULL;
+	b->request = json_is(&hj, json_get(&hj, 0, "method"), JSMN_STRING) &&
+	    b->id != NULL;
+	params = json_get(&hj, 0, "params");
+	meta = json_get(&hj, params, "_meta");
+	b->token = raw_of(&hj, json_get(&hj, meta, "progressToken"),
+	    &b->toklen);
+	b->modern = json_get(&hj, meta, ERA_KEY "protocolVersion") >= 0;
+	b->state = raw_of(&hj, json_get(&hj, params, "requestState"),
+	    &b->statelen);
+}
+
+/* A JSON-RPC id as written: a string, or an integer (rpc_valid_id). */
+static bool
+id_usable(const char *raw, size_t n)
+{
+	size_t i = n > 0 && raw[0] == '-';
+
+	if (n > 0 && raw[0] == '"')
+		return true;
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (raw[i] < '0' || raw[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * What the body is.  Most are a call with none of what body_parse looks
+ * for: the scan of the top level (rpc_scan) is enough for them.
+ */
+static void
+body_read(const struct http_request *r, struct body *b)
+{
+	static const char *const hints[] = { "\"_meta\"", "\"requestState\"",
+	    NULL };
+	struct rpc_top top;
+	int i;
+
+	memset(b, 0, sizeof(*b));
+	b->initialize = r->bodylen < 65536 && memmem(r->body, r->bodylen,
+	    "\"initialize\"", 12) != NULL;
+	for (i = 0; hints[i] != NULL; i++)
+		if (memmem(r->body, r->bodylen, hints[i], strlen(hints[i])))
+			break;
+	if (hints[i] != NULL || rpc_scan(r->body, r->bodylen, &top) != 0) {
+		body_parse(r, b);
+		b->initialize = b->object && json_eq(&hj, json_get(&hj, 0,
+		    "method"), "initialize");
+		return;
+	}
+	b->parsed = JSON_OK;
+	b->object = true;
+	if (top.id != NULL && id_usable(top.id, top.idlen)) {
+		b->id = top.id;
+		b->idlen = top.idlen;
+	}
+	b->request = top.method != NULL && top.method[0] == '"' &&
+	    b->id != NULL;
+	b->initialize = b->initialize && b->request &&
+	    strncmp(top.method, "\"initialize\"", 12) == 0;
+}
+
+/*
+ * Hand the body to the core as one line: breaks are white space there.
+ * The line is made in one buffer, kept between requests unless large.
+ */
+static void
+dispatch_body(struct hsess *hs, struct hpost *po, const char *body,
+    size_t n)
+{
+	static struct buf line;
+	size_t i;
+
+	line.len = 0;
+	buf_put(&line, body, n);
+	buf_cstr(&line);
+	for (i = 0; i < line.len; i++)
+		if (line.data[i] == '\n' || line.data[i] == '\r')
+			line.data[i] = ' ';
+	(void)carry_flush(hs->se);
+	hs->cur = po;
+	dispatch_line(hs->se, line.data, line.len);
+	(void)carry_flush(hs->se);
+	hs->cur = NULL;
+	if (line.cap > LINE_KEEP)
+		buf_free(&line);
+}
+
+static bool
+held_before(const struct hsess *hs, const struct hpost *po)
+{
+	const struct hpost *q;
+
+	for (q = hs->posts; q != po; q = q->next)
+		if (q->held.len > 0)
+			return true;
+	return false;
+}
+
+/* A request of the session: its answer is owed to this connection. */
+static void
+post_request(struct hsess *hs, struct http_conn *c,
+    const struct http_request *r, const struct body *b)
+{
+	struct hpost *po = xcalloc(1, sizeof(*po)), **p;
+
+	po->conn = c;
+	po->id = xstrndup(b->id, b->idlen);
+	po->idlen = b->idlen;
+	if (b->token != NULL) {
+		po->token = xstrndup(b->token, b->toklen);
+		po->toklen = b->toklen;
+	}
+	po->sse = http_accepts(r, "text/event-stream");
+	http_set_data(c, hs);
+	for (p = &hs->posts; *p != NULL; p = &(*p)->next)
+		;
+	*p = po;
+	hs->last = loop_ms();
+	/* Behind a held one, or while the core holds requests: it waits. */
+	if (held_before(hs, po) || dispatch_busy(hs->se)) {
+		buf_put(&po->held, r->body, r->bodylen);
+		if (po->held.len == 0)
+			buf_putc(&po->held, ' ');
+		return;
+	}
+	dispatch_body(hs, po, r->body, r->bodylen);
+}
+
+/* The requests that waited for the core, in the order they came. */
+static void
+resume_held(void)
+{
+	struct hsess *hs;
+	struct hpost *po;
+	struct buf body;
+
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		while (!hs->ending && !wb.stopping &&
+		    (po = hs->posts) != NULL) {
+			while (po != NULL && po->held.len == 0)
+				po = po->next;
+			if (po == NULL || dispatch_busy(hs->se))
+				break;
+			body = po->held;
+			memset(&po->held, 0, sizeof(po->held));
+			dispatch_body(hs, po, body.data, body.len);
+			buf_free(&body);
+		}
+	}
+}
+
+/* Is the header's version one spoken, when there is one? */
+static bool
+version_ok(const struct http_str *v)
+{
+	char text[16];
+
+	if (v->p == NULL)
+		return true;
+	if (v->n >= sizeof(text))
+		return false;
+	memcpy(text, v->p, v->n);
+	text[v->n] = '\0';
+	return era_legacy_supported(text) ||
+	    strcmp(text, WB_PROTOCOL_MODERN) == 0;
+}
+
+/* A POST without a session: initialize, or a stateless request. */
+static void
+post_alone(struct http_conn *c, const struct http_request *r,
+    const struct body *b)
+{
+	const struct http_str *v = &r->h[HTTP_H_VERSION];
+	struct hsess *hs;
+
+	if (!b->request) {
+		if (b->object && b->id == NULL)
+			http_respond(c, 202, NULL, NULL, 0);
+		else
+			http_respond_error(c, 400, -32000, "Bad Request: "
+			    "Mcp-Session-Id header is required");
+		return;
+	}
+	if (b->initialize) {
+		if ((hs = hsess_new(true)) == NULL) {
+			http_respond_error(c, 503, -32000, "Service "
+			    "Unavailable: too many HTTP sessions");
+			return;
+		}
+		http_add_header(c, "Mcp-Session-Id", hs->sid);
+	} else if (!b->modern && !(v->p != NULL && v->n ==
+	    strlen(WB_PROTOCOL_MODERN) && memcmp(v->p, WB_PROTOCOL_MODERN,
+	    v->n) == 0)) {
+		http_respond_error(c, 400, -32000, "Bad Request: "
+		    "Mcp-Session-Id header is required (send initialize "
+		    "first, or a " WB_PROTOCOL_MODERN " request with its "
+		    "_meta)");
+		return;
+	} else if (b->state != NULL &&
+	    (hs = hsess_of_state(b->state, b->statelen)) != NULL) {
+		/* The retry: the session's state is spent. */
+		free(hs->state);
+		hs->state = NULL;
+	} else
+		hs = hsess_new(false);
+	post_request(hs, c, r, b);
+}
+
+static void
+on_post(struct http_conn *c, const struct http_request *r)
+{
+	const struct http_str *sid = &r->h[HTTP_H_SESSION];
+	struct hsess *hs = NULL;
+	struct body b;
+
+	body_read(r, &b);
+	if (b.parsed == JSON_SYNTAX)
+		http_respond_error(c, 400, -32700, "Parse error: the body is "
+		    "not valid JSON");
+	else if (!b.object)
+		http_respond_error(c, 400, -32600, b.parsed == JSON_NOTOBJ ?
+		    "Invalid Request: expected one JSON-RPC message (a JSON "
+		    "object; batches are not supported)" : "Invalid Request: "
+		    "too large or too deeply nested");
+	else if (sid->p == NULL)
+		post_alone(c, r, &b);
+	else if ((hs = hsess_find(sid)) == NULL)
+		http_respond_error(c, 404, -32001, "Session not found");
+	else if (b.request)
+		post_request(hs, c, r, &b);
+	else {
+		/* A notification, or an answer to a server's request. */
+		hs->last = loop_ms();
+		dispatch_body(hs, NULL, r->body, r->bodylen);
+		http_respond(c, 202, NULL, NULL, 0);
+	}
+	json_release(&hj);
+}
+
+/* GET: the session's stream; a newer one replaces the one before. */
+static void
+on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
+{
+	const char *line, *nl, *end;
+
+	if (!http_accepts(r, "text/event-stream")) {
+		http_respond_error(c, 406, -32000, "Not Acceptable: a GET "
+		    "stream needs Accept: text/event-stream");
+		return;
+	}
+	if (hs->get != NULL)
+		http_stream_end(hs->get);
+	hs->get = NULL;
+	if (http_stream_begin(c) != 0)
+		return;
+	hs->get = c;
+	http_set_data(c, hs);
+	if (hs->backlog.len == 0)
+		return;
+	line = hs->backlog.data;
+	end = line + hs->backlog.len;
+	for (; line < end && hs->get != NULL; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		to_get(hs, line, (size_t)(nl - line));
+	}
+	buf_free(&hs->backlog);
+}
+
+static void
+on_request(void *ctx, struct http_conn *c, const struct http_request *r)
+{
+	const struct http_str *sid = &r->h[HTTP_H_SESSION];
+	struct hsess *hs;
+
+	(void)ctx;
+	if (wb.stopping)
+		http_respond_error(c, 503, -32000, "Service Unavailable: "
+		    "shutting down");
+	else if (r->method != HTTP_POST && r->method != HTTP_GET &&
+	    r->method != HTTP_DELETE)
+		http_respond_error(c, 405, -32000, "Method Not Allowed");
+	else if (!version_ok(&r->h[HTTP_H_VERSION]))
+		http_respond_error(c, 400, -32000, "Bad Request: unsupported "
+		    "MCP-Protocol-Version");
+	else if (r->method == HTTP_POST)
+		on_post(c, r);
+	else if (sid->p == NULL && r->method == HTTP_GET) {
+		/* A stateless client has no stream to open. */
+		http_respond_error(c, 405, -32000, "Method Not Allowed: "
+		    "no session (GET needs an Mcp-Session-Id)");
+	} else if (sid->p == NULL)
+		http_respond_error(c, 400, -32000, "Bad Request: "
+		    "Mcp-Session-Id header is required");
+	else if ((hs = hsess_find(sid)) == NULL)
+		http_respond_error(c, 404, -32001, "Session not found");
+	else if (r->method == HTTP_GET)
+		on_get(c, r, hs);
+	else {
+		hsess_end(hs, 404, "Session ended (DELETE)");
+		http_respond(c, 200, NULL, NULL, 0);
+	}
+}
+
+/*
+ * A connection went with its request unanswered: the request is
+ * cancelled at its server, as the client's notifications/cancelled would
+ * be (a stateless session ends, and with it its calls).
+ */
+static void
+cancel_post(struct hsess *hs, struct hpost *po)
+{
+	struct buf m = { 0 };
+
+	if (hs->sid[0] == '\0' || po->held.len > 0) {
+		post_free(hs, po);
+		hs->ending |= hs->sid[0] == '\0';
+		return;
+	}
+	rpc_put_notification(&m, "notifications/cancelled");
+	buf_puts(&m, ",\"params\":{\"requestId\":");
+	buf_put(&m, po->id, po->idlen);
+	buf_puts(&m, ",\"reason\":\"the HTTP client closed its "
+	    "connection\"}}");
+	post_free(hs, po);
+	dispatch_body(hs, NULL, m.data, m.len);
+	buf_free(&m);
+}
+
+static void
+on_closed(void *ctx, const struct http_conn *c)
+{
+	struct hsess *hs;
+	struct hpost *po;
+
+	(void)ctx;
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		if (hs->get == c) {
+			hs->get = NULL;
+			hs->last = loop_ms();
+		}
+		for (po = hs->posts; po != NULL; po = po->next)
+			if (po->conn == c)
+				post_gone(hs, po);
+	}
+}
+
+/* The requests whose connections went are cancelled (post_gone). */
+static void
+cancel_gone(void)
+{
+	struct hsess *hs;
+	struct hpost *po;
+
+	posts_gone = false;
+	for (hs = hsessions; hs != NULL; hs = hs->next) {
+		while (hs->gone) {
+			for (po = hs->posts; po != NULL && po->conn != NULL;
+			    po = po->next)
+				;
+			if (po != NULL)
+				cancel_post(hs, po);
+			else
+				hs->gone = false;
+		}
+	}
+}
+
+static const struct http_ops host_ops = { on_request, on_closed, NULL };
+
+/*
+ * The loop's steps (workbench.c).
+ */
+bool
+hhost_start(const char *listen, struct buf *err)
+{
+	struct http_addr addr;
+
+	if (http_addr_parse(listen, &addr, err) != 0)
+		return false;
+	if (!addr.loopback && wb.cfg.http_token == NULL) {
+		buf_printf(err, "--listen %s is not a loopback address: set "
+		    "\"httpToken\" (for example \"${MCP_WORKBENCH_TOKEN}\") so "
+		    "that clients must send Authorization: Bearer TOKEN",
+		    addr.text);
+		return false;
+	}
+	stateless_open = xcalloc((size_t)wb.cfg.nboxes + 1, 1);
+	hs_cfg.max_body = wb.cfg.max_message;
+	hs_cfg.max_conns = wb.cfg.max_conns;
+	hs_cfg.path = "/mcp";
+	hs_cfg.token = wb.cfg.http_token;
+	hs_cfg.origins = (const char *const *)wb.cfg.origins;
+	hs_cfg.check_host = addr.loopback;
+	if ((hs_server = http_start(&hs_cfg, &addr, &host_ops, NULL,
+	    err)) == NULL)
+		return false;
+	/* The port as bound: the one given may be 0 (any). */
+	wb_log("serving MCP over Streamable HTTP at http://%.*s:%d/mcp",
+	    (int)(strrchr(addr.text, ':') - addr.text), addr.text,
+	    http_port(hs_server));
+	return true;
+}
+
+bool
+hhost_serving(void)
+{
+	return hs_server != NULL;
+}
+
+int
+hhost_port(void)
+{
+	return hs_server != NULL ? http_port(hs_server) : -1;
+}
+
+/* Idle sessions expire: no request, no stream, for the timeout. */
+static long long
+hsess_expiry(const struct hsess *hs)
+{
+	if (hs->ending || hs->posts != NULL || hs->get != NULL)
+		return -1;
+	if (hs->sid[0] == '\0')
+		return hs->last + wb.cfg.state_ttl_ms;
+	if (wb.cfg.http_session_ms == 0)
+		return -1;
+	return hs->last + wb.cfg.http_session_ms;
+}
+
+void
+hhost_before_poll(void)
+{
+	if (hs_server == NULL)
+		return;
+	if (posts_gone)
+		cancel_gone();
+	if (stateless_changed)
+		stateless_sync();
+	hsess_reap();
+	resume_held();
+	http_prepare(hs_server);
+}
+
+void
+hhost_flush(void)
+{
+	if (hs_server != NULL)
+		http_flush(hs_server);
+}
+
+void
+hhost_watch(void (*fn)(void *, int, short, void *), void *arg)
+{
+	if (hs_server != NULL)
+		http_watch(hs_server, fn, arg);
+}
+
+long long
+hhost_deadline(void)
+{
+	struct hsess *hs;
+	long long t, d;
+
+	if (hs_server == NULL)
+		return -1;
+	t = http_deadline(hs_server);
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		if ((d = hsess_expiry(hs)) >= 0 && (t < 0 || d < t))
+			t = d;
+	return t;
+}
+
+void
+hhost_event(void *tag, int fd, short revents)
+{
+	http_event(hs_server, tag, fd, revents);
+}
+
+void
+hhost_timeouts(long long now)
+{
+	struct hsess *hs;
+	long long d;
+
+	if (hs_server == NULL)
+		return;
+	http_timeouts(hs_server, now);
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		if ((d = hsess_expiry(hs)) >= 0 && now >= d) {
+			if (hs->sid[0] != '\0')
+				wb_log("http: session %.8s expired after %d ms "
+				    "idle", hs->sid, wb.cfg.http_session_ms);
+			hs->ending = true;
+		}
+}
+
+/* SIGTERM: no new connection; every session ends, its client told. */
+void
+hhost_shutdown(void)
+{
+	struct hsess *hs;
+
+	if (hs_server == NULL)
+		return;
+	http_quiesce(hs_server);
+	for (hs = hsessions; hs != NULL; hs = hs->next)
+		hsess_end(hs, 503, "Service Unavailable: shutting down");
+}
+
+bool
+hhost_written(void)
+{
+	return hs_server == NULL || http_written(hs_server);
+}
+
+void
+hhost_end(void)
+{
+	hsess_reap();
+	http_stop(hs_server);
+	hs_server = NULL;
+	json_release(&hj);
+	json_release(&cj);
+	free(stateless_open);
+	stateless_open = NULL;
+}

@@ -1,0 +1,211 @@
+// The workbench serving Streamable HTTP against hostile or broken
+// clients while a real SDK client works on the same listener: the token,
+// Origin, Host, 413/431, slow and garbage connections, maxConnections,
+// and SIGTERM.  Every wait is for an event (an answer, a close, an exit).
+
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import * as L from './lib.mjs';
+import * as H from './http-lib.mjs';
+
+const T = { timeout: 90000 };
+
+after(() => L.cleanup());
+
+const FIXTURE = { toolboxes: { fx: { description: 'fixture', mcpServers: { f: L.fixtureServer() } } } };
+const TOKEN = 'e2e-token-0123456789abcdef';
+
+// A real client calling in a loop until stop() is called; stop resolves
+// with the number of calls, each checked.
+async function busyClient(url, opts = {}) {
+	const c = await H.client1(url, opts);
+	await c.openToolbox('fx');
+	let stopping = false;
+	let calls = 0;
+	const loop = (async () => {
+		while (!stopping) {
+			const r = await c.useTool('fx', 'f', 'wait', { ms: calls % 7 });
+			assert.equal(L.resultText(r), `waited ${calls % 7}`);
+			calls++;
+		}
+	})();
+	return {
+		c,
+		get calls() { return calls; },
+		async stop() {
+			stopping = true;
+			await loop;
+			await c.close();
+			return calls;
+		},
+	};
+}
+
+describe('http: who may ask', () => {
+	test('a non-loopback address without httpToken: refused at startup, with how to set one; a short token is invalid', T, async () => {
+		const err = await H.startListener(FIXTURE, { listen: '0.0.0.0:0' }).then(() => null, (e) => e);
+		assert.ok(err, 'it started');
+		assert.equal(err.exit.code, 3);
+		assert.match(err.stderr, /--listen 0\.0\.0\.0:0 is not a loopback address: set "httpToken" \(for example "\$\{MCP_WORKBENCH_TOKEN\}"\) so that clients must send Authorization: Bearer TOKEN/);
+		const short = await H.startListener({ ...FIXTURE, httpToken: 'short' }).then(() => null, (e) => e);
+		assert.equal(short.exit.code, 1);
+		assert.match(short.stderr, /httpToken is shorter than 16 bytes/);
+	});
+
+	test('httpToken: 401 with WWW-Authenticate without it or with a wrong one; the SDK clients with it; off loopback too', T, async () => {
+		const config = { ...FIXTURE, httpToken: '${E2E_TOKEN}' };
+		await H.withListener(config, { listen: '0.0.0.0:0', env: { E2E_TOKEN: TOKEN } }, async (wb) => {
+			const url = `http://127.0.0.1:${wb.port}/mcp`;
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			for (const auth of [undefined, 'Bearer wrong-token-0123456789abcdef', `Basic ${TOKEN}`, `Bearer ${TOKEN}x`]) {
+				const r = await H.post(url, init, auth ? { authorization: auth } : {});
+				assert.equal(r.status, 401, `${auth}`);
+				assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+			}
+			const busy = await busyClient(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+			const m = await H.client2(url, 'pin', { headers: { authorization: `Bearer ${TOKEN}` } });
+			assert.equal(L.resultText(await m.useTool('fx', 'f', 'wait', { ms: 5 })), 'waited 5');
+			await m.close();
+			assert.ok(await busy.stop() > 0);
+			assert.equal(wb.starts(), 1);
+		});
+	});
+
+	test('Origin: loopback and allowedOrigins pass, others 403; a rebound Host 403; a real client unaffected', T, async () => {
+		await H.withListener({ ...FIXTURE, allowedOrigins: ['https://app.example.com'] }, {}, async (wb) => {
+			const busy = await busyClient(wb.url);
+			const ping = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			assert.equal((await H.post(wb.url, ping, { origin: 'http://evil.example' })).status, 403);
+			assert.equal((await H.post(wb.url, ping, { origin: 'null' })).status, 403);
+			assert.equal((await H.post(wb.url, ping, { origin: 'https://app.example.com.evil.example' })).status, 403);
+			assert.equal((await H.post(wb.url, ping, { origin: 'http://localhost:6274' })).status, 200);
+			assert.equal((await H.post(wb.url, ping, { origin: 'https://app.example.com' })).status, 200);
+			const rebound = await H.rawExchange(wb.port, `POST /mcp HTTP/1.1\r\nHost: attacker.example:${wb.port}\r\n` +
+				`Content-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`);
+			assert.match(rebound, /^HTTP\/1\.1 403 /);
+			const c = await H.client1(wb.url, { headers: { origin: 'http://evil.example' } }).then(() => null, (e) => e);
+			assert.match(String(c?.message), /403|Forbidden/);
+			assert.ok(await busy.stop() > 0);
+		});
+	});
+});
+
+describe('http: limits', () => {
+	test('413 for a body over maxMessageBytes, 431 for fields over 16 KiB, 400 for garbage, 404 elsewhere; a real client unaffected', T, async () => {
+		await H.withListener({ ...FIXTURE, maxMessageBytes: 4096 }, {}, async (wb) => {
+			const busy = await busyClient(wb.url);
+			const big = H.rpc(1, 'tools/list', { pad: 'x'.repeat(10000) });
+			const r = await H.post(wb.url, big, { 'mcp-session-id': busy.c.sessionId });
+			assert.equal(r.status, 413);
+			assert.match(JSON.parse(r.text).error.message, /maxMessageBytes/);
+			const h = await H.post(wb.url, H.rpc(2, 'ping'), { 'x-padding': 'p'.repeat(17 * 1024) });
+			assert.equal(h.status, 431);
+			const tls = await H.rawExchange(wb.port, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc]));
+			assert.match(tls, /^HTTP\/1\.1 400 /);
+			const text = await H.rawExchange(wb.port, 'hello world\r\nthis is not http\r\n\r\n');
+			assert.match(text, /^HTTP\/1\.1 400 /);
+			const json = await H.post(wb.url, '{"jsonrpc":"2.0","id":1,"method":', { 'mcp-session-id': busy.c.sessionId });
+			assert.equal(json.status, 400);
+			assert.equal(JSON.parse(json.text).error.code, -32700);
+			const batch = await H.post(wb.url, `[${H.rpc(5, 'ping')}]`, { 'mcp-session-id': busy.c.sessionId });
+			assert.equal(batch.status, 400);
+			assert.match(JSON.parse(batch.text).error.message, /batches are not supported/);
+			const elsewhere = await fetch(wb.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: H.JSON_HEADERS, body: H.rpc(3, 'ping') });
+			assert.equal(elsewhere.status, 404);
+			const put = await fetch(wb.url, { method: 'PUT', headers: H.JSON_HEADERS, body: '{}' });
+			assert.equal(put.status, 405);
+			assert.ok(await busy.stop() > 0);
+		});
+	});
+
+	test('a slow connection is answered 408 and closed after 10 s while a real client keeps working', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const busy = await busyClient(wb.url);
+			const started = Date.now();
+			const got = await H.rawExchange(wb.port, 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
+			assert.match(got, /^HTTP\/1\.1 408 /);
+			assert.ok(Date.now() - started >= 9500, `closed after ${Date.now() - started} ms`);
+			const calls = await busy.stop();
+			assert.ok(calls > 5, `only ${calls} calls while the slow one waited`);
+		});
+	});
+
+	test('maxConnections: past it 503 at once; the real client\'s session survives and works once there is room', T, async () => {
+		await H.withListener({ ...FIXTURE, maxConnections: 6 }, {}, async (wb) => {
+			const c = await H.client1(wb.url);
+			await c.openToolbox('fx');
+			const socks = [];
+			const got = [];
+			const refused = () => got.find((g) => /^HTTP\/1\.1 503 /.test(g));
+			for (let i = 0; i < 12 && !refused(); i++) {
+				const s = net.connect(wb.port, '127.0.0.1');
+				s.on('error', () => {});
+				got.push('');
+				s.on('data', (d) => { got[i] += d; });
+				await new Promise((r) => s.on('connect', r));
+				socks.push(s);
+				// A round trip of the real client's session, after which
+				// a refusal has been written.
+				const r = await H.post(wb.url, H.rpc(1, 'ping'), { 'mcp-session-id': c.sessionId });
+				assert.ok(r.status === 200 || r.status === 503, `${r.status}`);
+			}
+			await L.waitFor(() => refused(), 10000, 'a 503 past maxConnections');
+			assert.match(refused(), /too many connections/i);
+			for (const s of socks)
+				s.destroy();
+			await L.waitFor(async () => (await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': c.sessionId })).status === 200, 10000, 'room again');
+			assert.equal(L.resultText(await c.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			await c.close();
+		});
+	});
+});
+
+describe('http: sessions are bounded', () => {
+	test('past 1024 2025 sessions, a new one ends the one idle longest (404 for it), and a working session is kept', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const ids = [];
+			for (let i = 0; i < 1024; i++) {
+				const r = await H.post(wb.url, init);
+				assert.equal(r.status, 200, r.text);
+				ids.push(r.headers.get('mcp-session-id'));
+			}
+			// The first is used again: the second is now the idle one.
+			assert.equal((await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': ids[0] })).status, 200);
+			const r = await H.post(wb.url, init);
+			assert.equal(r.status, 200);
+			await wb.waitStderr(/1024 2025 sessions: the one idle longest ends/);
+			assert.equal((await H.post(wb.url, H.rpc(3, 'ping'), { 'mcp-session-id': ids[1] })).status, 404);
+			assert.equal((await H.post(wb.url, H.rpc(4, 'ping'), { 'mcp-session-id': ids[0] })).status, 200);
+			assert.equal((await H.post(wb.url, H.rpc(5, 'ping'), { 'mcp-session-id': r.headers.get('mcp-session-id') })).status, 200);
+		});
+	});
+});
+
+describe('http: SIGTERM', () => {
+	test('stops accepting, answers the open request, ends the GET stream, ends the servers and exits 0 within 2 s', T, async () => {
+		const wb = await H.startListener(FIXTURE);
+		const c = await H.client1(wb.url);
+		await c.openToolbox('fx');
+		const pending = c.useTool('fx', 'f', 'wait', { ms: 60000 }).then(() => 'answered', (e) => e.message);
+		const m = wb.stderr.match(/fixture-server: started pid=(\d+)/);
+		assert.ok(m, wb.stderr);
+		const server = Number(m[1]);
+		// The call is at the server once the server has said nothing new;
+		// ask through a second session that it received it.
+		const w = await H.client1(wb.url);
+		await w.openToolbox('fx');
+		await L.waitFor(async () => JSON.parse(L.resultText(await w.useTool('fx', 'f', 'received', {}))).some((x) => x.params?.arguments?.ms === 60000), 10000, 'the call at the server');
+		const t0 = Date.now();
+		wb.proc.kill('SIGTERM');
+		const exit = await L.withTimeout(wb.exited, 5000, 'exit after SIGTERM');
+		assert.deepEqual([exit.code, exit.signal], [0, null]);
+		assert.ok(exit.at - t0 < 2000, `exited ${exit.at - t0} ms after SIGTERM`);
+		assert.match(await pending, /Service Unavailable: shutting down/);
+		const refused = await fetch(wb.url, { method: 'POST', headers: H.JSON_HEADERS, body: H.rpc(1, 'ping') }).then((r) => r.status, (e) => e.cause?.code ?? e.message);
+		assert.equal(refused, 'ECONNREFUSED');
+		await L.waitFor(() => !L.pidAlive(server), 5000, 'the server ended');
+		await Promise.all([c.close(), w.close()]);
+	});
+});
