@@ -95,9 +95,15 @@ class Front {
 			this.stderr += d;
 			this.wake();
 		});
+		// Its exit, timed when it came, but resolved once its stderr has
+		// ended too: node may tell the exit before the last lines it wrote.
+		const errEnd = new Promise((r) => this.proc.stderr.on('end', r));
 		this.exit = new Promise((r) => this.proc.on('exit', (code, signal) => {
-			r({ code, signal, at: Date.now() });
-			this.wake();
+			const e = { code, signal, at: Date.now() };
+			errEnd.then(() => {
+				r(e);
+				this.wake();
+			});
 		}));
 		this.eof = new Promise((r) => this.proc.stdout.on('end', () => r(Date.now())));
 		this.proc.stdin.on('error', () => {});
