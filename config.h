@@ -11,6 +11,7 @@
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROBE_TIMEOUT_MS	1500
 #define WB_STATE_TTL_MS		600000	/* A minted requestState lives. */
+#define WB_SHARE_LINGER_MAX	86400000	/* shareLingerMs at most. */
 #define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
 
 enum tool_mode {
@@ -41,6 +42,8 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
+	bool	  share;		/* One process for the sessions alike. */
+	char	**base_env;	/* What it inherits; NULL: our environ. */
 };
 
 struct cfg_toolbox {
@@ -64,11 +67,16 @@ struct cfg {
 	bool			 cache;		/* The tool catalogue on disk. */
 	char			*cache_dir;	/* NULL: the XDG default. */
 	bool			 search_tool;	/* Offer search_tools. */
+	bool			 share;		/* Join the shared workbench. */
+	int			 share_linger_ms;	/* shareLingerMs. */
+	char			*share_dir;	/* NULL: the default. */
 };
 
 int	 cfg_load(struct cfg *, const char *, FILE *);
 int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
+struct cfg_server *cfg_server_dup(const struct cfg_server *);
+void	 cfg_server_free(struct cfg_server *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);
 const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
 char	*cfg_legacy_fix(const struct cfg *, const char *);
@@ -99,6 +107,7 @@ struct workbench {
 	struct cfg	 cfg;
 	enum tool_mode	 mode;
 	bool		 stopping;	/* Shutting down: no new work. */
+	bool		 shared;	/* A shared workbench: many sessions. */
 };
 
 extern struct workbench wb;

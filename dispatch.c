@@ -291,7 +291,7 @@ client_notification(struct session *se, int method)
 		listen_cancel(se, raw, len);
 		call_cancel(se, raw, len, "cancelled by the client");
 	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
-		relay_roots_changed();
+		relay_roots_changed(se);
 }
 
 /*

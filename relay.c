@@ -80,7 +80,7 @@ relay_pending(const struct server *s)
  * server names no call in what it asks), and the request is refused.
  */
 static struct session *
-relay_session(const struct server *s)
+relay_session(const struct server *s, const char **why)
 {
 	struct session *se = NULL;
 	int i;
@@ -88,13 +88,19 @@ relay_session(const struct server *s)
 	for (i = 0; i < s->nreq; i++) {
 		if (!req_is_call(&s->req[i]) || !s->req[i].sent)
 			continue;
-		if (se != NULL && s->req[i].sess != se)
+		if (se != NULL && s->req[i].sess != se) {
+			*why = "several sessions have calls in flight on this "
+			    "server; a request cannot be attributed";
 			return NULL;
+		}
 		se = s->req[i].sess;
 	}
 	if (se == NULL && (se = session_first()) != NULL &&
-	    session_next(se) != NULL)
+	    session_next(se) != NULL) {
+		*why = "no call in flight on this server, and several "
+		    "sessions: a request cannot be attributed";
 		return NULL;
+	}
 	return se;
 }
 
@@ -190,7 +196,9 @@ relay_request(struct server *s, const struct json *j, int id, int method,
     const char *line, size_t n)
 {
 	struct buf *b = &s->proc.io.out;
-	struct session *se = relay_session(s);
+	const char *why = "mcp-workbench cannot tell which client session "
+	    "this request is for";
+	struct session *se = relay_session(s, &why);
 	const char *raw;
 	size_t len;
 
@@ -198,14 +206,17 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 		return;
 	raw = json_raw(j, id, &len);
 	if (se == NULL && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32603, "mcp-workbench cannot tell "
-		    "which client session this request is for");
+		relay_refuse(s, raw, len, -32603, why);
 	else if (client_can_answer(se, j, method))
 		up_send(s, se, raw, len, line, n);
 	else if (json_eq(j, method, "ping")) {
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
-	} else
+	} else if (wb.shared && era_input_cap(j, method) != 0)
+		relay_refuse(s, raw, len, -32601, "Method not found: the "
+		    "client of the calling session did not declare this "
+		    "capability");
+	else
 		relay_refuse(s, raw, len, -32601, "Method not found");
 }
 
@@ -356,6 +367,7 @@ void
 relay_notification(struct server *s, const struct json *j, int method,
     const char *line, size_t n)
 {
+	const char *why;
 	struct session *se;
 
 	if (!notification_well_formed(line, n))
@@ -370,7 +382,8 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/resources/updated"))
 		srv_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
-	    (se = relay_session(s)) != NULL && session_has(se, CAN_ELICIT))
+	    (se = relay_session(s, &why)) != NULL &&
+	    session_has(se, CAN_ELICIT))
 		session_send_line(se, line, n);
 }
 
@@ -420,13 +433,13 @@ relay_session_gone(const struct session *se)
 	}
 }
 
-/* The client's roots changed: every ready server is told. */
+/* The client's roots changed: every ready server it uses is told. */
 void
-relay_roots_changed(void)
+relay_roots_changed(const struct session *se)
 {
 	struct server *s;
 
 	SRV_EACH(s)
-		if (srv_serving(s) && !s->modern)
+		if (srv_serving(s) && !s->modern && srv_used_by(s, se))
 			srv_notify(s, "notifications/roots/list_changed");
 }

@@ -500,6 +500,16 @@ void
 session_modern_begin(struct session *se)
 {
 	se->modern_reply = true;
+	se->was_modern = true;
+}
+
+/* The era it spoke last: initialize's version, the modern one, or NULL. */
+const char *
+session_era_name(const struct session *se)
+{
+	if (se->initialized)
+		return session_protocol(se);
+	return se->was_modern ? WB_PROTOCOL_MODERN : NULL;
 }
 
 /* The request is handled: what comes next is of the session's era. */
