@@ -17,10 +17,24 @@ const T = (ms) => ms * SLOW;
 
 const shareDirs = new Set();
 
-// The shared workbenches of this suite's share directories, by their
-// command line (-c CONFIG, the config naming one of our directories).
+function ppid(pid) {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+	} catch {
+		return 0;
+	}
+}
+
+// The shared workbenches of this suite's configurations, by their command
+// line; their guardians (forked, so with the same command line) left out.
 const configs = new Set();
 function daemons() {
+	const all = withGuardians();
+	return all.filter((p) => !all.includes(ppid(p)));
+}
+
+function withGuardians() {
 	const pids = [];
 	for (const p of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(p))
@@ -38,7 +52,7 @@ function daemons() {
 }
 
 after(() => {
-	for (const pid of daemons())
+	for (const pid of withGuardians())
 		L.killWorkbench(pid, 'cleanup');
 	L.cleanup();
 });
@@ -248,6 +262,126 @@ describe('sharing: instances by what a server runs with', () => {
 			await L.waitFor(() => !L.pidAlive(old.servers[0].pid), T(5000), 'taking its server with it');
 		} finally {
 			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
+
+// What the fixture server received, asked through session s.
+async function received(s, box = 'fx', server = 'f') {
+	return L.resultJson(await s.useTool(box, server, 'received', {}));
+}
+
+// The server's id of the tools/call of tool name with these arguments.
+function callId(list, name, args) {
+	const r = list.find((m) => m.method === 'tools/call' && m.params?.name === name &&
+	    JSON.stringify(m.params.arguments) === JSON.stringify(args));
+	return r?.id;
+}
+
+function cancelledAt(list, id) {
+	return list.some((m) => m.method === 'notifications/cancelled' && m.params?.requestId === id);
+}
+
+describe('sharing: sessions and the shared workbench ending', () => {
+	for (const how of ['its client closes stdin', 'its front is killed (SIGKILL)']) {
+		test(`a session that ends while ${how} has its calls cancelled at the shared server; the other session does not notice`, { timeout: T(60000) }, async () => {
+			const cfg = shareConfig(FX());
+			const a = await L.startWorkbench(cfg);
+			const b = await L.startWorkbench(cfg);
+			try {
+				await L.openOk(a, 'fx');
+				await L.openOk(b, 'fx');
+				const args = { ms: 30000 };
+				const pending = a.useTool('fx', 'f', 'wait', args).catch(() => null);
+				const slowB = b.useTool('fx', 'f', 'wait', { ms: 400 });
+				await L.waitFor(async () => callId(await received(b), 'wait', args) !== undefined, T(5000), 'a\'s call reached the server');
+				if (how.startsWith('its client'))
+					await a.close();
+				else
+					L.killWorkbench(a.pid, 'deliberate: a session\'s front killed');
+				const id = callId(await received(b), 'wait', args);
+				await L.waitFor(async () => cancelledAt(await received(b), id), T(5000), 'the server told of the cancellation with its own id');
+				assert.equal(L.text(await slowB), 'waited 400');
+				assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+				await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'one session left');
+				await pending;
+			} finally {
+				await Promise.all([a.close(), b.close()]);
+			}
+		});
+	}
+
+	test('the shared workbench killed (SIGKILL): every session sees its end within 2 s (exit 4), no server is left, and the next session starts a new one', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = statusOk(cfg);
+			const server = serverOf(st, 'fx', 'f')[0].pid;
+			const t0 = Date.now();
+			L.killWorkbench(st.pid, 'deliberate: the shared workbench killed');
+			const [ea, eb] = await Promise.all([a.exited, b.exited]);
+			assert.equal(ea.code, 4);
+			assert.equal(eb.code, 4);
+			assert.ok(Math.max(ea.at, eb.at) - t0 < T(2000), `ended ${Math.max(ea.at, eb.at) - t0} ms after the kill`);
+			assert.match(a.stderr, new RegExp(`the shared workbench \\(pid ${st.pid}\\) is gone`));
+			await L.waitFor(() => !L.pidAlive(server), T(5000), 'the guardian ends the server');
+			const c = await L.startWorkbench(cfg);
+			try {
+				await L.openOk(c, 'fx');
+				const again = statusOk(cfg);
+				assert.notEqual(again.pid, st.pid);
+				assert.equal(again.sessions.length, 1);
+			} finally {
+				await c.close();
+			}
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('the linger: a session within shareLingerMs finds the server running (no process started, open_toolbox at once); after it, the shared workbench exits with its servers', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: T(1500) });
+		const a = await L.startWorkbench(cfg);
+		await L.openOk(a, 'fx');
+		const st = statusOk(cfg);
+		const server = serverOf(st, 'fx', 'f')[0].pid;
+		await a.close();
+		assert.equal((await a.exited).code, 0);
+		const b = await L.startWorkbench(cfg);
+		let t;
+		try {
+			const t0 = performance.now();
+			await L.openOk(b, 'fx');
+			t = performance.now() - t0;
+			const again = statusOk(cfg);
+			assert.equal(again.pid, st.pid, 'the same shared workbench');
+			assert.equal(serverOf(again, 'fx', 'f')[0].pid, server, 'the same server process');
+			assert.doesNotMatch(b.stderr, /started pid=/);
+		} finally {
+			await b.close();
+		}
+		assert.ok(t < T(200), `open_toolbox took ${t} ms`);
+		assert.ok(L.pidAlive(st.pid), 'still lingering right after the last session');
+		await L.waitFor(() => !L.pidAlive(st.pid), T(6000), 'the shared workbench exits after its linger');
+		await L.waitFor(() => !L.pidAlive(server), T(3000), 'and its server with it');
+		assert.equal(status(cfg).code, 1);
+	});
+
+	test('sessions starting at the same instant make exactly one shared workbench', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const all = await Promise.all(Array.from({ length: 6 }, () => L.startWorkbench(cfg)));
+		try {
+			await Promise.all(all.map((s) => L.openOk(s, 'fx')));
+			const st = statusOk(cfg);
+			assert.equal(st.sessions.length, 6);
+			assert.deepEqual(daemons(), [st.pid]);
+			assert.equal(serverOf(st, 'fx', 'f').filter((s) => s.pid !== null).length, 1);
+			assert.deepEqual(st.sessions.map((s) => s.pid).sort(), all.map((s) => s.pid).sort());
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
 		}
 	});
 });
