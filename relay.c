@@ -30,7 +30,7 @@ struct upreq {
 static struct upreq *ups;
 static int nups;
 static long long next_up;
-static char *log_level;			/* Raw, from logging/setLevel. */
+static int log_level = -1;		/* The most verbose set, or -1. */
 
 static void
 up_remove(int i)
@@ -283,7 +283,8 @@ log_wanted(const struct session *se, const struct server *s,
 	int level = era_level(j, json_get(j, params, "level")), i;
 
 	if (session_legacy(se))
-		return true;
+		return level >= session_level(se) && srv_used_by(s, se) &&
+		    (!wb.shared || session_box_open(se, s->box));
 	for (i = 0; i < s->nreq; i++)
 		if (req_is_call(&s->req[i]) && s->req[i].sess == se &&
 		    s->req[i].modern && s->req[i].level >= 0 &&
@@ -393,21 +394,32 @@ relay_send_level(struct server *s)
 {
 	struct buf p = { 0 };
 
-	if ((s->caps & CAP_LOGGING) == 0 || log_level == NULL || s->modern)
+	if ((s->caps & CAP_LOGGING) == 0 || log_level < 0 || s->modern)
 		return;
-	buf_printf(&p, "{\"level\":%s}", log_level);
+	buf_printf(&p, "{\"level\":\"%s\"}", era_level_name(log_level));
 	srv_send(s, req_add(s, REQ_QUIET), "logging/setLevel", p.data, p.len);
 	buf_free(&p);
 }
 
-/* The client set a level: it goes to every running server, and later. */
+/*
+ * A client set a level: the most verbose any session set goes to every
+ * running server, and to those started later; each session is then
+ * given what is at or above its own (log_wanted).
+ */
 void
-relay_set_level(const char *raw, size_t len)
+relay_set_level(void)
 {
+	struct session *se;
 	struct server *s;
+	int level = -1;
 
-	free(log_level);
-	log_level = xstrndup(raw, len);
+	SESSION_EACH(se)
+		if (session_level(se) >= 0 && (level < 0 ||
+		    session_level(se) < level))
+			level = session_level(se);
+	if (level < 0)
+		return;
+	log_level = level;
 	SRV_EACH(s)
 		if (s->proc.pid > 0)
 			relay_send_level(s);	/* If initialized. */

@@ -164,7 +164,7 @@ void	 call_cancel(const struct session *, const char *, size_t,
 	    const char *);
 void	 relay_answer(const struct session *, const struct json *, int,
 	    const char *, size_t);
-void	 relay_set_level(const char *, size_t);
+void	 relay_set_level(void);
 void	 relay_roots_changed(const struct session *);
 
 /*

@@ -43,6 +43,7 @@ session_new(int rfd, int wfd)
 	struct session *se = xcalloc(1, sizeof(*se)), **p;
 
 	se->io = &pipe_io;
+	se->level = -1;
 	se->peer.rfd = rfd;
 	se->peer.wfd = wfd;
 	for (p = &sessions; *p != NULL; p = &(*p)->next)
@@ -501,6 +502,19 @@ session_modern_begin(struct session *se)
 {
 	se->modern_reply = true;
 	se->was_modern = true;
+}
+
+/* The log level it set (era_level's rank), or -1. */
+void
+session_set_level(struct session *se, int level)
+{
+	se->level = level;
+}
+
+int
+session_level(const struct session *se)
+{
+	return se->level;
 }
 
 /* The era it spoke last: initialize's version, the modern one, or NULL. */

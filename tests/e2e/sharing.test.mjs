@@ -385,3 +385,196 @@ describe('sharing: sessions and the shared workbench ending', () => {
 		}
 	});
 });
+
+describe('sharing: security', () => {
+	test('a world-writable shareDir is not used: one line says why, the session runs on its own and works', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		fs.chmodSync(dir, 0o777);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await a.waitStderr(/not sharing: .*open to group or others \(mode 0777\); this session runs on its own/);
+			assert.equal(a.stderr.match(/not sharing/g).length, 1);
+			await L.openOk(a, 'fx');
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			assert.deepEqual(daemons(), []);
+			assert.deepEqual(fs.readdirSync(dir), [], 'nothing made in it');
+			const st = status(cfg);
+			assert.equal(st.code, 1);
+			assert.match(st.out, /open to group or others/);
+		} finally {
+			await a.close();
+		}
+		assert.equal((await a.exited).code, 0);
+	});
+
+	test('another user (nobody) cannot join: its session runs on its own, the shared workbench does not see it', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		fs.chmodSync(path.dirname(cfg), 0o755);
+		fs.chmodSync(cfg, 0o644);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			const before = statusOk(cfg);
+			const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+			const r = await new Promise((resolve) => {
+				const p = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', L.WORKBENCH, '-c', cfg],
+				    { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: '/nonexistent', XDG_CACHE_HOME: '/tmp/wb-nobody-cache' } });
+				let out = '', err = '';
+				p.stdout.on('data', (d) => {
+					out += d;
+					if (out.includes('\n'))
+						p.stdin.end();
+				});
+				p.stderr.on('data', (d) => {
+					err += d;
+				});
+				p.on('exit', (code) => resolve({ code, out, err }));
+				p.stdin.write(init + '\n');
+			});
+			assert.equal(r.code, 0, r.err);
+			assert.match(r.err, /not sharing: .*(owned by uid 0|Permission denied).*this session runs on its own/);
+			assert.equal(JSON.parse(r.out.split('\n')[0]).id, 1, 'served on its own');
+			const after = statusOk(cfg);
+			assert.equal(after.pid, before.pid);
+			assert.deepEqual(after.sessions.map((s) => s.pid), before.sessions.map((s) => s.pid));
+		} finally {
+			await a.close();
+		}
+	});
+
+	test('nothing of the configuration or the environment is written into shareDir, in a file or a name', { timeout: T(30000) }, async () => {
+		const secret = `s3cr3t-${process.pid}-${Date.now()}`;
+		const cfg = shareConfig({ fx: { mcpServers: { f: { ...L.fixtureServer(), env: { TOKEN: '${WB_SECRET}' } } } } });
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		const a = await L.startWorkbench(cfg, { env: { WB_SECRET: secret } });
+		try {
+			await L.openOk(a, 'fx');
+			assert.equal(procEnv(serverOf(statusOk(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
+			for (const f of fs.readdirSync(dir)) {
+				assert.ok(!f.includes(secret));
+				const st = fs.lstatSync(path.join(dir, f));
+				if (st.isFile())
+					assert.ok(!fs.readFileSync(path.join(dir, f), 'latin1').includes(secret), f);
+			}
+			assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+		} finally {
+			await a.close();
+		}
+	});
+});
+
+const ELICIT = { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object', properties: { n: { type: 'string' } } } } };
+
+// A 1.x session that answers elicitation with its own name, counting.
+async function elicitor(cfg, name, caps = { elicitation: {} }) {
+	const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+	const s = await L.startWorkbench(cfg, { capabilities: caps });
+	s.asked = [];
+	if (caps.elicitation)
+		s.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+			s.asked.push(req.params.message);
+			return { action: 'accept', content: { n: name } };
+		});
+	return s;
+}
+
+describe('sharing: a server\'s requests reach the session of their call', () => {
+	test('a 2025 server shared by sessions is told every capability; its request during one session\'s call reaches that session only, refused when several sessions\' calls are in flight, or when the calling session did not declare it', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const none = await L.startWorkbench(cfg);
+		const a = await elicitor(cfg, 'from-a');
+		const b = await elicitor(cfg, 'from-b');
+		try {
+			await L.openOk(none, 'fx');	// Started for a session that declared nothing.
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const init = (await received(none)).find((m) => m.method === 'initialize');
+			assert.deepEqual(Object.keys(init.params.capabilities).sort(), ['elicitation', 'roots', 'sampling']);
+			assert.equal(init.params.capabilities.roots.listChanged, true);
+			// One call in flight: a's request goes to a.
+			let r = L.text(await a.useTool('fx', 'f', 'ask', ELICIT));
+			assert.match(r, /"n":"from-a"/);
+			assert.deepEqual(a.asked, ['name?']);
+			assert.deepEqual(b.asked, []);
+			r = L.text(await b.useTool('fx', 'f', 'ask', ELICIT));
+			assert.match(r, /"n":"from-b"/);
+			assert.deepEqual(b.asked, ['name?']);
+			// Calls of two sessions in flight: refused, asked of no one.
+			const waiting = b.useTool('fx', 'f', 'wait', { ms: T(1500) });
+			await L.waitFor(async () => callId(await received(a), 'wait', { ms: T(1500) }) !== undefined, T(5000), 'b\'s call in flight');
+			r = JSON.parse(L.text(await a.useTool('fx', 'f', 'ask', ELICIT)));
+			assert.equal(r.error.code, -32603);
+			assert.match(r.error.message, /several sessions have calls in flight on this server; a request cannot be attributed/);
+			assert.deepEqual(a.asked, ['name?']);
+			assert.deepEqual(b.asked, ['name?']);
+			await waiting;
+			// A session that did not declare elicitation: -32601, said why.
+			r = JSON.parse(L.text(await none.useTool('fx', 'f', 'ask', ELICIT)));
+			assert.equal(r.error.code, -32601);
+			assert.match(r.error.message, /client of the calling session did not declare/);
+			assert.deepEqual(a.asked.length + b.asked.length, 2);
+		} finally {
+			await Promise.all([none.close(), a.close(), b.close()]);
+		}
+	});
+
+	test('a 2026-07-28 server\'s input requests come back in the call\'s own result: exact with calls of several sessions in flight', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ v2: { mcpServers: { m: E.v2Server('reject') } } });
+		const a = await elicitor(cfg, 'from-a');
+		const b = await elicitor(cfg, 'from-b');
+		try {
+			await L.openOk(a, 'v2');
+			await L.openOk(b, 'v2');
+			const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+			for (const [s, ok] of [[a, true], [b, false]])
+				s.client.setRequestHandler(ElicitRequestSchema, async () => {
+					s.asked.push('confirm');
+					await L.sleep(200);	// Both sessions' calls in flight.
+					return { action: 'accept', content: { ok } };
+				});
+			const [ra, rb] = await Promise.all([a.useTool('v2', 'm', 'ask_elicit', {}), b.useTool('v2', 'm', 'ask_elicit', {})]);
+			assert.equal(L.text(ra), 'elicit accept {"ok":true}');
+			assert.equal(L.text(rb), 'elicit accept {"ok":false}');
+			assert.deepEqual(a.asked, ['confirm']);
+			assert.deepEqual(b.asked, ['confirm']);
+			assert.equal(serverOf(statusOk(cfg), 'v2', 'm').length, 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('log levels per session: the shared server gets the most verbose asked; each session gets messages at or above its own level, of servers it uses only', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ ...FX(), other: { mcpServers: { o: L.fixtureServer() } } });
+		const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const sessions = await Promise.all([0, 1, 2].map(() => L.startWorkbench(cfg)));
+		const [a, b, c] = sessions;
+		const got = sessions.map((s) => {
+			const list = [];
+			s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => list.push(`${n.params.level} ${n.params.data}`));
+			return list;
+		});
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			await L.openOk(c, 'other');
+			await a.client.setLoggingLevel('error');
+			await b.client.setLoggingLevel('debug');
+			const levels = (await received(a)).filter((m) => m.method === 'logging/setLevel').map((m) => m.params.level);
+			assert.equal(levels.at(-1), 'debug');
+			await a.useTool('fx', 'f', 'log', { level: 'info', data: 'chatty' });
+			await a.useTool('fx', 'f', 'log', { level: 'error', data: 'bad' });
+			await L.waitFor(() => got[1].length === 2, T(5000), 'b hears both');
+			await L.waitFor(() => got[0].length === 1, T(5000), 'a hears the error');
+			assert.deepEqual(got[0], ['error bad']);
+			assert.deepEqual(got[1], ['info chatty', 'error bad']);
+			await c.useTool('other', 'o', 'log', { level: 'error', data: 'other' });
+			await L.waitFor(() => got[2].length === 1, T(5000), 'c hears its server');
+			await L.sleep(100);
+			assert.deepEqual(got[0], ['error bad'], 'a hears nothing of a server it does not use');
+			assert.deepEqual(got[2], ['error other'], 'c nothing of fx');
+		} finally {
+			await Promise.all(sessions.map((s) => s.close()));
+		}
+	});
+});
