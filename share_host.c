@@ -345,14 +345,32 @@ elements(const struct json *j, int t, const char *key, int *first)
 	return j->tok[a].size;
 }
 
+static long long
+number(const struct json *j, int t, const char *key)
+{
+	long long v = 0;
+	int k = json_get(j, t, key);
+
+	if (k >= 0)
+		(void)json_get_int(j, k, &v);
+	return v;
+}
+
+static const char *
+plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void
 text_session(const struct json *j, int t, struct buf *f)
 {
+	long long calls = number(j, t, "calls");
 	int n, o;
 
-	printf("session pid %s, era %s, up %s ms, %s calls in flight, open:",
-	    field(j, t, "pid", &f[0]), field(j, t, "era", &f[1]),
-	    field(j, t, "since_ms", &f[2]), field(j, t, "calls", &f[3]));
+	printf("session pid %s, era %s, up %llds, %lld call%s in flight, "
+	    "open:", field(j, t, "pid", &f[0]), field(j, t, "era", &f[1]),
+	    number(j, t, "since_ms") / 1000, calls, plural(calls));
 	for (n = elements(j, t, "open", &o); n > 0; n--, o = json_next(j, o))
 		printf(" %s", json_str(j, o, &f[0]));
 	printf("\n");
@@ -361,11 +379,12 @@ text_session(const struct json *j, int t, struct buf *f)
 static void
 text_server(const struct json *j, int t, struct buf *f)
 {
-	printf("server %s/%s: pid %s, %s, ", field(j, t, "toolbox", &f[0]),
-	    field(j, t, "server", &f[1]), field(j, t, "pid", &f[2]),
-	    field(j, t, "state", &f[3]));
-	printf("%s sessions, %s calls\n", field(j, t, "sessions", &f[0]),
-	    field(j, t, "calls", &f[1]));
+	long long n = number(j, t, "sessions"), calls = number(j, t, "calls");
+
+	printf("server %s/%s: pid %s, %s, %lld session%s, %lld call%s\n",
+	    field(j, t, "toolbox", &f[0]), field(j, t, "server", &f[1]),
+	    field(j, t, "pid", &f[2]), field(j, t, "state", &f[3]), n,
+	    plural(n), calls, plural(calls));
 }
 
 /* The answer in words: a line for it, then one per session and server. */
@@ -382,10 +401,9 @@ status_text(const char *text, size_t len)
 	}
 	ns = elements(&j, 0, "sessions", &first);
 	nv = elements(&j, 0, "servers", &srv);
-	printf("shared workbench pid %s, up %s ms, %d session%s, %d "
+	printf("shared workbench pid %s, up %llds, %d session%s, %d "
 	    "server%s\n", field(&j, 0, "pid", &f[0]),
-	    field(&j, 0, "uptime_ms", &f[1]), ns, ns == 1 ? "" : "s", nv,
-	    nv == 1 ? "" : "s");
+	    number(&j, 0, "uptime_ms") / 1000, ns, plural(ns), nv, plural(nv));
 	for (i = 0, t = first; i < ns; i++, t = json_next(&j, t))
 		text_session(&j, t, f);
 	for (i = 0, t = srv; i < nv; i++, t = json_next(&j, t))

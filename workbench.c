@@ -495,14 +495,20 @@ print_check(const struct cfg *c)
 	printf("%s: OK, %d toolbox%s, mode %s\n", c->path, c->nboxes,
 	    c->nboxes == 1 ? "" : "es", wb.mode == MODE_DYNAMIC ? "dynamic" :
 	    "proxy");
+	if (c->share)
+		printf("shared: sessions share servers, linger %d ms, "
+		    "directory %s\n", c->share_linger_ms, c->share_dir != NULL ?
+		    c->share_dir : "$XDG_RUNTIME_DIR/" WB_NAME " (else /tmp/"
+		    WB_NAME "-UID)");
 	for (i = 0; i < c->nboxes; i++) {
 		b = &c->boxes[i];
 		printf("%s (%d server%s)%s%s\n", b->name, b->nservers,
 		    b->nservers == 1 ? "" : "s", b->description[0] != '\0' ?
 		    ": " : "", b->description);
 		for (k = 0; k < b->nservers; k++)
-			printf("  %s: %s\n", b->servers[k].name,
-			    b->servers[k].command);
+			printf("  %s: %s%s\n", b->servers[k].name,
+			    b->servers[k].command, c->share &&
+			    !b->servers[k].share ? " (one per session)" : "");
 	}
 }
 

@@ -578,3 +578,41 @@ describe('sharing: a server\'s requests reach the session of their call', () => 
 		}
 	});
 });
+
+describe('sharing: the command line', () => {
+	test('--check lists the sharing settings and the servers kept to one session', () => {
+		const cfg = shareConfig({ fx: { mcpServers: { own: { ...L.fixtureServer(), share: false }, f: L.fixtureServer() } } }, { shareLingerMs: 1234 });
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		const r = L.runCli(['-c', cfg, '--check']);
+		assert.equal(r.status, 0, r.all);
+		assert.match(r.stdout, new RegExp(`^shared: sessions share servers, linger 1234 ms, directory ${L.escapeRe(dir)}$`, 'm'));
+		assert.match(r.stdout, /^ {2}own: .* \(one per session\)$/m);
+		assert.doesNotMatch(r.stdout, /^ {2}f: .*one per session/m);
+		assert.deepEqual(daemons(), [], '--check never starts one');
+	});
+
+	test('--status in words; exit 1 and says so when none serves; --json goes with it alone', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		let r = L.runCli(['-c', cfg, '--status']);
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, `no shared workbench serves ${cfg}\n`);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			const st = statusOk(cfg);
+			r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 0, r.all);
+			const lines = r.stdout.trimEnd().split('\n');
+			assert.match(lines[0], new RegExp(`^shared workbench pid ${st.pid}, up \\d+s, 1 session, 1 server$`));
+			assert.match(lines[1], new RegExp(`^session pid ${a.pid}, era 2025-11-25, up \\d+s, 0 calls in flight, open: fx$`));
+			assert.match(lines[2], new RegExp(`^server fx/f: pid ${st.servers[0].pid}, ready, 1 session, 0 calls$`));
+			assert.equal(st.config, cfg);
+			assert.ok(st.uptime_ms >= 0 && st.sessions[0].since_ms >= 0);
+			assert.deepEqual(st.sessions[0].open, ['fx']);
+			r = L.runCli(['-c', cfg, '--status', '--probe']);
+			assert.equal(r.status, 2);
+		} finally {
+			await a.close();
+		}
+	});
+});
