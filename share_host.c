@@ -31,6 +31,7 @@
 
 #define HOST_SESSIONS_MAX	256	/* Sessions of one shared workbench. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
+#define HOST_FIRST_MS	10000	/* The wait for the first session. */
 
 /* A session of a front, as the shared workbench serves it. */
 struct guest {
@@ -762,11 +763,24 @@ host_tick(void)
 	share_server_log(host);
 }
 
+/*
+ * When the shared workbench exits: shareLingerMs after the last session
+ * left, or 0 while sessions are there.  Before the first came, it waits
+ * for it at least HOST_FIRST_MS: the front that started it connects
+ * once it listens, whatever shareLingerMs says.
+ */
+static long long
+linger_end(void)
+{
+	return share_server_linger(host, nguests == 0 &&
+	    linger_ms < HOST_FIRST_MS ? HOST_FIRST_MS : linger_ms);
+}
+
 /* When the loop must wake for us: the handshakes, the linger. */
 long long
 host_deadline(void)
 {
-	long long linger = share_server_linger(host, linger_ms), d;
+	long long linger = linger_end(), d;
 
 	d = earliest(share_server_deadline(host), linger);
 
@@ -777,7 +791,7 @@ host_deadline(void)
 bool
 host_expired(long long now)
 {
-	long long linger = share_server_linger(host, linger_ms);
+	long long linger = linger_end();
 
 	return linger != 0 && now >= linger;
 }

@@ -29,12 +29,12 @@ function ppid(pid) {
 // The shared workbenches of this suite's configurations, by their command
 // line; their guardians (forked, so with the same command line) left out.
 const configs = new Set();
-function daemons() {
-	const all = withGuardians();
+function daemons(config) {
+	const all = withGuardians(config);
 	return all.filter((p) => !all.includes(ppid(p)));
 }
 
-function withGuardians() {
+function withGuardians(config) {
 	const pids = [];
 	for (const p of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(p))
@@ -42,7 +42,8 @@ function withGuardians() {
 		try {
 			const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
 			const c = argv.indexOf('-c');
-			if (argv.includes('--share-serve') && c >= 0 && configs.has(argv[c + 1]))
+			if (argv.includes('--share-serve') && c >= 0 && configs.has(argv[c + 1]) &&
+			    (config === undefined || argv[c + 1] === fs.realpathSync(config)))
 				pids.push(Number(p));
 		} catch {
 			// gone
@@ -377,7 +378,7 @@ describe('sharing: sessions and the shared workbench ending', () => {
 			await Promise.all(all.map((s) => L.openOk(s, 'fx')));
 			const st = statusOk(cfg);
 			assert.equal(st.sessions.length, 6);
-			assert.deepEqual(daemons(), [st.pid]);
+			assert.deepEqual(daemons(cfg), [st.pid]);
 			assert.equal(serverOf(st, 'fx', 'f').filter((s) => s.pid !== null).length, 1);
 			assert.deepEqual(st.sessions.map((s) => s.pid).sort(), all.map((s) => s.pid).sort());
 		} finally {
@@ -397,7 +398,7 @@ describe('sharing: security', () => {
 			assert.equal(a.stderr.match(/not sharing/g).length, 1);
 			await L.openOk(a, 'fx');
 			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
-			assert.deepEqual(daemons(), []);
+			assert.deepEqual(daemons(cfg), []);
 			assert.deepEqual(fs.readdirSync(dir), [], 'nothing made in it');
 			const st = status(cfg);
 			assert.equal(st.code, 1);
@@ -588,7 +589,7 @@ describe('sharing: the command line', () => {
 		assert.match(r.stdout, new RegExp(`^shared: sessions share servers, linger 1234 ms, directory ${L.escapeRe(dir)}$`, 'm'));
 		assert.match(r.stdout, /^ {2}own: .* \(one per session\)$/m);
 		assert.doesNotMatch(r.stdout, /^ {2}f: .*one per session/m);
-		assert.deepEqual(daemons(), [], '--check never starts one');
+		assert.deepEqual(daemons(cfg), [], '--check never starts one');
 	});
 
 	test('--status in words; exit 1 and says so when none serves; --json goes with it alone', { timeout: T(30000) }, async () => {
@@ -611,6 +612,151 @@ describe('sharing: the command line', () => {
 			assert.deepEqual(st.sessions[0].open, ['fx']);
 			r = L.runCli(['-c', cfg, '--status', '--probe']);
 			assert.equal(r.status, 2);
+		} finally {
+			await a.close();
+		}
+	});
+});
+
+describe('sharing: each session its own', () => {
+	test('the same request id in two sessions: one cancels, only its call is cancelled at the server; progress reaches each session for its own calls', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			// Both clients numbered their requests alike: ids collide.
+			const ac = new AbortController();
+			const ca = a.useTool('fx', 'f', 'wait', { ms: 30000 }, { signal: ac.signal }).catch((e) => e);
+			const cb = b.useTool('fx', 'f', 'wait', { ms: T(600) });
+			await L.waitFor(async () => callId(await received(a), 'wait', { ms: T(600) }) !== undefined &&
+			    callId(await received(a), 'wait', { ms: 30000 }) !== undefined, T(5000), 'both calls at the server');
+			ac.abort();
+			assert.ok((await ca) instanceof Error);
+			assert.equal(L.text(await cb), `waited ${T(600)}`);
+			const list = await received(b);
+			assert.ok(cancelledAt(list, callId(list, 'wait', { ms: 30000 })));
+			assert.ok(!cancelledAt(list, callId(list, 'wait', { ms: T(600) })));
+			// Progress: each session's own, whatever its token.
+			const seen = { a: [], b: [] };
+			const args = (steps) => ({ steps, interval_ms: 30, total: steps, final_delay_ms: 100 });
+			const [pa, pb] = await Promise.all([
+				a.useTool('fx', 'f', 'progress', args(3), { onprogress: (p) => seen.a.push(p.progress) }),
+				b.useTool('fx', 'f', 'progress', args(2), { onprogress: (p) => seen.b.push(p.progress) }),
+			]);
+			assert.equal(L.resultJson(pa).steps, 3);
+			assert.equal(L.resultJson(pb).steps, 2);
+			assert.deepEqual(seen.a, [1, 2, 3]);
+			assert.deepEqual(seen.b, [1, 2]);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('dynamic mode: a session\'s opens change its own tool list only, and list_changed reaches that session only', { timeout: T(60000) }, async () => {
+		const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig(FX(), { toolMode: 'dynamic' });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			const ca = L.collectNotifications(a.client, ToolListChangedNotificationSchema);
+			const cb = L.collectNotifications(b.client, ToolListChangedNotificationSchema);
+			await L.openOk(a, 'fx');
+			await ca.waitCount(1);
+			const names = async (s) => (await s.client.listTools()).tools.map((t) => t.name);
+			assert.ok((await names(a)).some((n) => n.startsWith('fx__f__')));
+			assert.ok(!(await names(b)).some((n) => n.startsWith('fx__f__')));
+			assert.equal(L.text(await a.callTool('fx__f__wait', { ms: 1 })), 'waited 1');
+			await L.sleep(100);
+			assert.equal(cb.count, 0, 'b was told nothing');
+			await L.openOk(b, 'fx');
+			await cb.waitCount(1);
+			assert.equal(ca.count, 1);
+			assert.equal(serverOf(statusOk(cfg), 'fx', 'f').length, 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('soak: sessions of both SDKs on shared npm and SDK servers, calls, progress and elicitation interleaved; every answer belongs to its session', { timeout: T(120000) }, async () => {
+		const cfg = shareConfig({
+			ev: { mcpServers: { everything: L.everythingServer() } },
+			v2: { mcpServers: { m: E.v2Server('reject') } },
+			fx: { mcpServers: { f: L.fixtureServer() } },
+		});
+		const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const olds = await Promise.all([0, 1, 2].map(() => L.startWorkbench(cfg, { capabilities: { elicitation: {} } })));
+		const news = await Promise.all([0, 1].map(() => E.startV2(cfg, 'pin', { capabilities: { elicitation: {} } })));
+		const all = [...olds, ...news];
+		try {
+			all.forEach((s, i) => {
+				s.name = `s${i}`;
+				s.asked = 0;
+			});
+			for (const s of olds)
+				s.client.setRequestHandler(ElicitRequestSchema, async () => (s.asked++, { action: 'accept', content: { ok: s.name === 's0' } }));
+			for (const s of news)
+				s.client.setRequestHandler('elicitation/create', async () => (s.asked++, { action: 'accept', content: { ok: s.name === 's3' } }));
+			for (const s of all)
+				for (const box of ['ev', 'v2', 'fx'])
+					await s.openToolbox(box);
+			// What each session was sent, in order (the SDK may run a
+			// progress handler after the answer that came with it).
+			const taps = all.map((s) => L.tapMessages(s.client));
+			const ROUNDS = 6;
+			await Promise.all(all.map(async (s) => {
+				for (let r = 0; r < ROUNDS; r++) {
+					const tag = `${s.name}-r${r}`;
+					const [echo, v2echo, wait, prog, ask] = await Promise.all([
+						s.useTool('ev', 'everything', 'echo', { message: tag }),
+						s.useTool('v2', 'm', 'echo', { message: tag }),
+						s.useTool('fx', 'f', 'wait', { ms: 5 + r }),
+						s.useTool('fx', 'f', 'progress', { steps: 2, interval_ms: 5, total: 2, final_delay_ms: 20 }, { onprogress: () => {} }),
+						s.useTool('v2', 'm', 'ask_elicit', {}),
+					]);
+					assert.equal(L.text(echo), `Echo: ${tag}`);
+					assert.equal(L.text(v2echo), tag);
+					assert.equal(L.text(wait), `waited ${5 + r}`);
+					assert.equal(L.resultJson(prog).steps, 2);
+					assert.equal(L.text(ask), `elicit accept {"ok":${s.name === 's0' || s.name === 's3'}}`);
+				}
+			}));
+			for (const s of all)
+				assert.equal(s.asked, ROUNDS, s.name);
+			// Progress: two for each of its own progress calls, before
+			// that call's answer, and none for any other request.
+			for (const [k, seen] of taps.entries()) {
+				const progress = seen.filter((m) => m.method === 'notifications/progress');
+				assert.equal(progress.length, 2 * ROUNDS, all[k].name);
+				for (const p of progress) {
+					const at = seen.indexOf(p);
+					const answer = seen.findIndex((m) => m.id === p.params.progressToken && m.result);
+					assert.ok(answer > at, `${all[k].name}: progress before its answer`);
+					assert.equal(JSON.parse(seen[answer].result.content[0].text).steps, 2, `${all[k].name}: progress of a progress call`);
+				}
+			}
+			const st = statusOk(cfg);
+			assert.equal(st.sessions.length, all.length);
+			for (const [box, server] of [['ev', 'everything'], ['v2', 'm'], ['fx', 'f']])
+				assert.equal(serverOf(st, box, server).length, 1, `${box}/${server} once`);
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
+		}
+	});
+});
+
+describe('sharing: shareLingerMs 0', () => {
+	test('the first session joins the shared workbench it started (which waits for it), and the shared workbench exits as soon as the last session leaves', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: 0 });
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			assert.doesNotMatch(a.stderr, /not sharing/);
+			const st = statusOk(cfg);
+			assert.deepEqual(st.sessions.map((s) => s.pid), [a.pid]);
+			await a.close();
+			await L.waitFor(() => !L.pidAlive(st.pid), T(3000), 'it exits at once');
 		} finally {
 			await a.close();
 		}
