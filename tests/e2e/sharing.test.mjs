@@ -180,6 +180,32 @@ describe('sharing: instances by what a server runs with', () => {
 		}
 	});
 
+	test('the environment a server would see counts: a kept variable (LANG), and with inheritEnv any variable, that differs gets another process', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({
+			fx: { mcpServers: { f: L.fixtureServer() } },
+			all: { mcpServers: { i: { ...L.fixtureServer(), inheritEnv: true } } },
+		});
+		const a = await L.startWorkbench(cfg, { env: { LANG: 'C.UTF-8', WB_OTHER: 'one' } });
+		const b = await L.startWorkbench(cfg, { env: { LANG: 'C.UTF-8', WB_OTHER: 'two' } });
+		const c = await L.startWorkbench(cfg, { env: { LANG: 'POSIX', WB_OTHER: 'one' } });
+		try {
+			for (const s of [a, b, c]) {
+				await L.openOk(s, 'fx');
+				await L.openOk(s, 'all');
+			}
+			const st = statusOk(cfg);
+			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
+			assert.deepEqual(fx.map((s) => procEnv(s.pid).LANG).sort(), ['C.UTF-8', 'POSIX']);
+			assert.equal(fx.find((s) => procEnv(s.pid).LANG === 'C.UTF-8').sessions, 2, 'WB_OTHER is not passed: a and b share');
+			const all = serverOf(st, 'all', 'i').filter((s) => s.pid !== null);
+			assert.equal(all.length, 3, 'with inheritEnv every difference counts');
+			assert.deepEqual(all.map((s) => `${procEnv(s.pid).LANG} ${procEnv(s.pid).WB_OTHER}`).sort(),
+			    ['C.UTF-8 one', 'C.UTF-8 two', 'POSIX one']);
+		} finally {
+			await Promise.all([a.close(), b.close(), c.close()]);
+		}
+	});
+
 	test('a server without cwd runs in its session\'s directory: another directory gets another process; one with cwd is shared across directories', { timeout: T(60000) }, async () => {
 		const fixed = L.makeTempDir('wb-fixed-');
 		const cfg = shareConfig({
