@@ -452,6 +452,7 @@ relay_roots_changed(const struct session *se)
 	struct server *s;
 
 	SRV_EACH(s)
-		if (srv_serving(s) && !s->modern && srv_used_by(s, se))
+		if (srv_serving(s) && !s->modern && srv_used_by(s, se) &&
+		    (!wb.shared || session_box_open(se, s->box)))
 			srv_notify(s, "notifications/roots/list_changed");
 }

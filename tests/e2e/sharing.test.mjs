@@ -788,3 +788,24 @@ describe('sharing: shareLingerMs 0', () => {
 		}
 	});
 });
+
+describe('sharing: roots', () => {
+	test('a session\'s roots/list_changed goes to the servers it uses only', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig({ ...FX(), other: { mcpServers: { o: L.fixtureServer() } } });
+		const a = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+		const b = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'other');
+			await b.client.sendRootsListChanged();
+			const told = (list) => list.filter((m) => m.method === 'notifications/roots/list_changed').length;
+			await L.waitFor(async () => told(await received(b, 'other', 'o')) === 1, T(5000), 'b\'s server told');
+			assert.equal(told(await received(a)), 0, 'a\'s server not told of b\'s roots');
+			await a.client.sendRootsListChanged();
+			await L.waitFor(async () => told(await received(a)) === 1, T(5000), 'a\'s server told');
+			assert.equal(told(await received(b, 'other', 'o')), 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
