@@ -29,6 +29,8 @@
 #include "dispatch.h"
 #include "share.h"
 
+extern char **environ;
+
 #define HOST_SESSIONS_MAX	256	/* Sessions of one shared workbench. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
 #define HOST_FIRST_MS	10000	/* The wait for the first session. */
@@ -548,7 +550,6 @@ key_first(void)
 static bool
 guest_bind(struct guest *g)
 {
-	extern char **environ;
 	char **ours = environ;
 	unsigned char key[SIP_TAG];
 	struct cfg_server *cs;

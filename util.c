@@ -583,14 +583,13 @@ wb_log_sink(bool (*sink)(const char *, size_t))
 static bool
 log_sunk(const char *s, size_t n)
 {
-	struct buf b = { 0 };
-	bool taken;
+	static struct buf b;	/* Kept: a line a time, escaped. */
 
+	b.len = 0;
+	buf_reserve(&b, n + 1);
 	term_escape(&b, s, n);
 	buf_putc(&b, '\n');
-	taken = log_sink(b.data, b.len);
-	buf_free(&b);
-	return taken;
+	return log_sink(b.data, b.len);
 }
 
 void
