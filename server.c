@@ -27,9 +27,9 @@
 #include "server_int.h"
 
 static struct json j;			/* The server line being handled. */
-static struct server **servers;		/* All of them, box by box, */
-static int nservers, capservers;	/* then the instances made later. */
-static int nconfigured;			/* The first: one per configured. */
+static struct server **servers;	/* All, box by box, */
+static int nservers, capservers;	/* then instances made later. */
+static int nconfigured;			/* The first, as configured. */
 static struct srv_upcalls up;		/* What the layer above is told. */
 static bool changed;			/* Lists changed, or a server settled. */
 
@@ -113,7 +113,7 @@ srv_next(const struct server *s)
  */
 struct binding {
 	const struct session	*se;
-	struct server		**inst;		/* By configuration index. */
+	struct server		**inst;	/* By configured index. */
 	struct binding		*next;
 };
 

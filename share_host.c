@@ -31,7 +31,7 @@
 
 extern char **environ;
 
-#define HOST_SESSIONS_MAX	256	/* Sessions of one shared workbench. */
+#define HOST_SESSIONS_MAX	256	/* A shared workbench's sessions. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
 #define HOST_FIRST_MS	10000	/* The wait for the first session. */
 
@@ -40,9 +40,9 @@ struct guest {
 	struct share_hello	*h;
 	struct session		*se;
 	struct buf		 err;		/* For its stderr, escaped. */
-	size_t			 dropped;	/* Bytes its stderr lost. */
-	bool			 leaving;	/* Its client left: end once told. */
-	bool			 gone;		/* Its front or stdout is gone. */
+	size_t			 dropped;	/* What its stderr lost. */
+	bool			 leaving;	/* Its client left. */
+	bool			 gone;		/* Its front or output died. */
 	struct guest		*next;
 };
 
@@ -531,7 +531,7 @@ key_first(void)
 	int i, k, n = 0;
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		return;		/* Every session gets instances of its own. */
+		return;	/* Every session gets instances of its own. */
 	for (i = 0; i < wb.cfg.nboxes; i++)
 		for (k = 0; k < wb.cfg.boxes[i].nservers; k++, n++) {
 			cs = &wb.cfg.boxes[i].servers[k];

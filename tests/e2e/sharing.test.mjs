@@ -809,3 +809,36 @@ describe('sharing: roots', () => {
 		}
 	});
 });
+
+describe('sharing: subscriptions', () => {
+	test('a resource update reaches the sessions subscribed to it only; a session that ends takes its subscriptions with it', { timeout: T(30000) }, async () => {
+		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig({ d: { mcpServers: { s: L.mock('--name', 'S', '--resources', '2') } } });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			const ua = L.collectNotifications(a.client, ResourceUpdatedNotificationSchema);
+			const ub = L.collectNotifications(b.client, ResourceUpdatedNotificationSchema);
+			await L.openOk(a, 'd');
+			await L.openOk(b, 'd');
+			await a.client.subscribeResource({ uri: 'mock://r/0' });
+			await b.client.subscribeResource({ uri: 'mock://r/1' });
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			L.assertOk(await a.useTool('d', 's', 'touch', { uri: 'mock://r/1' }));
+			await ua.waitCount(1);
+			await ub.waitCount(1);
+			await L.sleep(100);
+			assert.deepEqual(ua.list.map((n) => n.params.uri), ['mock://r/0']);
+			assert.deepEqual(ub.list.map((n) => n.params.uri), ['mock://r/1']);
+			L.killWorkbench(a.pid, 'deliberate: a subscribed session\'s front killed');
+			await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'a\'s session ended');
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/1' }));
+			await ub.waitCount(2);
+			await L.sleep(100);
+			assert.deepEqual(ub.list.map((n) => n.params.uri), ['mock://r/1', 'mock://r/1']);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
