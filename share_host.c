@@ -56,6 +56,7 @@ static unsigned char host_key[SHARE_KEY_LEN];	/* The directory's. */
 static char *host_text;			/* The configuration, as read. */
 static size_t host_len;
 static unsigned long long nguests;	/* Sessions so far: their numbers. */
+static long long log_checked;		/* When the log's size was. */
 
 static bool	host_sink(const char *, size_t);
 static void	key_first(void);
@@ -761,7 +762,11 @@ host_tick(void)
 		buf_free(&g->err);
 		free(g);
 	}
-	share_server_log(host);
+	/* The log's size is looked at once a second, not every turn. */
+	if (loop_ms() >= log_checked + 1000) {
+		log_checked = loop_ms();
+		share_server_log(host);
+	}
 }
 
 /*
