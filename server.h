@@ -186,7 +186,7 @@ struct srv_fds {
 	pid_t	 pid;
 };
 
-void	 srv_watch(const struct server *, bool, struct srv_fds *);
+void	 srv_watch(struct server *, bool, struct srv_fds *);
 void	 srv_event(struct server *, enum srv_fd, pid_t, int, short);
 void	 srv_write_all(long long);
 bool	 srv_peers(bool (*)(struct peer *));

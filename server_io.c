@@ -406,11 +406,16 @@ srv_busy(const struct server *s, long long now)
  */
 /*
  * The descriptors to poll: its stdout while the loop reads servers
- * (read), its stdin while bytes wait, its stderr and exec report.
+ * (read), its stdin while bytes wait, its stderr and exec report.  While
+ * the loop does not read a server (its client is behind), the server may
+ * be blocked writing and so take none of its input: that is our doing,
+ * not the server's, so its clock towards STUCK_MS starts again.
  */
 void
-srv_watch(const struct server *s, bool read, struct srv_fds *w)
+srv_watch(struct server *s, bool read, struct srv_fds *w)
 {
+	if (!read)
+		s->drained_at = loop_ms();
 	w->pid = s->proc.pid;
 	w->fd[SRV_FD_OUT] = read ? s->proc.io.rfd : -1;
 	w->events[SRV_FD_OUT] = POLLIN;

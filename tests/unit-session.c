@@ -184,6 +184,31 @@ test_close(struct session *a, struct session *b)
 }
 
 /*
+ * A server that takes none of its input while the loop does not read it
+ * (its client is behind) is not stuck: the loop's not reading restarts
+ * its clock.  Read, the same server turns stuck once STUCK_MS have passed.
+ */
+static void
+test_stuck_clock(void)
+{
+	struct server *s = srv_first();
+	struct srv_fds w;
+	long long now = loop_ms();
+
+	buf_reserve(&s->proc.io.out, HIGH_WATER + 1);
+	s->proc.io.out.len = HIGH_WATER + 1;
+	s->drained_at = now - 2 * STUCK_MS;
+	CHECK(srv_stuck(s, now));
+	srv_watch(s, false, &w);
+	CHECK(!srv_stuck(s, now));
+	CHECK(srv_stuck(s, s->drained_at + STUCK_MS));
+	s->drained_at = now - 2 * STUCK_MS;
+	srv_watch(s, true, &w);
+	CHECK(srv_stuck(s, now));
+	s->proc.io.out.len = 0;
+}
+
+/*
  * Instances: sessions bound with one key share the instance, another
  * key gets another one, made from the configuration given; an unbound
  * session uses the first; an instance no session uses any more and
@@ -241,6 +266,7 @@ test_sessions(void)
 	CHECK(a != b && session_first() == a && session_next(a) == b);
 	test_two_sessions(a, b);
 	test_close(a, b);
+	test_stuck_clock();
 	dispatch_close(b);
 	CHECK(session_first() == NULL);
 	test_instances();

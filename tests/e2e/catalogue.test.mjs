@@ -281,7 +281,8 @@ describe('the catalogue as users meet it', () => {
 		await L.waitFor(() => /b\/m: exited with status 3/.test(s.stderrTail) && /solo\/only: exited with status 3/.test(s.stderrTail), T(5000), 'both failures');
 		const again = sc(await s.open('b'));
 		assert.equal(again.servers_connected, 1);
-		assert.equal(again.from_catalogue, undefined, JSON.stringify(again).slice(0, 300));
+		// good may still be starting behind its entry; m is not vouched for.
+		assert.ok(!(again.from_catalogue ?? []).includes('m'), JSON.stringify(again).slice(0, 300));
 		assert.deepEqual(again.servers_failed?.map((x) => x.server), ['m'], JSON.stringify(again).slice(0, 300));
 		assert.match(again.servers_failed[0].error, /exited with status 3.*broken on purpose/);
 		assert.ok(!again.tools.some((x) => x.source_server === 'm'), 'none of its tools');

@@ -850,7 +850,8 @@ describe('hostile servers', () => {
 		const s = await opened();
 		const before = s.pids.size;
 		assertText(await s.useTool('b', 'a', 'exit_after', { ms: 30, code: 5 }), 'exiting');
-		await L.sleep(400);
+		// The exit is an event: wait for the workbench to have seen it.
+		await L.waitFor(() => /b\/a: exited with status 5/.test(s.stderrTail), T(5000), 'the exit reported');
 		assertText(await s.useTool('b', 'ok', 'echo', { message: 'n' }), 'n');
 		assertText(await s.useTool('b', 'a', 'echo', { message: 'again' }), 'again');
 		assert.equal(s.pids.size, before + 1, 'one restart');

@@ -33,7 +33,7 @@ const CUT = 2000000;		// a streamed answer that breaks
 const HUGE = H.WRAPPED ? 4000000 : 16000000;
 const MB = 1024;		// kB per MB, for VmHWM (kB)
 const CALL_LIMIT = T(6000);	// callTimeoutMs of a: a call never hangs
-const QUICK = T(3000);		// a break is answered well before that
+const QUICK = T(5000);		// a break is answered before that could
 
 function box(servers, description = 'Stream box') {
 	return { description, mcpServers: servers };
@@ -389,13 +389,14 @@ describe('a streamed answer that breaks', () => {
 					// At once: the client has been told the server broke,
 					// so its next call must not go to the broken one: after
 					// a first failure it goes to a new one; after a second
-					// in a row it fails at once, the restart backing off.
+					// in a row it fails at once while the restart backs off
+					// (250 ms, which a busy machine may have let pass: then
+					// a new one answers it).
 					const again = await wb.useTool('b', 'a', 'echo', { message: 'again' });
-					if (!idLast) {
+					if (!idLast || !again.isError) {
 						assertOk(again, `${what}: the next call, sent as soon as the error came:`);
 						assert.equal(text(again), 'again');
 					} else {
-						assert.equal(again.isError, true, `${what}: ${JSON.stringify(again).slice(0, 300)}`);
 						assert.match(text(again), /not started again yet after 2 failures in a row/, what);
 					}
 					assert.equal(text(await neighbour), 'slept 300', `${what}: the neighbour's call`);
