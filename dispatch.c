@@ -615,6 +615,7 @@ dispatch_close(struct session *se)
 	box_session_gone(se);
 	srv_session_gone(se);
 	session_free(se);
+	relay_level_gone();
 }
 
 /*

@@ -401,6 +401,20 @@ relay_send_level(struct server *s)
 	buf_free(&p);
 }
 
+/* The most verbose level a session set, or -1. */
+static int
+most_verbose(void)
+{
+	struct session *se;
+	int level = -1;
+
+	SESSION_EACH(se)
+		if (session_level(se) >= 0 && (level < 0 ||
+		    session_level(se) < level))
+			level = session_level(se);
+	return level;
+}
+
 /*
  * A client set a level: the most verbose any session set goes to every
  * running server, and to those started later; each session is then
@@ -409,20 +423,28 @@ relay_send_level(struct server *s)
 void
 relay_set_level(void)
 {
-	struct session *se;
 	struct server *s;
-	int level = -1;
+	int level = most_verbose();
 
-	SESSION_EACH(se)
-		if (session_level(se) >= 0 && (level < 0 ||
-		    session_level(se) < level))
-			level = session_level(se);
 	if (level < 0)
 		return;
 	log_level = level;
 	SRV_EACH(s)
 		if (s->proc.pid > 0)
 			relay_send_level(s);	/* If initialized. */
+}
+
+/*
+ * A session left: when it had asked for the most verbose level, the
+ * servers are given the most verbose of those left.
+ */
+void
+relay_level_gone(void)
+{
+	int level = most_verbose();
+
+	if (level >= 0 && level != log_level)
+		relay_set_level();
 }
 
 /*

@@ -165,6 +165,7 @@ void	 call_cancel(const struct session *, const char *, size_t,
 void	 relay_answer(const struct session *, const struct json *, int,
 	    const char *, size_t);
 void	 relay_set_level(void);
+void	 relay_level_gone(void);
 void	 relay_roots_changed(const struct session *);
 
 /*

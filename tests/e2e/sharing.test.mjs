@@ -600,6 +600,11 @@ describe('sharing: a server\'s requests reach the session of their call', () => 
 			await L.sleep(100);
 			assert.deepEqual(got[0], ['error bad'], 'a hears nothing of a server it does not use');
 			assert.deepEqual(got[2], ['error other'], 'c nothing of fx');
+			// The verbose session leaves: the server goes back to the
+			// most verbose level of those left.
+			await b.close();
+			await L.waitFor(async () => (await received(a)).filter((m) => m.method === 'logging/setLevel').at(-1).params.level === 'error',
+			    T(5000), 'the server told error again');
 		} finally {
 			await Promise.all(sessions.map((s) => s.close()));
 		}
