@@ -14,7 +14,7 @@ DEFS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DJSMN_PARENT_LINKS -DJSMN_STRICT
 ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 # The objects of each layer, top to bottom (ARCHITECTURE.md).
-TOPOBJ = workbench.o dispatch.o probe.o http_host.o
+TOPOBJ = workbench.o dispatch.o probe.o http_host.o share_host.o
 BOXOBJ = toolbox.o resources.o dynamic.o search.o listen.o
 SRVOBJ = server.o server_io.o call.o stream.o relay.o bridge.o listing.o catalog.o
 SESSOBJ = session.o pace.o

@@ -36,10 +36,12 @@ struct toolbox {
 void	 box_init(void);
 void	 box_put_tools(struct buf *);
 struct toolbox *box_find(const char *, size_t);
-struct server *box_server(struct toolbox *, const char *, size_t);
+struct server *box_server(const struct session *, struct toolbox *,
+	    const char *, size_t);
 struct server *box_target(const struct session *, const char *, size_t,
 	    const char *, size_t, const char *, size_t, struct buf *);
 bool	 box_seen(const struct session *, const struct toolbox *);
+bool	 box_uses(const struct session *, const struct server *);
 void	 box_cancel(const struct session *, const char *, size_t);
 void	 box_stateless_open(struct session *, const struct toolbox *);
 void	 box_open_tool(struct session *, const struct json *, int,
@@ -47,7 +49,8 @@ void	 box_open_tool(struct session *, const struct json *, int,
 void	 box_use_tool(struct session *, const struct json *, int, int,
 	    const char *, size_t);
 struct toolbox *box_of(const struct server *);
-struct server *box_srv(const struct toolbox *, int);
+struct server *box_srv(const struct session *, const struct toolbox *,
+	    int);
 void	 box_before_poll(void);
 void	 box_session_begin(struct session *);
 void	 box_session_gone(struct session *);

@@ -545,6 +545,7 @@ call_route(struct server *s, struct session *se, const char *tool,
 	    "tools/call", tool, toollen, in, id, idlen))
 		return;
 	r = req_add(s, REQ_CALL);
+	s->ncalls++;
 	r->sess = se;
 	r->method = "tools/call";
 	r->modern = e != NULL;

@@ -433,7 +433,10 @@ server_member(struct loader *l, const char *key, int t, void *arg)
 		s->call_max_ms = positive_ms(l, t, true);
 	else if (strcmp(key, "idleTimeoutMs") == 0)
 		s->idle_ms = positive_ms(l, t, true);
-	else if (!server_era(l, s, key, t))
+	else if (strcmp(key, "share") == 0) {
+		if (json_get_bool(&l->j, t, &s->share) < 0)
+			problem(l, true, "expected true or false");
+	} else if (!server_era(l, s, key, t))
 		problem(l, false, "unknown key ignored");
 }
 
@@ -463,6 +466,7 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->call_max_ms = -1;
 	s->idle_ms = -1;
 	s->probe_ms = WB_PROBE_TIMEOUT_MS;
+	s->share = true;
 	each_member(l, t, server_member, s);
 	if (s->argv[0] == NULL && json_get(&l->j, t, "command") < 0 &&
 	    json_is(&l->j, t, JSMN_OBJECT))
@@ -586,6 +590,35 @@ http_member(struct loader *l, const char *key, int t)
 		problem(l, false, "unknown key ignored");
 }
 
+/* share, shareLingerMs, shareDir: whether and how sessions share. */
+static bool
+share_member(struct loader *l, const char *key, int t)
+{
+	struct cfg *c = l->cfg;
+	long long v;
+
+	if (strcmp(key, "share") == 0) {
+		if (json_get_bool(&l->j, t, &c->share) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "shareLingerMs") == 0) {
+		if (!json_get_int(&l->j, t, &v) || v < 0 ||
+		    v > WB_SHARE_LINGER_MAX)
+			problem(l, true, "expected a whole number of "
+			    "milliseconds from 0 to %d", WB_SHARE_LINGER_MAX);
+		else
+			c->share_linger_ms = (int)v;
+	} else if (strcmp(key, "shareDir") == 0) {
+		free(c->share_dir);
+		if ((c->share_dir = expanded(l, t)) != NULL &&
+		    c->share_dir[0] == '\0')
+			problem(l, true, "shareDir is empty");
+		else if (c->share_dir != NULL)
+			c->share_dir = beside_config(l, c->share_dir);
+	} else
+		return false;
+	return true;
+}
+
 static void
 top_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -636,7 +669,7 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 			    "from 1024 to 1073741824");
 		else
 			c->max_message = (size_t)v;
-	} else
+	} else if (!share_member(l, key, t))
 		problem(l, false, "unknown key ignored");
 }
 
@@ -725,6 +758,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->cache = c->search_tool = true;
 	c->max_conns = WB_HTTP_CONNS;
 	c->http_session_ms = WB_HTTP_SESSION_MS;
+	c->share_linger_ms = 60000;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
 		syntax_error(&l, text, r);
 	else {
@@ -774,25 +808,80 @@ free_strings(char **v)
 	free(v);
 }
 
+static void
+server_strings_free(struct cfg_server *s)
+{
+	free(s->name);
+	free_strings(s->argv);
+	free_strings(s->env);
+	free_strings(s->base_env);
+	free_strings(s->filters);
+	free_strings(s->prompt_filters);
+	free_strings(s->resource_filters);
+	free(s->cwd);
+	free(s->cwd_raw);
+	free(s->command);
+}
+
+static char **
+strings_dup(char *const *v)
+{
+	char **d;
+	size_t n, i;
+
+	if (v == NULL)
+		return NULL;
+	for (n = 0; v[n] != NULL; n++)
+		;
+	d = xcalloc(n + 1, sizeof(*d));
+	for (i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+static char *
+str_dup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* A server's configuration of its own (an instance's), deeply copied. */
+struct cfg_server *
+cfg_server_dup(const struct cfg_server *s)
+{
+	struct cfg_server *d = xmalloc(sizeof(*d));
+
+	*d = *s;
+	d->name = str_dup(s->name);
+	d->command = str_dup(s->command);
+	d->argv = strings_dup(s->argv);
+	d->env = strings_dup(s->env);
+	d->base_env = strings_dup(s->base_env);
+	d->filters = strings_dup(s->filters);
+	d->prompt_filters = strings_dup(s->prompt_filters);
+	d->resource_filters = strings_dup(s->resource_filters);
+	d->cwd = str_dup(s->cwd);
+	d->cwd_raw = str_dup(s->cwd_raw);
+	return d;
+}
+
+void
+cfg_server_free(struct cfg_server *s)
+{
+	if (s == NULL)
+		return;
+	server_strings_free(s);
+	free(s);
+}
+
 void
 cfg_free(struct cfg *c)
 {
-	struct cfg_server *s;
 	int i, k;
 
 	for (i = 0; i < c->nboxes; i++) {
-		for (k = 0; k < c->boxes[i].nservers; k++) {
-			s = &c->boxes[i].servers[k];
-			free(s->name);
-			free_strings(s->argv);
-			free_strings(s->env);
-			free_strings(s->filters);
-			free_strings(s->prompt_filters);
-			free_strings(s->resource_filters);
-			free(s->cwd);
-			free(s->cwd_raw);
-			free(s->command);
-		}
+		for (k = 0; k < c->boxes[i].nservers; k++)
+			server_strings_free(&c->boxes[i].servers[k]);
 		free(c->boxes[i].servers);
 		free(c->boxes[i].name);
 		free(c->boxes[i].description);
@@ -803,6 +892,7 @@ cfg_free(struct cfg *c)
 	free(c->http_token);
 	free_strings(c->origins);
 	free(c->cache_dir);
+	free(c->share_dir);
 	memset(c, 0, sizeof(*c));
 }
 

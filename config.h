@@ -14,6 +14,7 @@
 #define WB_HTTP_CONNS		64	/* maxConnections */
 #define WB_HTTP_SESSION_MS	1800000	/* httpSessionTimeoutMs */
 #define WB_HTTP_TOKEN_MIN	16	/* httpToken's bytes at least. */
+#define WB_SHARE_LINGER_MAX	86400000	/* shareLingerMs at most. */
 #define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
 
 enum tool_mode {
@@ -44,6 +45,8 @@ struct cfg_server {
 	int	  idle_ms;		/* Stopped when idle this long; 0: never. */
 	enum srv_protocol protocol;
 	int	  probe_ms;		/* How long auto waits for discover. */
+	bool	  share;		/* One process for the sessions alike. */
+	char	**base_env;	/* What it inherits; NULL: our environ. */
 };
 
 struct cfg_toolbox {
@@ -73,11 +76,16 @@ struct cfg {
 	char			**origins;	/* allowedOrigins, NULL-ended. */
 	int			 max_conns;	/* maxConnections */
 	int			 http_session_ms; /* httpSessionTimeoutMs; 0: never */
+	bool			 share;		/* Join the shared workbench. */
+	int			 share_linger_ms;	/* shareLingerMs. */
+	char			*share_dir;	/* NULL: the default. */
 };
 
 int	 cfg_load(struct cfg *, const char *, FILE *);
 int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
+struct cfg_server *cfg_server_dup(const struct cfg_server *);
+void	 cfg_server_free(struct cfg_server *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);
 const struct cfg_toolbox *cfg_toolbox(const struct cfg *, const char *);
 char	*cfg_legacy_fix(const struct cfg *, const char *);
@@ -108,6 +116,7 @@ struct workbench {
 	struct cfg	 cfg;
 	enum tool_mode	 mode;
 	bool		 stopping;	/* Shutting down: no new work. */
+	bool		 shared;	/* A shared workbench: many sessions. */
 };
 
 extern struct workbench wb;

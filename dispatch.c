@@ -150,8 +150,6 @@ static void
 m_set_level(struct session *se, int params, const char *id, size_t idlen)
 {
 	int level = json_get(&j, params, "level");
-	const char *raw;
-	size_t len;
 
 	if (era_level(&j, level) < 0) {
 		reply_error(se, id, idlen, -32602, "Invalid params: level must be "
@@ -159,8 +157,8 @@ m_set_level(struct session *se, int params, const char *id, size_t idlen)
 		    "alert, emergency");
 		return;
 	}
-	raw = json_raw(&j, level, &len);
-	relay_set_level(raw, len);
+	session_set_level(se, era_level(&j, level));
+	relay_set_level();
 	reply_raw(se, id, idlen, "{}");
 }
 
@@ -291,7 +289,7 @@ client_notification(struct session *se, int method)
 		listen_cancel(se, raw, len);
 		call_cancel(se, raw, len, "cancelled by the client");
 	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
-		relay_roots_changed();
+		relay_roots_changed(se);
 }
 
 /*
@@ -627,6 +625,7 @@ dispatch_close(struct session *se)
 	box_session_gone(se);
 	srv_session_gone(se);
 	session_free(se);
+	relay_level_gone();
 }
 
 /*

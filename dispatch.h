@@ -39,4 +39,22 @@ bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
+/* share_host.c: the shared workbench, its front and the loop's steps. */
+struct pollfd;
+
+int	 host_serve_args(int *, char ***, const char **);
+int	 host_front(const char *);
+int	 host_status(bool);
+bool	 host_listen(const char *, int);
+bool	 host_active(void);
+void	 host_about(const struct server *, const struct session *);
+void	 host_watch(void (*)(int, short));
+void	 host_events(const struct pollfd *, int, long long);
+void	 host_leave(struct session *, bool);
+bool	 host_leaving(const struct session *);
+void	 host_tick(void);
+long long host_deadline(void);
+bool	 host_expired(long long);
+void	 host_close(void);
+
 #endif /* DISPATCH_H */

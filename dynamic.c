@@ -225,7 +225,7 @@ dyn_call(struct session *se, const struct json *j, const char *name,
 		return;
 	}
 	if ((b = box_find(box, strlen(box))) != NULL)
-		s = box_server(b, srv, strlen(srv));
+		s = box_server(se, b, srv, strlen(srv));
 	if (s != NULL && !box_seen(se, b) && session_era(se) != NULL) {
 		box_stateless_open(se, b);
 		later = true;

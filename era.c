@@ -59,6 +59,13 @@ era_level(const struct json *j, int tok)
 	return -1;
 }
 
+/* A level's name, by its rank (era_level). */
+const char *
+era_level_name(int level)
+{
+	return levels[level];
+}
+
 /*
  * The capability a server's request for input needs of the client
  * (sampling, elicitation, roots), or 0 for any other method.

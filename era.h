@@ -41,6 +41,7 @@ struct era_error {
 bool	 era_legacy_supported(const char *);
 void	 era_put_versions(struct buf *);
 int	 era_level(const struct json *, int);
+const char *era_level_name(int);
 unsigned era_caps(const struct json *, int, struct buf *);
 void	 era_caps_key(const struct buf *, struct buf *);
 int	 era_check(const struct json *, int, struct era *,

@@ -328,7 +328,9 @@ hand_over(int fd, const struct share_id *id, char *const *opts, pid_t pid,
  * In the child: leave our session, fork the daemon and exit.  The
  * daemon (not a session leader: no terminal can become its own) gets
  * /dev/null, the log, the ready pipe as fd 3, nothing else, no signal
- * handled or blocked, "/" as its directory, and runs the binary we run.
+ * handled or blocked, and runs the binary we run.  It stays in our
+ * directory: servers without a cwd of their own run in the session's,
+ * and the daemon leaves it when none needs it.
  */
 static void __attribute__((noreturn))
 daemon_child(char **av, int null, int log, int ready)
@@ -356,9 +358,6 @@ daemon_child(char **av, int null, int log, int ready)
 	    (ready == 3 ? fcntl(3, F_SETFD, 0) : dup2(ready, 3)) < 0)
 		_exit(127);
 	fd_close_from(4);
-	if (chdir("/") < 0) {
-		/* Whatever it is in, it pins nothing it needs. */
-	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execv("/proc/self/exe", av);

@@ -242,6 +242,19 @@ list_retire(struct listing *l)
 	retired[nretired++].mem = l->mem;
 }
 
+/* The server goes: its lists go once no paced reply reads them. */
+void
+list_release(struct server *s)
+{
+	int k;
+
+	for (k = 0; k < LIST_KINDS; k++) {
+		list_retire(&s->lists[k]);
+		free(s->lists[k].index);
+		memset(&s->lists[k], 0, sizeof(s->lists[k]));
+	}
+}
+
 /* No paced reply is left: the lists kept for them go. */
 void
 list_free_retired(void)

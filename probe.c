@@ -96,7 +96,7 @@ probe_start(char **names, int n, const char *caps)
 		return false;
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
-			srv_open(box_srv(chosen[i], k), se);
+			srv_open(box_srv(NULL, chosen[i], k), se);
 	return true;
 }
 
@@ -108,7 +108,7 @@ probe_waiting(void)
 
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
-			if (srv_state(box_srv(chosen[i], k)) == SRV_STARTING)
+			if (srv_state(box_srv(NULL, chosen[i], k)) == SRV_STARTING)
 				return true;
 	return false;
 }
@@ -170,7 +170,7 @@ probe_report(bool json)
 
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++) {
-			s = box_srv(chosen[i], k);
+			s = box_srv(NULL, chosen[i], k);
 			failed += !srv_serving(s);
 			if (json)
 				report_json(s, &b);

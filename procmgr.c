@@ -110,26 +110,31 @@ proc_signal_take(void)
 	return got_stop != 0;
 }
 
-/* The child's environment: the kept variables, then the server's env. */
-static char **
-child_env(const struct cfg_server *cs)
+/*
+ * The child's environment: the kept variables (of the environment it
+ * inherits: ours, or the session's of a shared workbench), then the
+ * server's env.  The array is the caller's to free, the strings are not.
+ */
+char **
+proc_child_env(const struct cfg_server *cs)
 {
+	char *const *from = cs->base_env != NULL ? cs->base_env : environ;
 	size_t n = 0, cap = 16, i, k;
 	char **env = xmalloc(cap * sizeof(*env)), *eq;
 
-	for (i = 0; environ[i] != NULL; i++) {
-		if ((eq = strchr(environ[i], '=')) == NULL)
+	for (i = 0; from[i] != NULL; i++) {
+		if ((eq = strchr(from[i], '=')) == NULL)
 			continue;
 		for (k = 0; !cs->inherit_env && env_keep[k] != NULL; k++)
-			if (strlen(env_keep[k]) == (size_t)(eq - environ[i]) &&
-			    strncmp(environ[i], env_keep[k],
-			    (size_t)(eq - environ[i])) == 0)
+			if (strlen(env_keep[k]) == (size_t)(eq - from[i]) &&
+			    strncmp(from[i], env_keep[k],
+			    (size_t)(eq - from[i])) == 0)
 				break;
 		if (!cs->inherit_env && env_keep[k] == NULL)
 			continue;
 		if (n + 2 >= cap)
 			env = xrealloc(env, (cap *= 2) * sizeof(*env));
-		env[n++] = environ[i];
+		env[n++] = from[i];
 	}
 	for (i = 0; cs->env != NULL && cs->env[i] != NULL; i++) {
 		eq = strchr(cs->env[i], '=');
@@ -235,7 +240,7 @@ proc_spawn(struct proc *p, const struct cfg_server *cs, struct buf *why)
 		buf_printf(why, "cannot create pipes: %s", strerror(errno));
 		return -1;
 	}
-	env = child_env(cs);
+	env = proc_child_env(cs);
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	child[0] = fd[0][0];

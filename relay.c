@@ -30,7 +30,7 @@ struct upreq {
 static struct upreq *ups;
 static int nups;
 static long long next_up;
-static char *log_level;			/* Raw, from logging/setLevel. */
+static int log_level = -1;		/* The most verbose set, or -1. */
 
 static void
 up_remove(int i)
@@ -80,7 +80,7 @@ relay_pending(const struct server *s)
  * server names no call in what it asks), and the request is refused.
  */
 static struct session *
-relay_session(const struct server *s)
+relay_session(const struct server *s, const char **why)
 {
 	struct session *se = NULL;
 	int i;
@@ -88,13 +88,19 @@ relay_session(const struct server *s)
 	for (i = 0; i < s->nreq; i++) {
 		if (!req_is_call(&s->req[i]) || !s->req[i].sent)
 			continue;
-		if (se != NULL && s->req[i].sess != se)
+		if (se != NULL && s->req[i].sess != se) {
+			*why = "several sessions have calls in flight on this "
+			    "server; a request cannot be attributed";
 			return NULL;
+		}
 		se = s->req[i].sess;
 	}
 	if (se == NULL && (se = session_first()) != NULL &&
-	    session_next(se) != NULL)
+	    session_next(se) != NULL) {
+		*why = "no call in flight on this server, and several "
+		    "sessions: a request cannot be attributed";
 		return NULL;
+	}
 	return se;
 }
 
@@ -190,7 +196,9 @@ relay_request(struct server *s, const struct json *j, int id, int method,
     const char *line, size_t n)
 {
 	struct buf *b = &s->proc.io.out;
-	struct session *se = relay_session(s);
+	const char *why = "mcp-workbench cannot tell which client session "
+	    "this request is for";
+	struct session *se = relay_session(s, &why);
 	const char *raw;
 	size_t len;
 
@@ -198,14 +206,17 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 		return;
 	raw = json_raw(j, id, &len);
 	if (se == NULL && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32603, "mcp-workbench cannot tell "
-		    "which client session this request is for");
+		relay_refuse(s, raw, len, -32603, why);
 	else if (client_can_answer(se, j, method))
 		up_send(s, se, raw, len, line, n);
 	else if (json_eq(j, method, "ping")) {
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
-	} else
+	} else if (wb.shared && era_input_cap(j, method) != 0)
+		relay_refuse(s, raw, len, -32601, "Method not found: the "
+		    "client of the calling session did not declare this "
+		    "capability");
+	else
 		relay_refuse(s, raw, len, -32601, "Method not found");
 }
 
@@ -272,7 +283,8 @@ log_wanted(const struct session *se, const struct server *s,
 	int level = era_level(j, json_get(j, params, "level")), i;
 
 	if (session_legacy(se))
-		return true;
+		return level >= session_level(se) && srv_used_by(s, se) &&
+		    (!wb.shared || session_box_open(se, s->box));
 	for (i = 0; i < s->nreq; i++)
 		if (req_is_call(&s->req[i]) && s->req[i].sess == se &&
 		    s->req[i].modern && s->req[i].level >= 0 &&
@@ -356,6 +368,7 @@ void
 relay_notification(struct server *s, const struct json *j, int method,
     const char *line, size_t n)
 {
+	const char *why;
 	struct session *se;
 
 	if (!notification_well_formed(line, n))
@@ -370,7 +383,8 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/resources/updated"))
 		srv_updated(j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
-	    (se = relay_session(s)) != NULL && session_has(se, CAN_ELICIT))
+	    (se = relay_session(s, &why)) != NULL &&
+	    session_has(se, CAN_ELICIT))
 		session_send_line(se, line, n);
 }
 
@@ -380,24 +394,57 @@ relay_send_level(struct server *s)
 {
 	struct buf p = { 0 };
 
-	if ((s->caps & CAP_LOGGING) == 0 || log_level == NULL || s->modern)
+	if ((s->caps & CAP_LOGGING) == 0 || log_level < 0 || s->modern)
 		return;
-	buf_printf(&p, "{\"level\":%s}", log_level);
+	buf_printf(&p, "{\"level\":\"%s\"}", era_level_name(log_level));
 	srv_send(s, req_add(s, REQ_QUIET), "logging/setLevel", p.data, p.len);
 	buf_free(&p);
 }
 
-/* The client set a level: it goes to every running server, and later. */
+/* The most verbose level a session set, or -1. */
+static int
+most_verbose(void)
+{
+	struct session *se;
+	int level = -1;
+
+	SESSION_EACH(se)
+		if (session_level(se) >= 0 && (level < 0 ||
+		    session_level(se) < level))
+			level = session_level(se);
+	return level;
+}
+
+/*
+ * A client set a level: the most verbose any session set goes to every
+ * running server, and to those started later; each session is then
+ * given what is at or above its own (log_wanted).
+ */
 void
-relay_set_level(const char *raw, size_t len)
+relay_set_level(void)
 {
 	struct server *s;
+	int level = most_verbose();
 
-	free(log_level);
-	log_level = xstrndup(raw, len);
+	if (level < 0)
+		return;
+	log_level = level;
 	SRV_EACH(s)
 		if (s->proc.pid > 0)
 			relay_send_level(s);	/* If initialized. */
+}
+
+/*
+ * A session left: when it had asked for the most verbose level, the
+ * servers are given the most verbose of those left.
+ */
+void
+relay_level_gone(void)
+{
+	int level = most_verbose();
+
+	if (level >= 0 && level != log_level)
+		relay_set_level();
 }
 
 /*
@@ -420,13 +467,14 @@ relay_session_gone(const struct session *se)
 	}
 }
 
-/* The client's roots changed: every ready server is told. */
+/* The client's roots changed: every ready server it uses is told. */
 void
-relay_roots_changed(void)
+relay_roots_changed(const struct session *se)
 {
 	struct server *s;
 
 	SRV_EACH(s)
-		if (srv_serving(s) && !s->modern)
+		if (srv_serving(s) && !s->modern && srv_used_by(s, se) &&
+		    (!wb.shared || session_box_open(se, s->box)))
 			srv_notify(s, "notifications/roots/list_changed");
 }

@@ -41,7 +41,7 @@ static struct buf text;			/* A name or URI, unescaped. */
 static bool
 sees(const struct session *se, const struct server *s)
 {
-	return session_box_open(se, srv_box(s));
+	return session_box_open(se, srv_box(s)) && srv_used_by(s, se);
 }
 
 /*
@@ -330,7 +330,7 @@ prompt_target(struct session *se, const struct json *j, int tok, char **own,
 	}
 	if (tool_split(full, &box, &srv, &name) == 0 &&
 	    (b = box_find(box, strlen(box))) != NULL && box_seen(se, b) &&
-	    (s = box_server(b, srv, strlen(srv))) != NULL)
+	    (s = box_server(se, b, srv, strlen(srv))) != NULL)
 		it = list_find(s, LIST_PROMPTS, name, strlen(name));
 	free(box);
 	free(srv);

@@ -153,7 +153,8 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 	const struct toolbox *last = NULL;
 
 	SRV_EACH(s) {
-		if (only != NULL && box_of(s) != only)
+		if ((only != NULL && box_of(s) != only) ||
+		    !srv_used_by(s, se))
 			continue;
 		catalog_load(s, session_caps(se), true);
 		if (!srv_catalogued(s) && !list_indexed(s, LIST_TOOLS)) {

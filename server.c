@@ -27,8 +27,9 @@
 #include "server_int.h"
 
 static struct json j;			/* The server line being handled. */
-static struct server *servers;		/* All of them, box by box. */
-static int nservers;
+static struct server **servers;	/* All, box by box, */
+static int nservers, capservers;	/* then instances made later. */
+static int nconfigured;			/* The first, as configured. */
 static struct srv_upcalls up;		/* What the layer above is told. */
 static bool changed;			/* Lists changed, or a server settled. */
 
@@ -39,10 +40,11 @@ const struct peer_ops srv_ops = { srv_line, srv_oversize, NULL,
     stream_feed, srv_pump };
 
 static void
-srv_init(struct server *s, int box, const struct cfg_server *cfg)
+srv_init(struct server *s, int n, int box, const struct cfg_server *cfg)
 {
 	struct buf label = { 0 };
 
+	s->n = n;
 	s->box = box;
 	s->boxcfg = &wb.cfg.boxes[box];
 	s->cfg = cfg;
@@ -52,37 +54,236 @@ srv_init(struct server *s, int box, const struct cfg_server *cfg)
 	s->proc.execfd = -1;
 }
 
-/* Every server in one array, box by box, so that walking them is a loop. */
+static void
+srv_append(struct server *s)
+{
+	if (nservers == capservers) {
+		capservers = capservers > 0 ? capservers * 2 : 16;
+		servers = xrealloc(servers, (size_t)capservers *
+		    sizeof(*servers));
+	}
+	s->at = nservers;
+	servers[nservers++] = s;
+}
+
+/*
+ * Every configured server, box by box, so that walking them is a loop:
+ * the instances a session uses unless it was given others (srv_bind).
+ */
 void
 srv_init_all(void)
 {
+	struct server *s;
 	int i, k, n = 0;
 
 	for (i = 0; i < wb.cfg.nboxes; i++)
-		nservers += wb.cfg.boxes[i].nservers;
-	servers = xcalloc((size_t)nservers, sizeof(*servers));
-	for (i = 0; i < wb.cfg.nboxes; i++)
-		for (k = 0; k < wb.cfg.boxes[i].nservers; k++)
-			srv_init(&servers[n++], i, &wb.cfg.boxes[i].servers[k]);
+		for (k = 0; k < wb.cfg.boxes[i].nservers; k++) {
+			s = xcalloc(1, sizeof(*s));
+			srv_init(s, n++, i, &wb.cfg.boxes[i].servers[k]);
+			srv_append(s);
+		}
+	nconfigured = n;
 }
 
-/* The n-th server in configuration order. */
+/* The n-th server in configuration order, as first made. */
 struct server *
 srv_at(int n)
 {
-	return &servers[n];
+	return servers[n];
 }
 
 struct server *
 srv_first(void)
 {
-	return nservers > 0 ? servers : NULL;
+	return nservers > 0 ? servers[0] : NULL;
 }
 
 struct server *
 srv_next(const struct server *s)
 {
-	return s + 1 < servers + nservers ? (struct server *)s + 1 : NULL;
+	return s->at + 1 < nservers ? servers[s->at + 1] : NULL;
+}
+
+/*
+ * Instances.  A shared workbench's sessions may differ in what a server
+ * runs with (the environment it sees, the directory it runs in), or the
+ * configuration keeps a server to one session ("share": false): each
+ * session is bound to an instance of each configured server, found by
+ * its key (a keyed digest of what it runs with) or made for it.
+ */
+struct binding {
+	const struct session	*se;
+	struct server		**inst;	/* By configured index. */
+	struct binding		*next;
+};
+
+static struct binding *bindings;
+
+static struct binding *
+binding_of(const struct session *se)
+{
+	struct binding *b;
+
+	for (b = bindings; b != NULL && b->se != se; b = b->next)
+		;
+	return b;
+}
+
+/* The instance of configured server n that the session uses. */
+struct server *
+srv_for(const struct session *se, int n)
+{
+	const struct binding *b = se != NULL ? binding_of(se) : NULL;
+
+	return b != NULL ? b->inst[n] : servers[n];
+}
+
+/* Is s the instance its session uses of its configured server? */
+bool
+srv_used_by(const struct server *s, const struct session *se)
+{
+	return srv_for(se, s->n) == s;
+}
+
+/* How many servers are configured. */
+int
+srv_configured(void)
+{
+	return nconfigured;
+}
+
+/* The configuration index of a server (its place in srv_at). */
+int
+srv_index(const struct server *s)
+{
+	return s->n;
+}
+
+/*
+ * Bind the session to the instance of configured server n with this
+ * key, made from cs (copied) when none has it.  A key of NULL is the
+ * first instance's.
+ */
+void
+srv_bind(const struct session *se, int n, const unsigned char *key,
+    const struct cfg_server *cs)
+{
+	struct binding *b = binding_of(se);
+	struct server *s = NULL;
+	int i;
+
+	if (b == NULL) {
+		b = xcalloc(1, sizeof(*b));
+		b->se = se;
+		b->inst = xcalloc((size_t)nconfigured, sizeof(*b->inst));
+		for (i = 0; i < nconfigured; i++)
+			b->inst[i] = servers[i];
+		b->next = bindings;
+		bindings = b;
+	}
+	if (key == NULL)
+		return;
+	for (i = 0; i < nservers && s == NULL; i++)
+		if (servers[i]->n == n && servers[i]->keyed &&
+		    memcmp(servers[i]->key, key, SIP_TAG) == 0)
+			s = servers[i];
+	if (s == NULL) {
+		s = xcalloc(1, sizeof(*s));
+		s->own = cfg_server_dup(cs);
+		srv_init(s, n, servers[n]->box, s->own);
+		memcpy(s->key, key, SIP_TAG);
+		s->keyed = true;
+		srv_append(s);
+	}
+	b->inst[n] = s;
+}
+
+/* Key the first instance of n: sessions with this key use it. */
+void
+srv_key_first(int n, const unsigned char *key)
+{
+	memcpy(servers[n]->key, key, SIP_TAG);
+	servers[n]->keyed = true;
+}
+
+/* How many sessions are bound to s. */
+int
+srv_sessions(const struct server *s)
+{
+	const struct binding *b;
+	int k = 0;
+
+	for (b = bindings; b != NULL; b = b->next)
+		k += b->inst[s->n] == s;
+	return k;
+}
+
+/*
+ * An instance made for sessions that all left, and down, goes (unless
+ * a paced reply may still read its lists: then at a later turn).  One
+ * of a server kept to its session ("share": false) is stopped when that
+ * session goes.
+ */
+static void
+srv_free(struct server *s)
+{
+	int i;
+
+	list_stop(s);
+	list_release(s);
+	ghosts_clear(s);
+	proc_close(&s->proc);
+	free(s->req);
+	free(s->label);
+	free(s->error);
+	buf_free(&s->told);
+	cfg_server_free(s->own);
+	for (i = s->at + 1; i < nservers; i++) {
+		servers[i - 1] = servers[i];
+		servers[i - 1]->at = i - 1;
+	}
+	nservers--;
+	free(s);
+}
+
+static bool
+srv_unused(const struct server *s)
+{
+	return s->own != NULL && srv_sessions(s) == 0 && s->nreq == 0 &&
+	    (s->proc.pid == 0 || s->proc.reaped) && s->proc.io.rfd < 0 &&
+	    s->proc.errfd < 0 && (s->state == SRV_IDLE ||
+	    s->state == SRV_STOPPED || s->state == SRV_FAILED);
+}
+
+void
+srv_reclaim(bool pacing)
+{
+	int i;
+
+	for (i = nservers - 1; i >= nconfigured; i--) {
+		if (servers[i]->own != NULL && !servers[i]->own->share &&
+		    srv_sessions(servers[i]) == 0 &&
+		    srv_state(servers[i]) != SRV_STOPPED &&
+		    srv_state(servers[i]) != SRV_IDLE &&
+		    srv_state(servers[i]) != SRV_FAILED)
+			srv_stop(servers[i]);
+		if (!pacing && srv_unused(servers[i]))
+			srv_free(servers[i]);
+	}
+}
+
+static void
+srv_unbind(const struct session *se)
+{
+	struct binding **p, *b;
+
+	for (p = &bindings; *p != NULL && (*p)->se != se; p = &(*p)->next)
+		;
+	if ((b = *p) == NULL)
+		return;
+	*p = b->next;
+	free(b->inst);
+	free(b);
 }
 
 void
@@ -198,6 +399,33 @@ srv_modern(const struct server *s)
 	return s->modern;
 }
 
+/* Its process while one runs, else 0. */
+pid_t
+srv_pid(const struct server *s)
+{
+	return s->proc.reaped ? 0 : s->proc.pid;
+}
+
+/* The calls it was given so far (--status). */
+long long
+srv_calls(const struct server *s)
+{
+	return s->ncalls;
+}
+
+/* The session's calls in flight, on every server (--status). */
+int
+srv_session_calls(const struct session *se)
+{
+	const struct server *s;
+	int i, n = 0;
+
+	for (s = srv_first(); s != NULL; s = srv_next(s))
+		for (i = 0; i < s->nreq; i++)
+			n += s->req[i].sess == se && req_is_call(&s->req[i]);
+	return n;
+}
+
 /* From its start to ready, the last time it started. */
 long long
 srv_ready_ms(const struct server *s)
@@ -304,6 +532,27 @@ srv_down(const struct server *s)
 }
 
 /*
+ * What a shared workbench can deliver, told to every server it starts:
+ * which session a request of the server's is for is known only when it
+ * comes (relay.c), so it is told all, and a request for what the
+ * calling session did not declare is refused then.
+ */
+static const struct buf *
+deliverable(void)
+{
+	static const char all[] = "{\"roots\":{\"listChanged\":true},"
+	    "\"sampling\":{},\"elicitation\":{}}";
+	static struct buf caps;
+	struct json jj = { 0 };
+
+	if (caps.len == 0 && json_parse(&jj, all, sizeof(all) - 1) ==
+	    JSON_OK)
+		(void)era_caps(&jj, 0, &caps);
+	free(jj.tok);
+	return &caps;
+}
+
+/*
  * A start for the request a session is handling: the server is told what
  * that request's client can answer, and the version its session spoke,
  * at initialize or in a modern request's _meta, however long its start
@@ -313,7 +562,7 @@ srv_down(const struct server *s)
 static void
 srv_start_for(struct server *s, const struct session *se)
 {
-	const struct buf *caps = session_caps(se);
+	const struct buf *caps = wb.shared ? deliverable() : session_caps(se);
 
 	s->told.len = 0;
 	buf_put(&s->told, caps->data, caps->len);
@@ -350,6 +599,7 @@ srv_session_gone(struct session *se)
 	relay_session_gone(se);
 	call_session_gone(se);
 	bridge_session_gone(se);
+	srv_unbind(se);
 }
 
 /*

@@ -65,6 +65,15 @@ struct server *srv_at(int);
 struct server *srv_first(void);
 struct server *srv_next(const struct server *);
 struct server *srv_by_pid(pid_t);
+struct server *srv_for(const struct session *, int);
+bool	 srv_used_by(const struct server *, const struct session *);
+int	 srv_index(const struct server *);
+int	 srv_configured(void);
+void	 srv_bind(const struct session *, int, const unsigned char *,
+	    const struct cfg_server *);
+void	 srv_key_first(int, const unsigned char *);
+int	 srv_sessions(const struct server *);
+void	 srv_reclaim(bool);
 
 /* Every server of every toolbox, in configuration order. */
 #define SRV_EACH(s)	for ((s) = srv_first(); (s) != NULL; (s) = srv_next(s))
@@ -83,6 +92,9 @@ bool	 srv_catalog_other(const struct server *);
 bool	 srv_serving(const struct server *);
 bool	 srv_known(const struct server *);
 bool	 srv_busy(const struct server *, long long);
+pid_t	 srv_pid(const struct server *);
+long long srv_calls(const struct server *);
+int	 srv_session_calls(const struct session *);
 
 /* Its life, asked for by a session's request; the end of all. */
 void	 srv_open(struct server *, struct session *);
@@ -152,8 +164,9 @@ void	 call_cancel(const struct session *, const char *, size_t,
 	    const char *);
 void	 relay_answer(const struct session *, const struct json *, int,
 	    const char *, size_t);
-void	 relay_set_level(const char *, size_t);
-void	 relay_roots_changed(void);
+void	 relay_set_level(void);
+void	 relay_level_gone(void);
+void	 relay_roots_changed(const struct session *);
 
 /*
  * The loop.  A server's descriptors, each with the events to poll for

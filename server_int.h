@@ -48,6 +48,7 @@ int	 list_failed(struct server *, enum list_kind, bool, const char *,
 	    struct buf *);
 bool	 list_paging(const struct server *);
 void	 list_stop(struct server *);
+void	 list_release(struct server *);
 void	 list_clear(struct server *, enum list_kind);
 void	 list_abandon(struct server *, enum list_kind);
 void	 list_warn(struct server *, enum list_kind, const char *,
@@ -120,6 +121,11 @@ struct ghost {
 #define GHOSTS_MAX	32
 
 struct server {
+	int			 n;		/* Its configuration index, */
+	int			 at;		/* and its place among all. */
+	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
+	bool			 keyed;		/* when given. */
+	struct cfg_server	*own;		/* An instance's configuration. */
 	int			 box;		/* Its toolbox, by index. */
 	const struct cfg_toolbox *boxcfg;
 	const struct cfg_server	*cfg;
@@ -159,6 +165,7 @@ struct server {
 	int			 nghosts;
 	bool			 ghosts_lost;	/* More, forgotten. */
 	struct ratelog		 warned;	/* Warnings about its output. */
+	long long		 ncalls;	/* Calls so far (--status). */
 };
 
 void	 srv_put_meta(const struct server *, struct buf *);

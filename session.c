@@ -58,6 +58,7 @@ session_new_by(const struct session_io *io, void *carrier)
 
 	se->io = io;
 	se->carrier = carrier;
+	se->level = -1;
 	se->peer.rfd = se->peer.wfd = -1;
 	for (p = &sessions; *p != NULL; p = &(*p)->next)
 		;
@@ -521,6 +522,29 @@ void
 session_modern_begin(struct session *se)
 {
 	se->modern_reply = true;
+	se->was_modern = true;
+}
+
+/* The log level it set (era_level's rank), or -1. */
+void
+session_set_level(struct session *se, int level)
+{
+	se->level = level;
+}
+
+int
+session_level(const struct session *se)
+{
+	return se->level;
+}
+
+/* The era it spoke last: initialize's version, the modern one, or NULL. */
+const char *
+session_era_name(const struct session *se)
+{
+	if (se->initialized)
+		return session_protocol(se);
+	return se->was_modern ? WB_PROTOCOL_MODERN : NULL;
 }
 
 /* The request is handled: what comes next is of the session's era. */

@@ -97,6 +97,9 @@ void	 session_initialize(struct session *, const char *,
 	    const struct json *, int);
 bool	 session_legacy(const struct session *);
 const char *session_protocol(const struct session *);
+const char *session_era_name(const struct session *);
+void	 session_set_level(struct session *, int);
+int	 session_level(const struct session *);
 const struct buf *session_caps(const struct session *);
 const struct buf *session_legacy_caps(const struct session *);
 void	 session_assume(struct session *, const struct buf *);

@@ -24,6 +24,8 @@ struct session {
 
 	/* Its era: a 2025 session from initialize, or modern requests. */
 	bool			 initialized;
+	bool			 was_modern;	/* A modern request came. */
+	int			 level;		/* logging/setLevel's; -1: none. */
 	char			*protocol;
 	struct buf		 caps;		/* What servers are told. */
 	unsigned		 can;		/* enum client_cap */

@@ -90,11 +90,11 @@ box_init(void)
 	}
 }
 
-/* The i-th server of a toolbox. */
+/* The i-th server of a toolbox, the instance the session uses. */
 struct server *
-box_srv(const struct toolbox *b, int i)
+box_srv(const struct session *se, const struct toolbox *b, int i)
 {
-	return srv_at(b->first + i);
+	return srv_for(se, b->first + i);
 }
 
 /* The toolbox of a server. */
@@ -109,6 +109,26 @@ bool
 box_seen(const struct session *se, const struct toolbox *b)
 {
 	return session_box_open(se, (int)(b - boxes));
+}
+
+/*
+ * Does the session use the server: its toolbox open, or being opened?
+ * (What the server says on its standard error goes to such sessions.)
+ */
+bool
+box_uses(const struct session *se, const struct server *s)
+{
+	const struct toolbox *b = box_of(s);
+	int i;
+
+	if (!srv_used_by(s, se))
+		return false;
+	if (box_seen(se, b))
+		return true;
+	for (i = 0; i < b->nwaiters; i++)
+		if (b->waiters[i].sess == se)
+			return true;
+	return false;
 }
 
 /* Each session hears of changes to what it is shown (list_changed). */
@@ -170,13 +190,14 @@ box_find(const char *name, size_t len)
 }
 
 struct server *
-box_server(struct toolbox *b, const char *name, size_t len)
+box_server(const struct session *se, struct toolbox *b, const char *name,
+    size_t len)
 {
 	int i;
 
 	for (i = 0; i < b->nservers; i++)
-		if (name_is(srv_name(box_srv(b, i)), name, len))
-			return box_srv(b, i);
+		if (name_is(srv_name(box_srv(se, b, i)), name, len))
+			return box_srv(se, b, i);
 	return NULL;
 }
 
@@ -220,7 +241,7 @@ box_target(const struct session *se, const char *box, size_t boxlen,
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "open; call open_toolbox first in this session",
 		    (int)boxlen, box);
-	else if ((s = box_server(b, srv, srvlen)) == NULL)
+	else if ((s = box_server(se, b, srv, srvlen)) == NULL)
 		buf_printf(t, "Error executing tool: Server '%.*s' not found "
 		    "in toolbox '%.*s'", (int)srvlen, srv, (int)boxlen, box);
 	else if (srv_serving(s) && list_find(s, LIST_TOOLS, name, namelen) ==
@@ -306,7 +327,8 @@ put_offers(struct buf *out, const struct server *s)
  * member only when always.
  */
 static void
-put_servers(struct buf *out, const struct toolbox *b, const char *member,
+put_servers(struct buf *out, const struct session *se,
+    const struct toolbox *b, const char *member,
     bool (*keep)(const struct server *),
     void (*put)(struct buf *, const struct server *), bool always)
 {
@@ -315,13 +337,13 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
 	if (always)
 		buf_printf(out, ",\"%s\":[", member);
 	for (i = 0; i < b->nservers; i++) {
-		if (!keep(box_srv(b, i)))
+		if (!keep(box_srv(se, b, i)))
 			continue;
 		if (n++ > 0)
 			buf_putc(out, ',');
 		else if (!always)
 			buf_printf(out, ",\"%s\":[", member);
-		put(out, box_srv(b, i));
+		put(out, box_srv(se, b, i));
 	}
 	if (n > 0 || always)
 		buf_putc(out, ']');
@@ -339,6 +361,7 @@ put_servers(struct buf *out, const struct toolbox *b, const char *member,
  */
 struct summary {
 	const struct toolbox	*b;
+	const struct session	*se;		/* Whose answer it is. */
 	int			 ready;		/* servers_connected: known */
 	const struct item	**items;	/* Each server's tools, */
 	int			*count;		/* so many of them. */
@@ -372,7 +395,7 @@ put_tools(struct buf *out, struct summary *m, int first)
 			i++;
 		}
 		if (m->origin_of != i) {
-			tool_origin(&m->origin, box_srv(m->b, i));
+			tool_origin(&m->origin, box_srv(m->se, m->b, i));
 			m->origin_of = i;
 		}
 		if (first + n > 0)
@@ -401,18 +424,19 @@ put_summary(struct buf *out, const void *arg, size_t *at)
 }
 
 static struct summary *
-summary_new(const struct toolbox *b)
+summary_new(const struct session *se, const struct toolbox *b)
 {
 	struct summary *m = xcalloc(1, sizeof(*m));
 	const struct server *s;
 	int i;
 
 	m->b = b;
+	m->se = se;
 	m->items = xcalloc((size_t)b->nservers, sizeof(*m->items));
 	m->count = xcalloc((size_t)b->nservers, sizeof(*m->count));
 	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
-		s = box_srv(b, i);
+		s = box_srv(se, b, i);
 		m->ready += srv_known(s);
 		m->items[i] = list_items(s, LIST_TOOLS, &m->count[i]);
 		if (!srv_known(s))
@@ -420,10 +444,10 @@ summary_new(const struct toolbox *b)
 		m->total += m->count[i];
 	}
 	buf_putc(&m->tail, ']');
-	put_servers(&m->tail, b, "servers", srv_known, put_offers, true);
-	put_servers(&m->tail, b, "from_catalogue", from_catalogue, put_name,
-	    false);
-	put_servers(&m->tail, b, "servers_failed", unknown, put_failure,
+	put_servers(&m->tail, se, b, "servers", srv_known, put_offers, true);
+	put_servers(&m->tail, se, b, "from_catalogue", from_catalogue,
+	    put_name, false);
+	put_servers(&m->tail, se, b, "servers_failed", unknown, put_failure,
 	    false);
 	buf_putc(&m->tail, '}');
 	return m;
@@ -445,74 +469,98 @@ static void
 reply_summary(struct session *se, const struct toolbox *b, const char *cid,
     size_t cidlen)
 {
-	struct pieces p = { put_summary, summary_free, summary_new(b) };
+	struct pieces p = { put_summary, summary_free, summary_new(se, b) };
 
 	reply_structured_by(se, cid, cidlen, &p);
 }
 
-/* How many servers' tools open_toolbox would list. */
+/* How many servers' tools open_toolbox would list to the session. */
 static int
-box_known(const struct toolbox *b)
+box_known(const struct session *se, const struct toolbox *b)
 {
 	int i, known = 0;
 
 	for (i = 0; i < b->nservers; i++)
-		known += srv_known(box_srv(b, i));
+		known += srv_known(box_srv(se, b, i));
 	return known;
 }
 
 static void
-box_failure_text(const struct toolbox *b, struct buf *out)
+box_failure_text(const struct session *se, const struct toolbox *b,
+    struct buf *out)
 {
+	const struct server *s;
 	int i;
 
 	buf_printf(out, "Failed to open toolbox '%s': no server could be "
 	    "started.", b->cfg->name);
-	for (i = 0; i < b->nservers; i++)
-		buf_printf(out, "\n- server '%s': %s", srv_name(box_srv(b, i)),
-		    srv_error(box_srv(b, i)) != NULL ?
-		    srv_error(box_srv(b, i)) : "not started");
+	for (i = 0; i < b->nservers; i++) {
+		s = box_srv(se, b, i);
+		buf_printf(out, "\n- server '%s': %s", srv_name(s),
+		    srv_error(s) != NULL ? srv_error(s) : "not started");
+	}
 	if (b->nservers == 0)
 		buf_puts(out, " It has no servers configured.");
 }
 
+/* Is a server of the toolbox, as the session uses it, still starting? */
+static bool
+box_starting(const struct session *se, const struct toolbox *b)
+{
+	const struct server *s;
+	int i;
+
+	for (i = 0; i < b->nservers; i++) {
+		s = box_srv(se, b, i);
+		if (srv_state(s) == SRV_STARTING && !srv_known(s))
+			return true;
+	}
+	return false;
+}
+
+static void
+box_answer(struct toolbox *b, struct waiter *w)
+{
+	struct buf failed = { 0 };
+	int ready = box_known(w->sess, b);
+
+	if (ready > 0)
+		session_open_box(w->sess, (int)(b - boxes));
+	reply_era(w->sess, w->modern);
+	if (ready == 0) {
+		box_failure_text(w->sess, b, &failed);
+		reply_text(w->sess, w->cid, w->cidlen, buf_cstr(&failed),
+		    true);
+	} else
+		reply_summary(w->sess, b, w->cid, w->cidlen);
+	free(w->cid);
+	buf_free(&failed);
+}
+
 /*
- * Answer everyone waiting for the toolbox once no server is starting, or
- * at once when the tools of those starting are known from the catalogue.
+ * Answer everyone waiting for the toolbox once none of the servers it
+ * uses is starting, or at once when the tools of those starting are
+ * known from the catalogue; in the order they asked.
  */
 static void
 box_settle(struct toolbox *b)
 {
-	struct buf failed = { 0 };
-	struct waiter *w;
-	int i, ready;
+	int i, k = 0, was = b->nwaiters;
 
 	if (b->nwaiters == 0 || b->starting)
 		return;
-	for (i = 0; i < b->nservers; i++)
-		if (srv_state(box_srv(b, i)) == SRV_STARTING &&
-		    !srv_known(box_srv(b, i)))
-			return;
-	ready = box_known(b);
-	if (ready == 0)
-		box_failure_text(b, &failed);
-	for (i = 0; i < b->nwaiters; i++) {
-		w = &b->waiters[i];
-		if (ready > 0)
-			session_open_box(w->sess, (int)(b - boxes));
-		reply_era(w->sess, w->modern);
-		if (ready == 0)
-			reply_text(w->sess, w->cid, w->cidlen,
-			    buf_cstr(&failed), true);
+	for (i = 0; i < b->nwaiters; i++)
+		if (box_starting(b->waiters[i].sess, b))
+			b->waiters[k++] = b->waiters[i];
 		else
-			reply_summary(w->sess, b, w->cid, w->cidlen);
-		free(w->cid);
+			box_answer(b, &b->waiters[i]);
+	b->nwaiters = k;
+	if (k == 0) {
+		free(b->waiters);
+		b->waiters = NULL;
 	}
-	free(b->waiters);
-	b->waiters = NULL;
-	b->nwaiters = 0;
-	buf_free(&failed);
-	box_notify();
+	if (k < was)
+		box_notify();
 }
 
 static void
@@ -530,11 +578,11 @@ box_open(struct session *se, struct toolbox *b, const char *cid,
 	w->cidlen = cidlen;
 	w->modern = session_era(se) != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(box_srv(b, i), session_caps(se), false);
+		catalog_load(box_srv(se, b, i), session_caps(se), false);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
-		srv_open(box_srv(b, i), se);
+		srv_open(box_srv(se, b, i), se);
 	b->starting = false;
 	box_settle(b);
 }

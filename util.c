@@ -25,6 +25,7 @@ const char wb_version[] = WB_VERSION;
 
 static struct buf logq;
 static size_t log_dropped;
+static bool (*log_sink)(const char *, size_t);
 
 static void
 out_of_memory(size_t n)
@@ -567,9 +568,35 @@ term_escape(struct buf *out, const char *s, size_t n)
  * Queue one line of log, s[0, n) without its newline, escaped for a
  * terminal (it may quote a server), and write what stderr takes now.
  */
+/*
+ * Who else may take a line of the log, escaped and with its newline,
+ * before our standard error does: a shared workbench gives a line about
+ * a session's servers to that session (share_host.c).
+ */
+void
+wb_log_sink(bool (*sink)(const char *, size_t))
+{
+	log_sink = sink;
+}
+
+/* A line to the sink, which takes it or not. */
+static bool
+log_sunk(const char *s, size_t n)
+{
+	static struct buf b;	/* Kept: a line a time, escaped. */
+
+	b.len = 0;
+	buf_reserve(&b, n + 1);
+	term_escape(&b, s, n);
+	buf_putc(&b, '\n');
+	return log_sink(b.data, b.len);
+}
+
 void
 wb_log_line(const char *s, size_t n)
 {
+	if (log_sink != NULL && log_sunk(s, n))
+		return;
 	if (logq.len + n > LOG_CAP) {
 		log_dropped += n + 1;
 		return;

@@ -70,7 +70,8 @@ enum slot_kind {
 	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
 	SLOT_SERVER,		/* One of a server's (enum srv_fd). */
 	SLOT_GUARD,		/* The guardian's socket, with news waiting. */
-	SLOT_HTTP		/* The HTTP listener or a connection (tag). */
+	SLOT_HTTP,		/* The HTTP listener or a connection (tag). */
+	SLOT_HOST		/* The shared workbench's (share_host.c). */
 };
 
 struct slot {
@@ -85,6 +86,7 @@ struct slot {
 static struct pollfd *pfd;
 static struct slot *slots;
 static int npfd, cappfd;
+static int host_first, host_n;		/* The shared workbench's slots. */
 
 static void
 grow_pollfds(void)
@@ -111,6 +113,12 @@ watch(int fd, short events, enum slot_kind kind, struct server *s)
 	npfd++;
 }
 
+static void
+watch_host(int fd, short events)
+{
+	watch(fd, events, SLOT_HOST, NULL);
+}
+
 /*
  * A session's descriptors.  While its client does not read, neither do
  * we; but it may have left (end of file), and that must still be seen.
@@ -122,7 +130,7 @@ watch_session(struct session *se)
 	int first = npfd;
 
 	session_watch(se, &fds);
-	if (!wb.stopping && !probing)
+	if (!wb.stopping && !probing && !host_leaving(se))
 		watch(fds.in, dispatch_busy(se) ? 0 : POLLIN, SLOT_CLIENT_IN,
 		    NULL);
 	watch(fds.out, POLLOUT, SLOT_CLIENT_OUT, NULL);
@@ -187,6 +195,10 @@ build_pollfds(void)
 	watch(sigfd, POLLIN, SLOT_SIGNAL, NULL);
 	SESSION_EACH(se)
 		watch_session(se);
+	host_first = npfd;
+	if (host_active())
+		host_watch(watch_host);
+	host_n = npfd - host_first;
 	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
 	hhost_watch(watch_http, NULL);
 	SRV_EACH(s)
@@ -211,6 +223,8 @@ next_deadline(void)
 	}
 	if (wb.stopping && (t < 0 || stop_at < t))
 		t = stop_at;
+	if (host_active() && (d = host_deadline()) >= 0 && (t < 0 || d < t))
+		t = d;
 	return t;
 }
 
@@ -222,8 +236,11 @@ check_timeouts(long long now)
 	proc_tick(now);
 	bridge_check(now);
 	hhost_timeouts(now);
-	SRV_EACH(s)
+	SRV_EACH(s) {
+		host_about(s, NULL);
 		srv_check_timers(s, now);
+	}
+	host_about(NULL, NULL);
 }
 
 static void
@@ -258,16 +275,27 @@ begin_shutdown(void)
 }
 
 /*
- * A session's input: its lines, or its leaving.  The stdio client is the
- * workbench's reason to run: when it leaves, the workbench ends.
+ * A client left (gone: it cannot even be written to).  The stdio client
+ * is the workbench's reason to run: when it leaves, the workbench ends;
+ * a shared workbench's session ends alone (share_host.c).
  */
+static void
+client_left(struct session *se, bool gone)
+{
+	if (host_active())
+		host_leave(se, gone);
+	else
+		begin_shutdown();
+}
+
+/* A session's input: its lines, or its leaving. */
 static void
 on_client_in(struct session *se, const struct pollfd *p)
 {
 	/* Watched for its hang-up alone: the client left. */
 	if (p->events == 0 || dispatch_read(se) == 0 ||
 	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
-		begin_shutdown();
+		client_left(se, false);
 }
 
 static void
@@ -278,6 +306,7 @@ dispatch(long long now)
 	for (i = 0; i < npfd; i++) {
 		if (pfd[i].revents == 0)
 			continue;
+		host_about(slots[i].srv, slots[i].sess);
 		switch (slots[i].kind) {
 		case SLOT_SIGNAL:
 			if (proc_signal_take())
@@ -288,6 +317,7 @@ dispatch(long long now)
 			on_client_in(slots[i].sess, &pfd[i]);
 			break;
 		case SLOT_CLIENT_OUT:
+		case SLOT_HOST:
 			break;
 		case SLOT_GUARD:
 			guard_writable();
@@ -300,6 +330,9 @@ dispatch(long long now)
 			    pfd[i].fd, pfd[i].revents);
 		}
 	}
+	host_about(NULL, NULL);
+	if (host_n > 0)
+		host_events(pfd + host_first, host_n, now);
 	check_timeouts(now);
 }
 
@@ -326,7 +359,7 @@ flush_all(void)
 			session_drop(se);
 		else if (session_flush(se) < 0) {
 			session_drop(se);
-			begin_shutdown();
+			client_left(se, true);
 		}
 	}
 	srv_write_all(now_ms());
@@ -346,6 +379,7 @@ before_poll(void)
 {
 	hhost_before_poll();
 	box_before_poll();
+	srv_reclaim(sessions_pacing());
 	if (!sessions_pacing())
 		list_free_retired();
 }
@@ -382,6 +416,8 @@ run(void)
 
 	grow_pollfds();
 	for (;;) {
+		if (host_active())
+			host_tick();
 		before_poll();
 		flush_all();
 		SESSION_EACH(se)
@@ -392,6 +428,9 @@ run(void)
 			begin_shutdown();
 		}
 		now = now_ms();
+		/* A shared workbench ends its linger after the last session. */
+		if (host_active() && !wb.stopping && host_expired(now))
+			begin_shutdown();
 		/* Servers still exiting are the guardian's (proc_hand_over). */
 		if (wb.stopping && ((clients_written() && hhost_written() &&
 		    proc_hand_over()) ||
@@ -415,6 +454,8 @@ run(void)
 		dispatch(loop_ms());
 	}
 	hhost_end();
+	if (host_active())
+		host_close();
 	proc_kill_all();
 	reap();
 	guard_end();
@@ -430,6 +471,7 @@ usage(FILE *f)
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--listen HOST:PORT] [--check]\n"
 	    "       [-V|--version] [-h|--help]\n"
+	    "       " WB_NAME " [-c FILE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
 }
@@ -456,7 +498,11 @@ help(void)
 	    "(default: all),\n"
 	    "                     report each one's state, tools and start "
 	    "time, exit\n"
-	    "      --json         --probe's report as JSON\n"
+	    "      --status       say whether a shared workbench serves "
+	    "this configuration:\n"
+	    "                     its sessions and servers (exit 1: none "
+	    "does)\n"
+	    "      --json         --probe's report or --status as JSON\n"
 	    "      --capabilities JSON\n"
 	    "                     the client capabilities --probe declares "
 	    "(default:\n"
@@ -477,14 +523,20 @@ print_check(const struct cfg *c)
 	printf("%s: OK, %d toolbox%s, mode %s\n", c->path, c->nboxes,
 	    c->nboxes == 1 ? "" : "es", wb.mode == MODE_DYNAMIC ? "dynamic" :
 	    "proxy");
+	if (c->share)
+		printf("shared: sessions share servers, linger %d ms, "
+		    "directory %s\n", c->share_linger_ms, c->share_dir != NULL ?
+		    c->share_dir : "$XDG_RUNTIME_DIR/" WB_NAME " (else /tmp/"
+		    WB_NAME "-UID)");
 	for (i = 0; i < c->nboxes; i++) {
 		b = &c->boxes[i];
 		printf("%s (%d server%s)%s%s\n", b->name, b->nservers,
 		    b->nservers == 1 ? "" : "s", b->description[0] != '\0' ?
 		    ": " : "", b->description);
 		for (k = 0; k < b->nservers; k++)
-			printf("  %s: %s\n", b->servers[k].name,
-			    b->servers[k].command);
+			printf("  %s: %s%s\n", b->servers[k].name,
+			    b->servers[k].command, c->share &&
+			    !b->servers[k].share ? " (one per session)" : "");
 	}
 }
 
@@ -495,6 +547,7 @@ struct options {
 	bool		 check;
 	bool		 probe;
 	bool		 json;
+	bool		 status;
 	const char	*caps;		/* --capabilities */
 	const char	*listen;	/* --listen */
 };
@@ -517,6 +570,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "check", no_argument, NULL, 'k' },
 		{ "probe", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "status", no_argument, NULL, 's' },
 		{ "capabilities", required_argument, NULL, 'C' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "version", no_argument, NULL, 'V' },
@@ -536,6 +590,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->probe = true;
 		else if (ch == 'j')
 			o->json = true;
+		else if (ch == 's')
+			o->status = true;
 		else if (ch == 'C')
 			o->caps = optarg;
 		else if (ch == 'L')
@@ -551,10 +607,13 @@ parse_options(int argc, char *argv[], struct options *o)
 			return 2;
 		}
 	}
-	if ((optind < argc || o->json || o->caps != NULL) && !o->probe)
+	if ((optind < argc || o->caps != NULL) && !o->probe)
 		return usage_error(optind < argc ? "unexpected argument" :
-		    o->json ? "--json goes with --probe" :
 		    "--capabilities goes with --probe");
+	if (o->json && !o->probe && !o->status)
+		return usage_error("--json goes with --probe or --status");
+	if (o->status && (o->probe || o->check))
+		return usage_error("--status goes alone");
 	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
 	    strcmp(o->mode, "dynamic") != 0)
 		return usage_error("--mode takes proxy or dynamic");
@@ -622,6 +681,14 @@ load_config(const char *path)
 	return false;
 }
 
+/* Serve the sessions that come to the shared workbench until it ends. */
+static void
+serve_shared(void)
+{
+	dispatch_init();
+	run();
+}
+
 /*
  * Serve the client on stdin and stdout until it leaves; or with listen,
  * HTTP clients until a signal (stdin and stdout are no one's then).
@@ -648,10 +715,13 @@ serve(const char *listen)
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false, NULL, NULL };
-	int r;
+	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL };
+	const char *serving = NULL, *listen;
+	int r, ready;
 
 	guard_std_fds();
+	if ((ready = host_serve_args(&argc, &argv, &serving)) == -2)
+		return 2;
 	if ((r = parse_options(argc, argv, &o)) >= 0)
 		return r;
 	if (!load_config(o.path))
@@ -662,14 +732,28 @@ main(int argc, char *argv[])
 		print_check(&wb.cfg);
 		return 0;
 	}
+	if (o.status)
+		return host_status(o.json);
+	/*
+	 * A front: the session is served by the shared workbench.  A
+	 * listening workbench is a host of sessions itself and joins none.
+	 */
+	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
+	if (wb.cfg.share && ready < 0 && !o.probe && listen == NULL &&
+	    (r = host_front(argv[0])) >= 0)
+		return r;
 	if ((sigfd = proc_signals()) < 0) {
 		fprintf(stderr, WB_NAME ": cannot set up signals: %s\n",
 		    strerror(errno));
 		return 3;
 	}
 	box_init();
-	if (!o.probe)
-		return serve(o.listen != NULL ? o.listen : wb.cfg.listen);
+	if (ready >= 0) {
+		if (!host_listen(serving, ready))
+			return 3;
+		serve_shared();
+	} else if (!o.probe)
+		return serve(listen);
 	else if (!probe_start(argv + optind, argc - optind, o.caps))
 		return 2;
 	else {

@@ -580,6 +580,73 @@ if command -v node >/dev/null 2>&1 &&
 	    "< 5 ms" "$(check 'w < 5' w)"
 fi
 
+# 10. Sharing servers between sessions ("share": true): the same toolbox of
+# 4 echo servers as c4.json, each session a front that hands its stdio to
+# the shared workbench.  d = unshared, w = shared, in alternate runs.
+SHDIR=$T/share
+mkdir -m 700 "$SHDIR"
+config "$T/sh4.json" 4 "$NOCAT\"share\":true,\"shareDir\":\"$SHDIR\",\"shareLingerMs\":2000,"
+say "sharing: sequential calls, shared against unshared ($LAT_N)"
+r1= r2= _i=0
+while [ "$_i" -lt "$ROUNDS" ]; do
+	_a=$(through "$T/c4.json" -S 4 -n "$LAT_N" lat); err "$_a"
+	r1=$(better p50_us min "$r1" "$_a")
+	_a=$(through "$T/sh4.json" -S 4 -n "$LAT_N" lat); err "$_a"
+	r2=$(better p50_us min "$r2" "$_a")
+	_i=$((_i + 1))
+done
+D=$(val p50_us "$r1"); W=$(val p50_us "$r2")
+row share_lat_p50 "shared: call p50 (d: unshared)" us "<= 1.1x" \
+    "$(check 'w <= 1.1 * d')"
+# Throughput: 4 sessions with 32 in flight each, at once, against one
+# unshared session with 128: calls of all over the longest's time.
+say "sharing: 4 sessions x 32 in flight against 1 x 128 ($RATE_N calls)"
+r1= _best=0 _i=0
+while [ "$_i" -lt "$ROUNDS" ]; do
+	_a=$(through "$T/c4.json" -S 4 -n "$RATE_N" -k 128 rate); err "$_a"
+	r1=$(better rate max "$r1" "$_a")
+	for _j in 1 2 3 4; do
+		through "$T/sh4.json" -S 4 -n "$((RATE_N / 4))" -k 32 rate \
+		    >"$T/shrate.$_j" &
+	done
+	wait
+	_agg=$(cat "$T/shrate".[1-4] | awk '
+	    { for (i = 1; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "calls") c += kv[2]
+		if (kv[1] == "secs" && kv[2] > s) s = kv[2]
+		if (kv[1] == "error") bad = 1 } }
+	    END { if (bad || s == 0) print "n/a"; else printf "%.0f", c / s }')
+	isnum "$_agg" || err "error=sharing rate"
+	if isnum "$_agg" && [ "$(calc "$_agg > $_best")" = 1 ]; then
+		_best=$_agg
+	fi
+	_i=$((_i + 1))
+done
+D=$(val rate "$r1"); W=$_best
+row share_rate "shared: 4 sessions x 32 in flight (d: 1 x 128)" calls/s \
+    ">= 0.9x" "$(check 'w >= 0.9 * d')"
+# Memory and open_toolbox, as SDK clients see them, with node servers
+# (bench/share.mjs; needs the test suite's node_modules).
+if command -v node >/dev/null 2>&1 &&
+    [ -d "$ROOT/tests/node_modules/@modelcontextprotocol/sdk" ]; then
+	say "sharing: 4 SDK sessions with two node servers each"
+	_l=$(node "$ROOT/bench/share.mjs" "$WB" "$OPEN_RUNS") || err ""
+	_v() { printf '%s\n' "$_l" | sed -n "s/^BENCH $1 .*$2=\([^ ]*\).*/\1/p"; }
+	D=$(_v share_rss unshared); W=$(_v share_rss shared)
+	isnum "$D" && D=$(calc "$D / 1000"); isnum "$W" && W=$(calc "$W / 1000")
+	row share_rss "4 sessions, 2 node servers: total RSS (d: unshared)" \
+	    MB "<= 0.35x" "$(check 'w <= 0.35 * d')"
+	D=n/a; W=$(_v share_open ms)
+	row share_open "shared: open_toolbox, servers running" ms "< 2 ms" \
+	    "$(check 'w < 2' w)"
+	W=$(_v share_open started)
+	row share_open_started "  server processes it started" count "0" \
+	    "$(check 'w == 0' w)"
+	W=$(_v share_front_rss kb)
+	isnum "$W" && W=$(calc "$W / 1000")
+	row share_front_rss "a waiting front's RSS" MB "-" -
+fi
+
 END=$(date +%s)
 
 # The report.

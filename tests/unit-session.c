@@ -208,6 +208,53 @@ test_stuck_clock(void)
 	s->proc.io.out.len = 0;
 }
 
+/*
+ * Instances: sessions bound with one key share the instance, another
+ * key gets another one, made from the configuration given; an unbound
+ * session uses the first; an instance no session uses any more and
+ * that is down goes, the first never.
+ */
+static void
+test_instances(void)
+{
+	unsigned char k1[SIP_TAG], k2[SIP_TAG];
+	struct session *a = dispatch_open(-1, -1), *b = dispatch_open(-1, -1);
+	struct session *c = dispatch_open(-1, -1), *d = dispatch_open(-1, -1);
+	struct cfg_server cs = wb.cfg.boxes[0].servers[0];
+	struct server *first = srv_at(0), *s;
+	char cwd[] = "/tmp";
+	int n = 0;
+
+	memset(k1, 1, sizeof(k1));
+	memset(k2, 2, sizeof(k2));
+	cs.cwd = cwd;
+	srv_key_first(0, k1);
+	srv_bind(a, 0, k1, &cs);
+	srv_bind(b, 0, k2, &cs);
+	srv_bind(c, 0, k2, &cs);
+	CHECK(srv_for(a, 0) == first && srv_for(d, 0) == first);
+	CHECK(srv_for(b, 0) != first && srv_for(c, 0) == srv_for(b, 0));
+	s = srv_for(b, 0);
+	CHECK(srv_index(s) == 0 && strcmp(srv_label(s), "t/s") == 0);
+	CHECK(srv_used_by(s, b) && srv_used_by(s, c) && !srv_used_by(s, a) &&
+	    srv_used_by(first, a) && !srv_used_by(first, b));
+	CHECK(srv_sessions(s) == 2 && srv_sessions(first) == 1);
+	SRV_EACH(s)
+		n++;
+	CHECK(n == 2);
+	dispatch_close(b);
+	srv_reclaim(false);
+	CHECK(srv_for(c, 0) != first && srv_sessions(srv_for(c, 0)) == 1);
+	dispatch_close(c);
+	dispatch_close(a);
+	srv_reclaim(false);
+	n = 0;
+	SRV_EACH(s)
+		n++;
+	CHECK(n == 1 && srv_first() == first);
+	dispatch_close(d);
+}
+
 void
 test_sessions(void)
 {
@@ -221,5 +268,7 @@ test_sessions(void)
 	test_close(a, b);
 	test_stuck_clock();
 	dispatch_close(b);
+	CHECK(session_first() == NULL);
+	test_instances();
 	CHECK(session_first() == NULL);
 }

@@ -2057,6 +2057,41 @@ test_cache_dir(void)
 	free(cwd);
 }
 
+/*
+ * share, shareLingerMs, shareDir and a server's share: their defaults,
+ * ranges, and shareDir taken from the configuration's directory.
+ */
+static void
+test_config_share(void)
+{
+	struct cfg c;
+	char *err;
+
+	CHECK(load("{\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":"
+	    "{\"command\":\"x\"}}}}}", &c, &err) == 0);
+	CHECK(!c.share && c.share_linger_ms == 60000 && c.share_dir == NULL &&
+	    c.boxes[0].servers[0].share);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"share\":true,\"shareLingerMs\":0,\"shareDir\":\"d\","
+	    "\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\","
+	    "\"share\":false}}}}}", &c, &err) == 0);
+	CHECK(c.share && c.share_linger_ms == 0 && c.share_dir != NULL &&
+	    c.share_dir[0] == '/' && strcmp(c.share_dir + strlen(c.share_dir) -
+	    2, "/d") == 0 && !c.boxes[0].servers[0].share);
+	CHECK(strstr(err, "unknown key") == NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"share\":1,\"shareLingerMs\":86400001,\"shareDir\":\"\","
+	    "\"toolboxes\":{\"b\":{\"mcpServers\":{\"s\":{\"command\":\"x\","
+	    "\"share\":\"no\"}}}}}", &c, &err) == 4);
+	CHECK(strstr(err, "shareLingerMs") != NULL &&
+	    strstr(err, "from 0 to 86400000") != NULL &&
+	    strstr(err, "shareDir is empty") != NULL);
+	cfg_free(&c);
+	free(err);
+}
+
 /* era_strip_meta: a modern _meta as a 2025 server gets it, or false. */
 static bool
 stripped(const char *meta, const char *want)
@@ -2918,6 +2953,7 @@ main(void)
 	test_caps_key();
 	test_store();
 	test_cache_dir();
+	test_config_share();
 	test_era_strip();
 	test_http_parse();
 	test_http_pipeline();

@@ -1,0 +1,821 @@
+/*
+ * share_host.c: the shared workbench, wired into the workbench.  With
+ * "share": true the process a client starts is a front: it joins the
+ * user's shared workbench of this binary, configuration and instance
+ * (starting it when none listens), hands over its stdio and waits
+ * (host_front).  The shared workbench is the same binary started with
+ * SHARE_OPT_SERVE: it runs the loop of workbench.c with one session per
+ * front (the host_* steps the loop calls), routes what the log says
+ * about a server to the sessions using it, lingers after the last
+ * session, and answers --status (host_status).  The transport itself is
+ * share.h's.
+ *
+ * A shared workbench serves one binary, configuration text and tool
+ * mode (the identity).  Within it a server process is shared by the
+ * sessions for which it runs alike: each session's configuration is
+ * expanded in its own environment, and each server of it is bound to
+ * the instance of the same key (instance_key: the expanded
+ * configuration, the working directory, the environment it sees), made
+ * for it when there is none.  A server process never serves a session
+ * it was not configured for.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dispatch.h"
+#include "share.h"
+
+extern char **environ;
+
+#define HOST_SESSIONS_MAX	256	/* A shared workbench's sessions. */
+#define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
+#define HOST_FIRST_MS	10000	/* The wait for the first session. */
+
+/* A session of a front, as the shared workbench serves it. */
+struct guest {
+	struct share_hello	*h;
+	struct session		*se;
+	struct buf		 err;		/* For its stderr, escaped. */
+	size_t			 dropped;	/* What its stderr lost. */
+	bool			 leaving;	/* Its client left. */
+	bool			 gone;		/* Its front or output died. */
+	struct guest		*next;
+};
+
+static struct share_server *host;
+static struct guest *guests;
+static long long host_since;
+static int linger_ms;
+static const struct server *about_srv;	/* What the log is about now. */
+static const struct session *about_se;
+static unsigned char host_key[SHARE_KEY_LEN];	/* The directory's. */
+static char *host_text;			/* The configuration, as read. */
+static size_t host_len;
+static unsigned long long nguests;	/* Sessions so far: their numbers. */
+static long long log_checked;		/* When the log's size was. */
+
+static bool	host_sink(const char *, size_t);
+static void	key_first(void);
+
+/*
+ * The identity.
+ */
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The environment a server would get, in a stable order. */
+static void
+feed_env(struct siphash *h, const struct cfg_server *cs)
+{
+	char **env = proc_child_env(cs);
+	size_t n, i;
+
+	for (n = 0; env[n] != NULL; n++)
+		;
+	qsort(env, n, sizeof(*env), str_cmp);
+	for (i = 0; i < n; i++)
+		sip_update(h, env[i], strlen(env[i]) + 1);
+	free(env);
+}
+
+/*
+ * An instance's key: what the server runs with for a session (its
+ * expanded configuration, the working directory it runs in, the
+ * environment it sees), and for a server kept to one session
+ * ("share": false) that session's number.  Keyed: nothing of it can be
+ * read without the directory's key, and it stays in memory.
+ */
+static void
+instance_key(const unsigned char *key, const struct cfg_server *cs,
+    const char *cwd, unsigned long long session, unsigned char *out)
+{
+	unsigned char tag[SIP_TAG];
+	struct siphash h;
+
+	sip_init(&h, key);
+	cfg_server_digest(cs, key, tag);
+	sip_update(&h, tag, sizeof(tag));
+	cwd = cs->cwd != NULL ? cs->cwd : cwd;
+	sip_update(&h, cwd, strlen(cwd) + 1);
+	feed_env(&h, cs);
+	if (!cs->share)
+		sip_update(&h, &session, sizeof(session));
+	sip_final(&h, out);
+}
+
+/* Does a server run in the session's working directory? */
+static bool
+needs_cwd(void)
+{
+	int i, k;
+
+	for (i = 0; i < wb.cfg.nboxes; i++)
+		for (k = 0; k < wb.cfg.boxes[i].nservers; k++)
+			if (wb.cfg.boxes[i].servers[k].cwd == NULL)
+				return true;
+	return false;
+}
+
+static const char *
+mode_name(void)
+{
+	return wb.mode == MODE_DYNAMIC ? "dynamic" : "proxy";
+}
+
+/*
+ * The directory and the identity of this session, and the text it is
+ * of (the caller's to free): 0, or -1 with why.  The configuration's
+ * text is read again: the identity is of the text the shared workbench
+ * will read, which checks it (host_listen).
+ */
+static int
+identify_text(struct share_dir *d, struct share_id *id, char **textp,
+    size_t *lenp, struct buf *why)
+{
+	unsigned char exe[SHARE_ID_LEN];
+	struct buf text = { 0 };
+
+	if (share_dir_open(d, wb.cfg.share_dir, why) < 0)
+		return -1;
+	if (share_exe_digest(exe, why) < 0 ||
+	    (*textp = file_read(wb.cfg.path, CFG_MAX_FILE, lenp)) == NULL) {
+		if (why->len == 0)
+			buf_printf(why, "cannot read %s: %s", wb.cfg.path,
+			    strerror(errno));
+		share_dir_close(d);
+		return -1;
+	}
+	buf_put(&text, *textp, *lenp);
+	buf_putc(&text, '\0');
+	buf_printf(&text, "mode %s", mode_name());
+	share_identity(id, d->key, wb_version, exe, text.data, text.len);
+	memcpy(host_key, d->key, SHARE_KEY_LEN);
+	buf_free(&text);
+	return 0;
+}
+
+static int
+identify(struct share_dir *d, struct share_id *id, struct buf *why)
+{
+	char *t = NULL;
+	size_t len = 0;
+	int r = identify_text(d, id, &t, &len, why);
+
+	free(t);
+	return r;
+}
+
+/*
+ * The front.
+ */
+
+/*
+ * Join the shared workbench and wait for the session's end: the exit
+ * status, or -1 (after one line saying why) to serve the session here.
+ */
+int
+host_front(const char *argv0)
+{
+	struct share_front f;
+	struct share_dir d;
+	struct share_id id;
+	struct buf why = { 0 };
+	char *abs = NULL, *argv[6];
+	int r = -1;
+
+	if (identify(&d, &id, &why) < 0)
+		goto alone;
+	if ((abs = realpath(wb.cfg.path, NULL)) == NULL)
+		buf_printf(&why, "%s: %s", wb.cfg.path, strerror(errno));
+	else {
+		argv[0] = (char *)argv0;
+		argv[1] = (char *)"-c";
+		argv[2] = abs;
+		argv[3] = (char *)"--mode";
+		argv[4] = (char *)mode_name();
+		argv[5] = NULL;
+		r = share_join(&d, &id, argv, (char *[]){ NULL }, &f, &why);
+	}
+	share_dir_close(&d);
+	free(abs);
+	if (r == 0) {
+		buf_free(&why);
+		return share_wait(&f);
+	}
+alone:
+	wb_log("not sharing: %s; this session runs on its own",
+	    buf_cstr(&why));
+	wb_log_flush();
+	buf_free(&why);
+	return -1;
+}
+
+/*
+ * --status.
+ */
+
+static const char *
+state_name(enum srv_state st)
+{
+	switch (st) {
+	case SRV_IDLE:
+		return "idle";
+	case SRV_STARTING:
+		return "starting";
+	case SRV_READY:
+	case SRV_RELISTING:
+		return "ready";
+	case SRV_STOPPED:
+		return "stopped";
+	default:
+		return "failed";
+	}
+}
+
+static int
+sessions_of(const struct server *s)
+{
+	struct guest *g;
+	int n = 0;
+
+	for (g = guests; g != NULL; g = g->next)
+		n += box_uses(g->se, s);
+	return n;
+}
+
+static void
+status_session(struct buf *b, const struct guest *g, long long now)
+{
+	const char *era = session_era_name(g->se);
+	int i, n = 0;
+
+	buf_printf(b, "{\"pid\":%ld,\"era\":", (long)g->h->pid);
+	if (era != NULL)
+		json_put_cstr(b, era);
+	else
+		buf_puts(b, "null");
+	buf_puts(b, ",\"open\":[");
+	for (i = 0; i < wb.cfg.nboxes; i++)
+		if (session_box_open(g->se, i)) {
+			if (n++ > 0)
+				buf_putc(b, ',');
+			json_put_cstr(b, wb.cfg.boxes[i].name);
+		}
+	buf_printf(b, "],\"since_ms\":%lld,\"calls\":%d}", now - g->h->since,
+	    srv_session_calls(g->se));
+}
+
+static void
+status_server(struct buf *b, const struct server *s)
+{
+	buf_puts(b, "{\"toolbox\":");
+	json_put_cstr(b, wb.cfg.boxes[srv_box(s)].name);
+	buf_puts(b, ",\"server\":");
+	json_put_cstr(b, srv_name(s));
+	if (srv_pid(s) > 0)
+		buf_printf(b, ",\"pid\":%ld", (long)srv_pid(s));
+	else
+		buf_puts(b, ",\"pid\":null");
+	buf_printf(b, ",\"state\":\"%s\",\"sessions\":%d,\"calls\":%lld}",
+	    state_name(srv_state(s)), sessions_of(s), srv_calls(s));
+}
+
+/* The shared workbench's answer to --status: one JSON object. */
+static void
+status_json(struct buf *b, void *arg)
+{
+	long long now = now_ms();
+	const struct server *s;
+	struct guest *g;
+	int n = 0;
+
+	(void)arg;
+	buf_printf(b, "{\"pid\":%ld,\"uptime_ms\":%lld,\"config\":",
+	    (long)getpid(), now - host_since);
+	json_put_cstr(b, wb.cfg.path);
+	buf_puts(b, ",\"sessions\":[");
+	for (g = guests; g != NULL; g = g->next) {
+		if (n++ > 0)
+			buf_putc(b, ',');
+		status_session(b, g, now);
+	}
+	buf_puts(b, "],\"servers\":[");
+	n = 0;
+	SRV_EACH(s) {
+		if (n++ > 0)
+			buf_putc(b, ',');
+		status_server(b, s);
+	}
+	buf_puts(b, "]}");
+}
+
+/* Member key of object t in words: a string's text, else as written. */
+static const char *
+field(const struct json *j, int t, const char *key, struct buf *b)
+{
+	int v = json_get(j, t, key);
+	const char *raw;
+	size_t n = 0;
+
+	b->len = 0;
+	if (v < 0)
+		return "-";
+	if (json_is(j, v, JSMN_STRING))
+		return json_str(j, v, b);
+	raw = json_raw(j, v, &n);
+	if (raw == NULL || (n == 4 && memcmp(raw, "null", 4) == 0))
+		return "-";
+	buf_put(b, raw, n);
+	return buf_cstr(b);
+}
+
+/* The elements of array member key of t: their count, the first. */
+static int
+elements(const struct json *j, int t, const char *key, int *first)
+{
+	int a = json_get(j, t, key);
+
+	if (a < 0 || !json_is(j, a, JSMN_ARRAY))
+		return 0;
+	*first = a + 1;
+	return j->tok[a].size;
+}
+
+static long long
+number(const struct json *j, int t, const char *key)
+{
+	long long v = 0;
+	int k = json_get(j, t, key);
+
+	if (k >= 0)
+		(void)json_get_int(j, k, &v);
+	return v;
+}
+
+static const char *
+plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void
+text_session(const struct json *j, int t, struct buf *f)
+{
+	long long calls = number(j, t, "calls");
+	int n, o;
+
+	printf("session pid %s, era %s, up %llds, %lld call%s in flight, "
+	    "open:", field(j, t, "pid", &f[0]), field(j, t, "era", &f[1]),
+	    number(j, t, "since_ms") / 1000, calls, plural(calls));
+	for (n = elements(j, t, "open", &o); n > 0; n--, o = json_next(j, o))
+		printf(" %s", json_str(j, o, &f[0]));
+	printf("\n");
+}
+
+static void
+text_server(const struct json *j, int t, struct buf *f)
+{
+	long long n = number(j, t, "sessions"), calls = number(j, t, "calls");
+
+	printf("server %s/%s: pid %s, %s, %lld session%s, %lld call%s\n",
+	    field(j, t, "toolbox", &f[0]), field(j, t, "server", &f[1]),
+	    field(j, t, "pid", &f[2]), field(j, t, "state", &f[3]), n,
+	    plural(n), calls, plural(calls));
+}
+
+/* The answer in words: a line for it, then one per session and server. */
+static void
+status_text(const char *text, size_t len)
+{
+	struct buf f[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+	struct json j = { 0 };
+	int ns, nv, i, t, first = 0, srv = 0;
+
+	if (json_parse(&j, text, len) != JSON_OK) {
+		printf("%.*s\n", (int)len, text);
+		return;
+	}
+	ns = elements(&j, 0, "sessions", &first);
+	nv = elements(&j, 0, "servers", &srv);
+	printf("shared workbench pid %s, up %llds, %d session%s, %d "
+	    "server%s\n", field(&j, 0, "pid", &f[0]),
+	    number(&j, 0, "uptime_ms") / 1000, ns, plural(ns), nv, plural(nv));
+	for (i = 0, t = first; i < ns; i++, t = json_next(&j, t))
+		text_session(&j, t, f);
+	for (i = 0, t = srv; i < nv; i++, t = json_next(&j, t))
+		text_server(&j, t, f);
+	free(j.tok);
+	for (i = 0; i < 4; i++)
+		buf_free(&f[i]);
+}
+
+/*
+ * --status: 0 and what serves this configuration, or 1 when nothing
+ * does (or it cannot be asked, said why).
+ */
+int
+host_status(bool json)
+{
+	struct buf why = { 0 }, answer = { 0 };
+	struct share_dir d;
+	struct share_id id;
+	int r = -1;
+
+	if (identify(&d, &id, &why) == 0) {
+		r = share_status(&d, &id, &answer, &why);
+		share_dir_close(&d);
+	}
+	if (r == 0 && json)
+		printf("%s\n", buf_cstr(&answer));
+	else if (r == 0)
+		status_text(answer.data, answer.len);
+	else if (r > 0)
+		printf("no shared workbench serves %s\n", wb.cfg.path);
+	else
+		fprintf(stderr, WB_NAME ": --status: %s\n", buf_cstr(&why));
+	buf_free(&why);
+	buf_free(&answer);
+	return r == 0 ? 0 : 1;
+}
+
+/*
+ * The shared workbench.
+ */
+
+/*
+ * Is this the shared workbench's command line (SHARE_OPT_SERVE HEX
+ * SHARE_OPT_READY FD, then a workbench's options)?  The ready pipe,
+ * with argv moved past ours and hex set; -1 when not; -2 when the
+ * descriptor is not a pipe.
+ */
+int
+host_serve_args(int *argc, char ***argv, const char **hex)
+{
+	char **av = *argv;
+	int fd;
+
+	if (*argc < 5 || strcmp(av[1], SHARE_OPT_SERVE) != 0 ||
+	    strcmp(av[3], SHARE_OPT_READY) != 0)
+		return -1;
+	if ((fd = share_ready_fd(av[4])) < 0) {
+		fprintf(stderr, WB_NAME ": %s %s: not a pipe\n",
+		    SHARE_OPT_READY, av[4]);
+		return -2;
+	}
+	*hex = av[2];
+	av[4] = av[0];
+	*argv = av + 4;
+	*argc -= 4;
+	return fd;
+}
+
+/*
+ * Start serving: the identity the front computed (hex) checked against
+ * ours, then listen; the front learns either on ready.  True once
+ * listening.
+ */
+bool
+host_listen(const char *hex, int ready)
+{
+	struct buf why = { 0 };
+	struct share_dir d;
+	struct share_id id;
+
+	if (identify_text(&d, &id, &host_text, &host_len, &why) == 0) {
+		if (!share_id_is(&id, hex))
+			buf_puts(&why, "the configuration or the environment "
+			    "changed since the front read it");
+		else
+			host = share_listen(&d, &id, HOST_SESSIONS_MAX,
+			    status_json, NULL, &why);
+		share_dir_close(&d);
+	}
+	if (host == NULL) {
+		wb_log("will not serve: %s", buf_cstr(&why));
+		share_ready(ready, buf_cstr(&why));
+		buf_free(&why);
+		return false;
+	}
+	buf_free(&why);
+	host_since = now_ms();
+	linger_ms = wb.cfg.share_linger_ms;
+	wb.shared = true;
+	key_first();
+	/* Nothing runs in the front's directory: do not pin it. */
+	if (!needs_cwd() && chdir("/") < 0)
+		wb_log("cannot leave the front's directory: %s",
+		    strerror(errno));
+	wb_log("shared workbench %ld serves %s", (long)getpid(), wb.cfg.path);
+	wb_log_sink(host_sink);
+	share_ready(ready, NULL);
+	return true;
+}
+
+/*
+ * The servers first made run in our environment and directory (those
+ * of the front that started us): sessions alike use them.
+ */
+static void
+key_first(void)
+{
+	unsigned char key[SIP_TAG];
+	const struct cfg_server *cs;
+	char cwd[PATH_MAX];
+	int i, k, n = 0;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return;	/* Every session gets instances of its own. */
+	for (i = 0; i < wb.cfg.nboxes; i++)
+		for (k = 0; k < wb.cfg.boxes[i].nservers; k++, n++) {
+			cs = &wb.cfg.boxes[i].servers[k];
+			if (!cs->share)
+				continue;
+			instance_key(host_key, cs, cwd, 0, key);
+			srv_key_first(n, key);
+		}
+}
+
+/*
+ * Bind a new session to its instances: the configuration expanded in
+ * its environment (as its front expanded it), each server keyed with
+ * the session's directory and environment.  False when it cannot be.
+ */
+static bool
+guest_bind(struct guest *g)
+{
+	char **ours = environ;
+	unsigned char key[SIP_TAG];
+	struct cfg_server *cs;
+	struct cfg c;
+	FILE *err;
+	int i, k, n = 0, bad;
+
+	if ((err = fopen("/dev/null", "we")) == NULL)
+		return false;
+	environ = g->h->env;
+	bad = cfg_parse(&c, wb.cfg.path, host_text, host_len, err);
+	fclose(err);
+	for (i = 0; bad == 0 && i < c.nboxes; i++)
+		for (k = 0; k < c.boxes[i].nservers; k++, n++) {
+			cs = &c.boxes[i].servers[k];
+			cs->base_env = g->h->env;
+			instance_key(host_key, cs, g->h->cwd, nguests, key);
+			if (cs->cwd == NULL) {
+				cs->cwd = xstrdup(g->h->cwd);
+				cs->cwd_raw = xstrdup(g->h->cwd);
+			}
+			srv_bind(g->se, n, key, cs);
+			cs->base_env = NULL;
+		}
+	environ = ours;
+	cfg_free(&c);
+	return bad == 0 && n == srv_configured();
+}
+
+bool
+host_active(void)
+{
+	return host != NULL;
+}
+
+/* The lines of the log about what is being handled: set by the loop. */
+void
+host_about(const struct server *s, const struct session *se)
+{
+	about_srv = s;
+	about_se = se;
+}
+
+/* A line for a guest's stderr, bounded: what it cannot hold is counted. */
+static void
+err_put(struct guest *g, const char *line, size_t n)
+{
+	if (g->err.len + n > HOST_ERR_MAX) {
+		g->dropped += n;
+		return;
+	}
+	if (g->dropped > 0 && g->err.len + 96 < HOST_ERR_MAX) {
+		buf_printf(&g->err, WB_NAME ": %zu bytes of log dropped "
+		    "(stderr is not being read)\n", g->dropped);
+		g->dropped = 0;
+	}
+	buf_put(&g->err, line, n);
+}
+
+/*
+ * The log's sink: a line about a server goes to the sessions that have
+ * its toolbox open, one about a session to that session; the rest (and
+ * what no session uses) to our own log.
+ */
+static bool
+host_sink(const char *line, size_t n)
+{
+	struct guest *g;
+	bool taken = false;
+
+	if (about_srv == NULL && about_se == NULL)
+		return false;
+	for (g = guests; g != NULL; g = g->next)
+		if (g->se == about_se || (about_srv != NULL &&
+		    box_uses(g->se, about_srv))) {
+			err_put(g, line, n);
+			taken = true;
+		}
+	return taken;
+}
+
+static void
+err_flush(struct guest *g)
+{
+	ssize_t n;
+
+	while (g->err.len > 0) {
+		n = write(g->h->fd[2], g->err.data, g->err.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			/* No one reads it: what it would say is dropped. */
+			g->err.len = 0;
+			return;
+		}
+		buf_consume(&g->err, (size_t)n);
+	}
+}
+
+static struct guest *
+guest_of(const struct session *se)
+{
+	struct guest *g;
+
+	for (g = guests; g != NULL && g->se != se; g = g->next)
+		;
+	return g;
+}
+
+/* The session's client left (end of its input, or its output failed). */
+void
+host_leave(struct session *se, bool gone)
+{
+	struct guest *g = guest_of(se);
+
+	if (g == NULL)
+		return;
+	g->leaving = true;
+	g->gone |= gone;
+}
+
+bool
+host_leaving(const struct session *se)
+{
+	const struct guest *g = guest_of(se);
+
+	return g != NULL && g->leaving;
+}
+
+/* Each front's lifeline, each stderr with lines waiting, the socket. */
+void
+host_watch(void (*watch)(int, short))
+{
+	struct pollfd pfd[SHARE_POLLFDS];
+	struct guest *g;
+	int n, i;
+
+	n = share_server_pollfds(host, pfd, SHARE_POLLFDS);
+	for (i = 0; i < n; i++)
+		watch(pfd[i].fd, pfd[i].events);
+	for (g = guests; g != NULL; g = g->next) {
+		watch(g->h->sock, POLLIN);
+		if (g->err.len > 0)
+			watch(g->h->fd[2], POLLOUT);
+	}
+}
+
+static void
+guest_new(struct share_hello *h)
+{
+	struct guest *g = xcalloc(1, sizeof(*g)), **p;
+
+	g->h = h;
+	g->se = dispatch_open(h->fd[0], h->fd[1]);
+	nguests++;
+	for (p = &guests; *p != NULL; p = &(*p)->next)
+		;
+	*p = g;
+	wb_log("session of pid %ld began", (long)h->pid);
+	if (!guest_bind(g)) {
+		host_about(NULL, g->se);
+		wb_log("the configuration does not expand in this session's "
+		    "environment as it did in its front's; the session ends");
+		host_about(NULL, NULL);
+		g->leaving = g->gone = true;
+	}
+}
+
+/* After poll(): the watched descriptors of host_watch with their events. */
+void
+host_events(const struct pollfd *pfd, int n, long long now)
+{
+	struct share_hello *h;
+	struct guest *g;
+	int i;
+
+	share_server_events(host, pfd, n, now);
+	for (i = 0; i < n; i++)
+		for (g = guests; pfd[i].revents != 0 && g != NULL; g = g->next)
+			if (pfd[i].fd == g->h->sock && share_session_gone(g->h))
+				g->leaving = g->gone = true;
+	while ((h = share_server_take(host)) != NULL)
+		guest_new(h);
+}
+
+/*
+ * Before the loop polls: stderr written as far as it goes; a session
+ * whose client left ends once its answers are written, one whose front
+ * is gone at once: its calls cancelled at their servers, its front told.
+ */
+void
+host_tick(void)
+{
+	struct guest **p = &guests, *g;
+
+	while ((g = *p) != NULL) {
+		err_flush(g);
+		if (!g->gone && !(g->leaving && session_written(g->se))) {
+			p = &g->next;
+			continue;
+		}
+		*p = g->next;
+		wb_log("session of pid %ld ended%s", (long)g->h->pid,
+		    g->gone ? ": its front or its output is gone" : "");
+		dispatch_close(g->se);
+		share_session_end(host, g->h, 0);
+		buf_free(&g->err);
+		free(g);
+	}
+	/* The log's size is looked at once a second, not every turn. */
+	if (loop_ms() >= log_checked + 1000) {
+		log_checked = loop_ms();
+		share_server_log(host);
+	}
+}
+
+/*
+ * When the shared workbench exits: shareLingerMs after the last session
+ * left, or 0 while sessions are there.  Before the first came, it waits
+ * for it at least HOST_FIRST_MS: the front that started it connects
+ * once it listens, whatever shareLingerMs says.
+ */
+static long long
+linger_end(void)
+{
+	return share_server_linger(host, nguests == 0 &&
+	    linger_ms < HOST_FIRST_MS ? HOST_FIRST_MS : linger_ms);
+}
+
+/* When the loop must wake for us: the handshakes, the linger. */
+long long
+host_deadline(void)
+{
+	long long linger = linger_end(), d;
+
+	d = earliest(share_server_deadline(host), linger);
+
+	return d > 0 ? d : -1;
+}
+
+/* Has the linger after the last session passed? */
+bool
+host_expired(long long now)
+{
+	long long linger = linger_end();
+
+	return linger != 0 && now >= linger;
+}
+
+/* The end: every session still there ends, the socket goes. */
+void
+host_close(void)
+{
+	struct guest *g;
+
+	wb_log_sink(NULL);
+	while ((g = guests) != NULL) {
+		guests = g->next;
+		err_flush(g);
+		share_session_end(host, g->h, 1);
+		buf_free(&g->err);
+		free(g);
+	}
+	share_server_close(host);
+	host = NULL;
+}

@@ -1,0 +1,849 @@
+// Sharing servers across client sessions ("share": true): the workbench
+// a client starts joins the user's shared workbench, which serves every
+// session and runs each server once for the sessions alike.  Driven with
+// the SDK clients (1.x, and v2 pinned to 2026-07-28) and real servers.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as L from './lib.mjs';
+import * as E from './eras-lib.mjs';
+
+const SLOW = Number(process.env.WORKBENCH_SLOW ??
+    ({ asan: 3, valgrind: 10 }[process.env.WB_TEST_SLOW] ?? 1));
+const T = (ms) => ms * SLOW;
+
+const shareDirs = new Set();
+
+function ppid(pid) {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+	} catch {
+		return 0;
+	}
+}
+
+// The shared workbenches of this suite's configurations, by their command
+// line; their guardians (forked, so with the same command line) left out.
+const configs = new Set();
+function daemons(config) {
+	const all = withGuardians(config);
+	return all.filter((p) => !all.includes(ppid(p)));
+}
+
+function withGuardians(config) {
+	const pids = [];
+	for (const p of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(p))
+			continue;
+		try {
+			const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+			const c = argv.indexOf('-c');
+			if (argv.includes('--share-serve') && c >= 0 && configs.has(argv[c + 1]) &&
+			    (config === undefined || argv[c + 1] === fs.realpathSync(config)))
+				pids.push(Number(p));
+		} catch {
+			// gone
+		}
+	}
+	return pids;
+}
+
+after(() => {
+	for (const pid of withGuardians())
+		L.killWorkbench(pid, 'cleanup');
+	L.cleanup();
+});
+
+// A configuration that shares, in a share directory of its own.
+function shareConfig(toolboxes, extra = {}) {
+	const dir = L.makeTempDir('wb-share-');
+	shareDirs.add(dir);
+	const file = L.writeConfig({ share: true, shareDir: dir, shareLingerMs: 2000, toolboxes, ...extra });
+	configs.add(fs.realpathSync(file));
+	return file;
+}
+
+function status(config, opts = {}) {
+	const r = L.runCli(['-c', config, '--status', '--json'], opts);
+	return { code: r.status, json: r.status === 0 ? JSON.parse(r.stdout) : null, out: r.all };
+}
+
+function statusOk(config, opts = {}) {
+	const s = status(config, opts);
+	assert.equal(s.code, 0, `--status: ${s.out}`);
+	return s.json;
+}
+
+function serverOf(st, toolbox, server) {
+	return st.servers.filter((s) => s.toolbox === toolbox && s.server === server);
+}
+
+// The pids a fixture or v2 server said it started with, in stderr text.
+function starts(text, kind) {
+	return [...text.matchAll(new RegExp(`${kind}-server: started pid=(\\d+)`, 'g'))].map((m) => Number(m[1]));
+}
+
+const FX = () => ({ fx: { mcpServers: { f: L.fixtureServer() } } });
+
+describe('sharing: one server for the sessions alike', () => {
+	test('two SDK 1.x sessions and a v2 session pinned to 2026-07-28 share one fixture server; each gets its own answers, and its stderr only goes to sessions using it', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ ...FX(), v2: { mcpServers: { m: E.v2Server('reject') } } });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		const c = await E.startV2(cfg, 'pin');
+		const idle = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			await c.openToolbox('fx');
+			// Interleaved calls: each answer to its own session.
+			const [ra, rb, rc] = await Promise.all([
+				a.useTool('fx', 'f', 'wait', { ms: 300 }),
+				b.useTool('fx', 'f', 'wait', { ms: 100 }),
+				c.useTool('fx', 'f', 'wait', { ms: 200 }),
+			]);
+			assert.equal(L.text(ra), 'waited 300');
+			assert.equal(L.text(rb), 'waited 100');
+			assert.equal(L.text(rc), 'waited 200');
+			const st = statusOk(cfg);
+			assert.equal(st.sessions.length, 4);
+			const fx = serverOf(st, 'fx', 'f');
+			assert.equal(fx.length, 1, JSON.stringify(st));
+			assert.ok(fx[0].pid > 0);
+			assert.equal(fx[0].sessions, 3, 'the sessions with fx open');
+			assert.equal(fx[0].calls, 3);
+			const eras = st.sessions.map((s) => s.era).sort();
+			assert.deepEqual(eras, ['2025-11-25', '2025-11-25', '2025-11-25', E.MODERN]);
+			// One process started, its stderr seen by the session that
+			// opened it first and by no session that never opened it.
+			await a.waitStderr(new RegExp(`fixture-server: started pid=${fx[0].pid}`));
+			assert.equal(starts(a.stderr + b.stderr + c.stderr, 'fixture').length, 1);
+			assert.doesNotMatch(idle.stderr, /\[fx\/f\]/);
+			// The v2 server in another toolbox: its own answers there.
+			await L.openOk(b, 'v2');
+			assert.equal(L.text(await b.useTool('v2', 'm', 'echo', { message: 'for b' })), 'for b');
+			assert.equal(L.text(await c.useTool('v2', 'm', 'echo', { message: 'for c' })), 'for c');
+			assert.equal(serverOf(statusOk(cfg), 'v2', 'm').length, 1);
+		} finally {
+			await Promise.all([a.close(), b.close(), c.close(), idle.close()]);
+		}
+		const ends = await Promise.all([a.exited, b.exited, idle.exited]);
+		for (const e of ends)
+			assert.equal(e.code, 0);
+	});
+});
+
+// What a process runs with, from /proc: its directory and environment.
+function procCwd(pid) {
+	return fs.readlinkSync(`/proc/${pid}/cwd`);
+}
+
+function procEnv(pid) {
+	return Object.fromEntries(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+	    .filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+describe('sharing: instances by what a server runs with', () => {
+	test('a variable that expands differently gets its own process; sessions alike share one, which sees their value', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ fx: { mcpServers: { f: { ...L.fixtureServer(), env: { TAG: '${WB_TAG}' } } } } });
+		const a = await L.startWorkbench(cfg, { env: { WB_TAG: 'red' } });
+		const b = await L.startWorkbench(cfg, { env: { WB_TAG: 'blue' } });
+		const c = await L.startWorkbench(cfg, { env: { WB_TAG: 'red' } });
+		try {
+			for (const s of [a, b, c])
+				await L.openOk(s, 'fx');
+			const red = { env: { ...process.env, WB_TAG: 'red' } };
+			const st = statusOk(cfg, red);
+			assert.equal(st.sessions.length, 3, 'one shared workbench for all three');
+			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
+			assert.equal(fx.length, 2, JSON.stringify(st.servers));
+			const byTag = Object.fromEntries(fx.map((s) => [procEnv(s.pid).TAG, s]));
+			assert.equal(byTag.red.sessions, 2);
+			assert.equal(byTag.blue.sessions, 1);
+			// Each session's calls go to its own instance.
+			await a.useTool('fx', 'f', 'wait', { ms: 1 });
+			await b.useTool('fx', 'f', 'wait', { ms: 1 });
+			await b.useTool('fx', 'f', 'wait', { ms: 1 });
+			const after = serverOf(statusOk(cfg, red), 'fx', 'f');
+			assert.equal(after.find((s) => s.pid === byTag.red.pid).calls, 1);
+			assert.equal(after.find((s) => s.pid === byTag.blue.pid).calls, 2);
+			// Its stderr goes to the sessions of that instance only.
+			await b.waitStderr(new RegExp(`started pid=${byTag.blue.pid}`));
+			assert.doesNotMatch(a.stderr + c.stderr, new RegExp(`started pid=${byTag.blue.pid}`));
+			assert.doesNotMatch(b.stderr, new RegExp(`started pid=${byTag.red.pid}`));
+		} finally {
+			await Promise.all([a.close(), b.close(), c.close()]);
+		}
+	});
+
+	test('the environment a server would see counts: a kept variable (LANG), and with inheritEnv any variable, that differs gets another process', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({
+			fx: { mcpServers: { f: L.fixtureServer() } },
+			all: { mcpServers: { i: { ...L.fixtureServer(), inheritEnv: true } } },
+		});
+		const a = await L.startWorkbench(cfg, { env: { LANG: 'C.UTF-8', WB_OTHER: 'one' } });
+		const b = await L.startWorkbench(cfg, { env: { LANG: 'C.UTF-8', WB_OTHER: 'two' } });
+		const c = await L.startWorkbench(cfg, { env: { LANG: 'POSIX', WB_OTHER: 'one' } });
+		try {
+			for (const s of [a, b, c]) {
+				await L.openOk(s, 'fx');
+				await L.openOk(s, 'all');
+			}
+			const st = statusOk(cfg);
+			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
+			assert.deepEqual(fx.map((s) => procEnv(s.pid).LANG).sort(), ['C.UTF-8', 'POSIX']);
+			assert.equal(fx.find((s) => procEnv(s.pid).LANG === 'C.UTF-8').sessions, 2, 'WB_OTHER is not passed: a and b share');
+			const all = serverOf(st, 'all', 'i').filter((s) => s.pid !== null);
+			assert.equal(all.length, 3, 'with inheritEnv every difference counts');
+			assert.deepEqual(all.map((s) => `${procEnv(s.pid).LANG} ${procEnv(s.pid).WB_OTHER}`).sort(),
+			    ['C.UTF-8 one', 'C.UTF-8 two', 'POSIX one']);
+		} finally {
+			await Promise.all([a.close(), b.close(), c.close()]);
+		}
+	});
+
+	test('a server without cwd runs in its session\'s directory: another directory gets another process; one with cwd is shared across directories', { timeout: T(60000) }, async () => {
+		const fixed = L.makeTempDir('wb-fixed-');
+		const cfg = shareConfig({
+			fx: { mcpServers: { f: L.fixtureServer() } },
+			pinned: { mcpServers: { p: { ...L.fixtureServer(), cwd: fixed } } },
+		});
+		const d1 = fs.realpathSync(L.makeTempDir('wb-proj1-'));
+		const d2 = fs.realpathSync(L.makeTempDir('wb-proj2-'));
+		const a = await L.startWorkbench(cfg, { cwd: d1 });
+		const b = await L.startWorkbench(cfg, { cwd: d2 });
+		const c = await L.startWorkbench(cfg, { cwd: d1 });
+		try {
+			for (const s of [a, b, c]) {
+				await L.openOk(s, 'fx');
+				await L.openOk(s, 'pinned');
+			}
+			const st = statusOk(cfg);
+			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
+			assert.equal(fx.length, 2, JSON.stringify(st.servers));
+			const byDir = Object.fromEntries(fx.map((s) => [procCwd(s.pid), s]));
+			assert.deepEqual(Object.keys(byDir).sort(), [d1, d2].sort());
+			assert.equal(byDir[d1].sessions, 2);
+			assert.equal(byDir[d2].sessions, 1);
+			const pinned = serverOf(st, 'pinned', 'p').filter((s) => s.pid !== null);
+			assert.equal(pinned.length, 1);
+			assert.equal(pinned[0].sessions, 3);
+			assert.equal(procCwd(pinned[0].pid), fs.realpathSync(fixed));
+		} finally {
+			await Promise.all([a.close(), b.close(), c.close()]);
+		}
+	});
+
+	test('"share": false runs a process per session, which ends with its session; the others are shared', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ fx: { mcpServers: { own: { ...L.fixtureServer(), share: false }, f: L.fixtureServer() } } });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		let ownA;
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = statusOk(cfg);
+			const own = serverOf(st, 'fx', 'own').filter((s) => s.pid !== null);
+			assert.equal(own.length, 2, JSON.stringify(st.servers));
+			for (const s of own)
+				assert.equal(s.sessions, 1);
+			assert.equal(serverOf(st, 'fx', 'f').filter((s) => s.pid !== null).length, 1);
+			assert.ok(new Set(own.map((s) => s.pid)).size === 2);
+			ownA = own.find((s) => a.stderr.includes(`started pid=${s.pid}`)) ??
+			    (await a.waitStderr(/started pid=/), own.find((s) => a.stderr.includes(`started pid=${s.pid}`)));
+			assert.ok(ownA, 'a saw its own instance start');
+			await a.close();
+			await L.waitFor(() => !L.pidAlive(ownA.pid), T(5000), 'a\'s own instance ends with a');
+			// b and the shared server carry on.
+			assert.equal(L.text(await b.useTool('fx', 'own', 'wait', { ms: 1 })), 'waited 1');
+			assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('a changed configuration file gets a new shared workbench; the session on the old one keeps it, which exits after its linger', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: 300 });
+		const a = await L.startWorkbench(cfg);
+		await L.openOk(a, 'fx');
+		const old = statusOk(cfg);
+		const text = JSON.parse(fs.readFileSync(cfg, 'utf8'));
+		text.toolboxes.fx2 = FX().fx;
+		fs.writeFileSync(cfg, JSON.stringify(text));
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(b, 'fx2');
+			const now = statusOk(cfg);
+			assert.notEqual(now.pid, old.pid);
+			assert.equal(now.sessions.length, 1);
+			assert.ok(L.pidAlive(old.pid));
+			// a still works, on the old daemon and its old server.
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			assert.ok(L.pidAlive(old.servers[0].pid));
+			await a.close();
+			await L.waitFor(() => !L.pidAlive(old.pid), T(5000), 'the old shared workbench exits after its linger');
+			await L.waitFor(() => !L.pidAlive(old.servers[0].pid), T(5000), 'taking its server with it');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
+
+// What the fixture server received, asked through session s.
+async function received(s, box = 'fx', server = 'f') {
+	return L.resultJson(await s.useTool(box, server, 'received', {}));
+}
+
+// The server's id of the tools/call of tool name with these arguments.
+function callId(list, name, args) {
+	const r = list.find((m) => m.method === 'tools/call' && m.params?.name === name &&
+	    JSON.stringify(m.params.arguments) === JSON.stringify(args));
+	return r?.id;
+}
+
+function cancelledAt(list, id) {
+	return list.some((m) => m.method === 'notifications/cancelled' && m.params?.requestId === id);
+}
+
+describe('sharing: sessions and the shared workbench ending', () => {
+	for (const how of ['its client closes stdin', 'its front is killed (SIGKILL)']) {
+		test(`a session that ends while ${how} has its calls cancelled at the shared server; the other session does not notice`, { timeout: T(60000) }, async () => {
+			const cfg = shareConfig(FX());
+			const a = await L.startWorkbench(cfg);
+			const b = await L.startWorkbench(cfg);
+			try {
+				await L.openOk(a, 'fx');
+				await L.openOk(b, 'fx');
+				const args = { ms: 30000 };
+				const pending = a.useTool('fx', 'f', 'wait', args).catch(() => null);
+				const slowB = b.useTool('fx', 'f', 'wait', { ms: 400 });
+				await L.waitFor(async () => callId(await received(b), 'wait', args) !== undefined, T(5000), 'a\'s call reached the server');
+				if (how.startsWith('its client'))
+					await a.close();
+				else
+					L.killWorkbench(a.pid, 'deliberate: a session\'s front killed');
+				const id = callId(await received(b), 'wait', args);
+				await L.waitFor(async () => cancelledAt(await received(b), id), T(5000), 'the server told of the cancellation with its own id');
+				assert.equal(L.text(await slowB), 'waited 400');
+				assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+				await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'one session left');
+				await pending;
+			} finally {
+				await Promise.all([a.close(), b.close()]);
+			}
+		});
+	}
+
+	test('the shared workbench killed (SIGKILL): every session sees its end within 2 s (exit 4), no server is left, and the next session starts a new one', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = statusOk(cfg);
+			const server = serverOf(st, 'fx', 'f')[0].pid;
+			const t0 = Date.now();
+			L.killWorkbench(st.pid, 'deliberate: the shared workbench killed');
+			const [ea, eb] = await Promise.all([a.exited, b.exited]);
+			assert.equal(ea.code, 4);
+			assert.equal(eb.code, 4);
+			assert.ok(Math.max(ea.at, eb.at) - t0 < T(2000), `ended ${Math.max(ea.at, eb.at) - t0} ms after the kill`);
+			assert.match(a.stderr, new RegExp(`the shared workbench \\(pid ${st.pid}\\) is gone`));
+			await L.waitFor(() => !L.pidAlive(server), T(5000), 'the guardian ends the server');
+			const c = await L.startWorkbench(cfg);
+			try {
+				await L.openOk(c, 'fx');
+				const again = statusOk(cfg);
+				assert.notEqual(again.pid, st.pid);
+				assert.equal(again.sessions.length, 1);
+			} finally {
+				await c.close();
+			}
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('the linger: a session within shareLingerMs finds the server running (no process started, open_toolbox at once); after it, the shared workbench exits with its servers', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: T(1500) });
+		const a = await L.startWorkbench(cfg);
+		await L.openOk(a, 'fx');
+		const st = statusOk(cfg);
+		const server = serverOf(st, 'fx', 'f')[0].pid;
+		await a.close();
+		assert.equal((await a.exited).code, 0);
+		const b = await L.startWorkbench(cfg);
+		let t;
+		try {
+			const t0 = performance.now();
+			await L.openOk(b, 'fx');
+			t = performance.now() - t0;
+			const again = statusOk(cfg);
+			assert.equal(again.pid, st.pid, 'the same shared workbench');
+			assert.equal(serverOf(again, 'fx', 'f')[0].pid, server, 'the same server process');
+			assert.doesNotMatch(b.stderr, /started pid=/);
+		} finally {
+			await b.close();
+		}
+		assert.ok(t < T(200), `open_toolbox took ${t} ms`);
+		assert.ok(L.pidAlive(st.pid), 'still lingering right after the last session');
+		await L.waitFor(() => !L.pidAlive(st.pid), T(6000), 'the shared workbench exits after its linger');
+		await L.waitFor(() => !L.pidAlive(server), T(3000), 'and its server with it');
+		assert.equal(status(cfg).code, 1);
+	});
+
+	test('sessions starting at the same instant make exactly one shared workbench', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const all = await Promise.all(Array.from({ length: 6 }, () => L.startWorkbench(cfg)));
+		try {
+			await Promise.all(all.map((s) => L.openOk(s, 'fx')));
+			const st = statusOk(cfg);
+			assert.equal(st.sessions.length, 6);
+			assert.deepEqual(daemons(cfg), [st.pid]);
+			assert.equal(serverOf(st, 'fx', 'f').filter((s) => s.pid !== null).length, 1);
+			assert.deepEqual(st.sessions.map((s) => s.pid).sort(), all.map((s) => s.pid).sort());
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
+		}
+	});
+});
+
+describe('sharing: security', () => {
+	test('a world-writable shareDir is not used: one line says why, the session runs on its own and works', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		fs.chmodSync(dir, 0o777);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await a.waitStderr(/not sharing: .*open to group or others \(mode 0777\); this session runs on its own/);
+			assert.equal(a.stderr.match(/not sharing/g).length, 1);
+			await L.openOk(a, 'fx');
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			assert.deepEqual(daemons(cfg), []);
+			assert.deepEqual(fs.readdirSync(dir), [], 'nothing made in it');
+			const st = status(cfg);
+			assert.equal(st.code, 1);
+			assert.match(st.out, /open to group or others/);
+		} finally {
+			await a.close();
+		}
+		assert.equal((await a.exited).code, 0);
+	});
+
+	test('another user (nobody) cannot join: its session runs on its own, the shared workbench does not see it', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		fs.chmodSync(path.dirname(cfg), 0o755);
+		fs.chmodSync(cfg, 0o644);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			const before = statusOk(cfg);
+			const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+			const r = await new Promise((resolve) => {
+				const p = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', L.WORKBENCH, '-c', cfg],
+				    { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: '/nonexistent', XDG_CACHE_HOME: '/tmp/wb-nobody-cache' } });
+				let out = '', err = '';
+				p.stdout.on('data', (d) => {
+					out += d;
+					if (out.includes('\n'))
+						p.stdin.end();
+				});
+				p.stderr.on('data', (d) => {
+					err += d;
+				});
+				p.on('exit', (code) => resolve({ code, out, err }));
+				p.stdin.write(init + '\n');
+			});
+			assert.equal(r.code, 0, r.err);
+			assert.match(r.err, /not sharing: .*(owned by uid 0|Permission denied).*this session runs on its own/);
+			assert.equal(JSON.parse(r.out.split('\n')[0]).id, 1, 'served on its own');
+			const after = statusOk(cfg);
+			assert.equal(after.pid, before.pid);
+			assert.deepEqual(after.sessions.map((s) => s.pid), before.sessions.map((s) => s.pid));
+		} finally {
+			await a.close();
+		}
+	});
+
+	test('nothing of the configuration or the environment is written into shareDir, in a file or a name', { timeout: T(30000) }, async () => {
+		const secret = `s3cr3t-${process.pid}-${Date.now()}`;
+		const cfg = shareConfig({ fx: { mcpServers: { f: { ...L.fixtureServer(), env: { TOKEN: '${WB_SECRET}' } } } } });
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		const a = await L.startWorkbench(cfg, { env: { WB_SECRET: secret } });
+		try {
+			await L.openOk(a, 'fx');
+			assert.equal(procEnv(serverOf(statusOk(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
+			for (const f of fs.readdirSync(dir)) {
+				assert.ok(!f.includes(secret));
+				const st = fs.lstatSync(path.join(dir, f));
+				if (st.isFile())
+					assert.ok(!fs.readFileSync(path.join(dir, f), 'latin1').includes(secret), f);
+			}
+			assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+		} finally {
+			await a.close();
+		}
+	});
+});
+
+const ELICIT = { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object', properties: { n: { type: 'string' } } } } };
+
+// A 1.x session that answers elicitation with its own name, counting.
+async function elicitor(cfg, name, caps = { elicitation: {} }) {
+	const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+	const s = await L.startWorkbench(cfg, { capabilities: caps });
+	s.asked = [];
+	if (caps.elicitation)
+		s.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+			s.asked.push(req.params.message);
+			return { action: 'accept', content: { n: name } };
+		});
+	return s;
+}
+
+describe('sharing: a server\'s requests reach the session of their call', () => {
+	test('a 2025 server shared by sessions is told every capability; its request during one session\'s call reaches that session only, refused when several sessions\' calls are in flight, or when the calling session did not declare it', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const none = await L.startWorkbench(cfg);
+		const a = await elicitor(cfg, 'from-a');
+		const b = await elicitor(cfg, 'from-b');
+		try {
+			await L.openOk(none, 'fx');	// Started for a session that declared nothing.
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const init = (await received(none)).find((m) => m.method === 'initialize');
+			assert.deepEqual(Object.keys(init.params.capabilities).sort(), ['elicitation', 'roots', 'sampling']);
+			assert.equal(init.params.capabilities.roots.listChanged, true);
+			// One call in flight: a's request goes to a.
+			let r = L.text(await a.useTool('fx', 'f', 'ask', ELICIT));
+			assert.match(r, /"n":"from-a"/);
+			assert.deepEqual(a.asked, ['name?']);
+			assert.deepEqual(b.asked, []);
+			r = L.text(await b.useTool('fx', 'f', 'ask', ELICIT));
+			assert.match(r, /"n":"from-b"/);
+			assert.deepEqual(b.asked, ['name?']);
+			// Calls of two sessions in flight: refused, asked of no one.
+			const waiting = b.useTool('fx', 'f', 'wait', { ms: T(1500) });
+			await L.waitFor(async () => callId(await received(a), 'wait', { ms: T(1500) }) !== undefined, T(5000), 'b\'s call in flight');
+			r = JSON.parse(L.text(await a.useTool('fx', 'f', 'ask', ELICIT)));
+			assert.equal(r.error.code, -32603);
+			assert.match(r.error.message, /several sessions have calls in flight on this server; a request cannot be attributed/);
+			assert.deepEqual(a.asked, ['name?']);
+			assert.deepEqual(b.asked, ['name?']);
+			await waiting;
+			// A session that did not declare elicitation: -32601, said why.
+			r = JSON.parse(L.text(await none.useTool('fx', 'f', 'ask', ELICIT)));
+			assert.equal(r.error.code, -32601);
+			assert.match(r.error.message, /client of the calling session did not declare/);
+			assert.deepEqual(a.asked.length + b.asked.length, 2);
+		} finally {
+			await Promise.all([none.close(), a.close(), b.close()]);
+		}
+	});
+
+	test('a 2026-07-28 server\'s input requests come back in the call\'s own result: exact with calls of several sessions in flight', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ v2: { mcpServers: { m: E.v2Server('reject') } } });
+		const a = await elicitor(cfg, 'from-a');
+		const b = await elicitor(cfg, 'from-b');
+		try {
+			await L.openOk(a, 'v2');
+			await L.openOk(b, 'v2');
+			const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+			for (const [s, ok] of [[a, true], [b, false]])
+				s.client.setRequestHandler(ElicitRequestSchema, async () => {
+					s.asked.push('confirm');
+					await L.sleep(200);	// Both sessions' calls in flight.
+					return { action: 'accept', content: { ok } };
+				});
+			const [ra, rb] = await Promise.all([a.useTool('v2', 'm', 'ask_elicit', {}), b.useTool('v2', 'm', 'ask_elicit', {})]);
+			assert.equal(L.text(ra), 'elicit accept {"ok":true}');
+			assert.equal(L.text(rb), 'elicit accept {"ok":false}');
+			assert.deepEqual(a.asked, ['confirm']);
+			assert.deepEqual(b.asked, ['confirm']);
+			assert.equal(serverOf(statusOk(cfg), 'v2', 'm').length, 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('log levels per session: the shared server gets the most verbose asked; each session gets messages at or above its own level, of servers it uses only', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig({ ...FX(), other: { mcpServers: { o: L.fixtureServer() } } });
+		const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const sessions = await Promise.all([0, 1, 2].map(() => L.startWorkbench(cfg)));
+		const [a, b, c] = sessions;
+		const got = sessions.map((s) => {
+			const list = [];
+			s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => list.push(`${n.params.level} ${n.params.data}`));
+			return list;
+		});
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			await L.openOk(c, 'other');
+			await a.client.setLoggingLevel('error');
+			await b.client.setLoggingLevel('debug');
+			const levels = (await received(a)).filter((m) => m.method === 'logging/setLevel').map((m) => m.params.level);
+			assert.equal(levels.at(-1), 'debug');
+			await a.useTool('fx', 'f', 'log', { level: 'info', data: 'chatty' });
+			await a.useTool('fx', 'f', 'log', { level: 'error', data: 'bad' });
+			await L.waitFor(() => got[1].length === 2, T(5000), 'b hears both');
+			await L.waitFor(() => got[0].length === 1, T(5000), 'a hears the error');
+			assert.deepEqual(got[0], ['error bad']);
+			assert.deepEqual(got[1], ['info chatty', 'error bad']);
+			await c.useTool('other', 'o', 'log', { level: 'error', data: 'other' });
+			await L.waitFor(() => got[2].length === 1, T(5000), 'c hears its server');
+			await L.sleep(100);
+			assert.deepEqual(got[0], ['error bad'], 'a hears nothing of a server it does not use');
+			assert.deepEqual(got[2], ['error other'], 'c nothing of fx');
+			// The verbose session leaves: the server goes back to the
+			// most verbose level of those left.
+			await b.close();
+			await L.waitFor(async () => (await received(a)).filter((m) => m.method === 'logging/setLevel').at(-1).params.level === 'error',
+			    T(5000), 'the server told error again');
+		} finally {
+			await Promise.all(sessions.map((s) => s.close()));
+		}
+	});
+});
+
+describe('sharing: the command line', () => {
+	test('--check lists the sharing settings and the servers kept to one session', () => {
+		const cfg = shareConfig({ fx: { mcpServers: { own: { ...L.fixtureServer(), share: false }, f: L.fixtureServer() } } }, { shareLingerMs: 1234 });
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		const r = L.runCli(['-c', cfg, '--check']);
+		assert.equal(r.status, 0, r.all);
+		assert.match(r.stdout, new RegExp(`^shared: sessions share servers, linger 1234 ms, directory ${L.escapeRe(dir)}$`, 'm'));
+		assert.match(r.stdout, /^ {2}own: .* \(one per session\)$/m);
+		assert.doesNotMatch(r.stdout, /^ {2}f: .*one per session/m);
+		assert.deepEqual(daemons(cfg), [], '--check never starts one');
+	});
+
+	test('--status in words; exit 1 and says so when none serves; --json goes with it alone', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX());
+		let r = L.runCli(['-c', cfg, '--status']);
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, `no shared workbench serves ${cfg}\n`);
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			const st = statusOk(cfg);
+			r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 0, r.all);
+			const lines = r.stdout.trimEnd().split('\n');
+			assert.match(lines[0], new RegExp(`^shared workbench pid ${st.pid}, up \\d+s, 1 session, 1 server$`));
+			assert.match(lines[1], new RegExp(`^session pid ${a.pid}, era 2025-11-25, up \\d+s, 0 calls in flight, open: fx$`));
+			assert.match(lines[2], new RegExp(`^server fx/f: pid ${st.servers[0].pid}, ready, 1 session, 0 calls$`));
+			assert.equal(st.config, cfg);
+			assert.ok(st.uptime_ms >= 0 && st.sessions[0].since_ms >= 0);
+			assert.deepEqual(st.sessions[0].open, ['fx']);
+			r = L.runCli(['-c', cfg, '--status', '--probe']);
+			assert.equal(r.status, 2);
+		} finally {
+			await a.close();
+		}
+	});
+});
+
+describe('sharing: each session its own', () => {
+	test('the same request id in two sessions: one cancels, only its call is cancelled at the server; progress reaches each session for its own calls', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			// Both clients numbered their requests alike: ids collide.
+			const ac = new AbortController();
+			const ca = a.useTool('fx', 'f', 'wait', { ms: 30000 }, { signal: ac.signal }).catch((e) => e);
+			const cb = b.useTool('fx', 'f', 'wait', { ms: T(600) });
+			await L.waitFor(async () => callId(await received(a), 'wait', { ms: T(600) }) !== undefined &&
+			    callId(await received(a), 'wait', { ms: 30000 }) !== undefined, T(5000), 'both calls at the server');
+			ac.abort();
+			assert.ok((await ca) instanceof Error);
+			assert.equal(L.text(await cb), `waited ${T(600)}`);
+			const list = await received(b);
+			assert.ok(cancelledAt(list, callId(list, 'wait', { ms: 30000 })));
+			assert.ok(!cancelledAt(list, callId(list, 'wait', { ms: T(600) })));
+			// Progress: each session's own, whatever its token.
+			const seen = { a: [], b: [] };
+			const args = (steps) => ({ steps, interval_ms: 30, total: steps, final_delay_ms: 100 });
+			const [pa, pb] = await Promise.all([
+				a.useTool('fx', 'f', 'progress', args(3), { onprogress: (p) => seen.a.push(p.progress) }),
+				b.useTool('fx', 'f', 'progress', args(2), { onprogress: (p) => seen.b.push(p.progress) }),
+			]);
+			assert.equal(L.resultJson(pa).steps, 3);
+			assert.equal(L.resultJson(pb).steps, 2);
+			assert.deepEqual(seen.a, [1, 2, 3]);
+			assert.deepEqual(seen.b, [1, 2]);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('dynamic mode: a session\'s opens change its own tool list only, and list_changed reaches that session only', { timeout: T(60000) }, async () => {
+		const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig(FX(), { toolMode: 'dynamic' });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			const ca = L.collectNotifications(a.client, ToolListChangedNotificationSchema);
+			const cb = L.collectNotifications(b.client, ToolListChangedNotificationSchema);
+			await L.openOk(a, 'fx');
+			await ca.waitCount(1);
+			const names = async (s) => (await s.client.listTools()).tools.map((t) => t.name);
+			assert.ok((await names(a)).some((n) => n.startsWith('fx__f__')));
+			assert.ok(!(await names(b)).some((n) => n.startsWith('fx__f__')));
+			assert.equal(L.text(await a.callTool('fx__f__wait', { ms: 1 })), 'waited 1');
+			await L.sleep(100);
+			assert.equal(cb.count, 0, 'b was told nothing');
+			await L.openOk(b, 'fx');
+			await cb.waitCount(1);
+			assert.equal(ca.count, 1);
+			assert.equal(serverOf(statusOk(cfg), 'fx', 'f').length, 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
+	test('soak: sessions of both SDKs on shared npm and SDK servers, calls, progress and elicitation interleaved; every answer belongs to its session', { timeout: T(120000) }, async () => {
+		const cfg = shareConfig({
+			ev: { mcpServers: { everything: L.everythingServer() } },
+			v2: { mcpServers: { m: E.v2Server('reject') } },
+			fx: { mcpServers: { f: L.fixtureServer() } },
+		});
+		const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const olds = await Promise.all([0, 1, 2].map(() => L.startWorkbench(cfg, { capabilities: { elicitation: {} } })));
+		const news = await Promise.all([0, 1].map(() => E.startV2(cfg, 'pin', { capabilities: { elicitation: {} } })));
+		const all = [...olds, ...news];
+		try {
+			all.forEach((s, i) => {
+				s.name = `s${i}`;
+				s.asked = 0;
+			});
+			for (const s of olds)
+				s.client.setRequestHandler(ElicitRequestSchema, async () => (s.asked++, { action: 'accept', content: { ok: s.name === 's0' } }));
+			for (const s of news)
+				s.client.setRequestHandler('elicitation/create', async () => (s.asked++, { action: 'accept', content: { ok: s.name === 's3' } }));
+			for (const s of all)
+				for (const box of ['ev', 'v2', 'fx'])
+					await s.openToolbox(box);
+			// What each session was sent, in order (the SDK may run a
+			// progress handler after the answer that came with it).
+			const taps = all.map((s) => L.tapMessages(s.client));
+			const ROUNDS = 6;
+			await Promise.all(all.map(async (s) => {
+				for (let r = 0; r < ROUNDS; r++) {
+					const tag = `${s.name}-r${r}`;
+					const [echo, v2echo, wait, prog, ask] = await Promise.all([
+						s.useTool('ev', 'everything', 'echo', { message: tag }),
+						s.useTool('v2', 'm', 'echo', { message: tag }),
+						s.useTool('fx', 'f', 'wait', { ms: 5 + r }),
+						s.useTool('fx', 'f', 'progress', { steps: 2, interval_ms: 5, total: 2, final_delay_ms: 20 }, { onprogress: () => {} }),
+						s.useTool('v2', 'm', 'ask_elicit', {}),
+					]);
+					assert.equal(L.text(echo), `Echo: ${tag}`);
+					assert.equal(L.text(v2echo), tag);
+					assert.equal(L.text(wait), `waited ${5 + r}`);
+					assert.equal(L.resultJson(prog).steps, 2);
+					assert.equal(L.text(ask), `elicit accept {"ok":${s.name === 's0' || s.name === 's3'}}`);
+				}
+			}));
+			for (const s of all)
+				assert.equal(s.asked, ROUNDS, s.name);
+			// Progress: two for each of its own progress calls, before
+			// that call's answer, and none for any other request.
+			for (const [k, seen] of taps.entries()) {
+				const progress = seen.filter((m) => m.method === 'notifications/progress');
+				assert.equal(progress.length, 2 * ROUNDS, all[k].name);
+				for (const p of progress) {
+					const at = seen.indexOf(p);
+					const answer = seen.findIndex((m) => m.id === p.params.progressToken && m.result);
+					assert.ok(answer > at, `${all[k].name}: progress before its answer`);
+					assert.equal(JSON.parse(seen[answer].result.content[0].text).steps, 2, `${all[k].name}: progress of a progress call`);
+				}
+			}
+			const st = statusOk(cfg);
+			assert.equal(st.sessions.length, all.length);
+			for (const [box, server] of [['ev', 'everything'], ['v2', 'm'], ['fx', 'f']])
+				assert.equal(serverOf(st, box, server).length, 1, `${box}/${server} once`);
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
+		}
+	});
+});
+
+describe('sharing: shareLingerMs 0', () => {
+	test('the first session joins the shared workbench it started (which waits for it), and the shared workbench exits as soon as the last session leaves', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: 0 });
+		const a = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			assert.doesNotMatch(a.stderr, /not sharing/);
+			const st = statusOk(cfg);
+			assert.deepEqual(st.sessions.map((s) => s.pid), [a.pid]);
+			await a.close();
+			await L.waitFor(() => !L.pidAlive(st.pid), T(3000), 'it exits at once');
+		} finally {
+			await a.close();
+		}
+	});
+});
+
+describe('sharing: roots', () => {
+	test('a session\'s roots/list_changed goes to the servers it uses only', { timeout: T(30000) }, async () => {
+		const cfg = shareConfig({ ...FX(), other: { mcpServers: { o: L.fixtureServer() } } });
+		const a = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+		const b = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'other');
+			await b.client.sendRootsListChanged();
+			const told = (list) => list.filter((m) => m.method === 'notifications/roots/list_changed').length;
+			await L.waitFor(async () => told(await received(b, 'other', 'o')) === 1, T(5000), 'b\'s server told');
+			assert.equal(told(await received(a)), 0, 'a\'s server not told of b\'s roots');
+			await a.client.sendRootsListChanged();
+			await L.waitFor(async () => told(await received(a)) === 1, T(5000), 'a\'s server told');
+			assert.equal(told(await received(b, 'other', 'o')), 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
+
+describe('sharing: subscriptions', () => {
+	test('a resource update reaches the sessions subscribed to it only; a session that ends takes its subscriptions with it', { timeout: T(30000) }, async () => {
+		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig({ d: { mcpServers: { s: L.mock('--name', 'S', '--resources', '2') } } });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			const ua = L.collectNotifications(a.client, ResourceUpdatedNotificationSchema);
+			const ub = L.collectNotifications(b.client, ResourceUpdatedNotificationSchema);
+			await L.openOk(a, 'd');
+			await L.openOk(b, 'd');
+			await a.client.subscribeResource({ uri: 'mock://r/0' });
+			await b.client.subscribeResource({ uri: 'mock://r/1' });
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			L.assertOk(await a.useTool('d', 's', 'touch', { uri: 'mock://r/1' }));
+			await ua.waitCount(1);
+			await ub.waitCount(1);
+			await L.sleep(100);
+			assert.deepEqual(ua.list.map((n) => n.params.uri), ['mock://r/0']);
+			assert.deepEqual(ub.list.map((n) => n.params.uri), ['mock://r/1']);
+			L.killWorkbench(a.pid, 'deliberate: a subscribed session\'s front killed');
+			await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'a\'s session ended');
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/1' }));
+			await ub.waitCount(2);
+			await L.sleep(100);
+			assert.deepEqual(ub.list.map((n) => n.params.uri), ['mock://r/1', 'mock://r/1']);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
