@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as L from './lib.mjs';
+import { T as scaled } from './hostile-lib.mjs';
 
 const { withWorkbench, withRaw } = L;
 
@@ -248,9 +249,11 @@ describe('JSON-RPC framing and errors (raw lines)', () => {
 	test('server/discover before initialize gets -32601 at once', T, async () => {
 		await withRaw(CONFIG, {}, async (raw) => {
 			const t0 = Date.now();
-			const r = await raw.request({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} }, 2000);
+			const r = await raw.request({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} }, scaled(2000));
 			assertError(r.json, -32601, 'd', r.line);
-			assert.ok(Date.now() - t0 < 1000);
+			// At once: the workbench waits for nothing (a slow build or
+			// machine stretches that).
+			assert.ok(Date.now() - t0 < scaled(1000), `answered after ${Date.now() - t0} ms`);
 			await raw.initialize();
 		});
 	});
