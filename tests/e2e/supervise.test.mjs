@@ -77,6 +77,8 @@ describe('idle stop', () => {
 		const list = await s.request('tools/list', {});
 		assert.ok(list.json.result.tools.some((x) => x.name === 'b__i__echo'), 'still listed');
 		assert.equal(text(await s.useTool('b', 'i', 'echo', { message: 'again' }, T(5000))), 'again');
+		// Its start line comes on stderr, maybe after the answer on stdout.
+		await L.waitFor(() => s.pidOf('b/i') !== i0, T(3000), 'the new start\'s line');
 		assert.notEqual(s.pidOf('b/i'), i0, 'a new process');
 		assert.match(s.stderrTail, /b\/i: starting again \(it was stopped while idle\)/);
 		const r = await s.close(5000);
