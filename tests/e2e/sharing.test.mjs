@@ -353,6 +353,8 @@ describe('sharing: sessions and the shared workbench ending', () => {
 			assert.equal(ea.code, 4);
 			assert.equal(eb.code, 4);
 			assert.ok(Math.max(ea.at, eb.at) - t0 < T(2000), `ended ${Math.max(ea.at, eb.at) - t0} ms after the kill`);
+			// Its last line may come after node tells its exit.
+			await L.waitFor(() => new RegExp(`the shared workbench \\(pid ${st.pid}\\) is gone`).test(a.stderr), T(3000), 'the front\'s last line');
 			assert.match(a.stderr, new RegExp(`the shared workbench \\(pid ${st.pid}\\) is gone`));
 			await L.waitFor(() => !L.pidAlive(server), T(5000), 'the guardian ends the server');
 			const c = await L.startWorkbench(cfg);
