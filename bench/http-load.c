@@ -10,6 +10,8 @@
  *	http-load WORKBENCH CONFIG rss		VmRSS with the toolbox open:
  *						one stdio session, or 50
  *						idle HTTP sessions
+ *	http-load WORKBENCH CONFIG rate N FLOOR	rate, and the same HTTP load
+ *						on FLOOR (bench/http-floor)
  *
  * CONFIG has toolbox "bench" with server "s0" (bench/run.sh's c1.json).
  * Prints one line "RESULT test=T stdio=S http=H unit=U", or "RESULT
@@ -531,12 +533,12 @@ int
 main(int argc, char *argv[])
 {
 	long n = argc > 4 ? atol(argv[4]) : 10000;
-	double s, h, sc;
+	double s, h, sc, hc, f;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 4 || n <= 0) {
 		fprintf(stderr, "usage: http-load WORKBENCH CONFIG "
-		    "lat|rate|rss [N]\n");
+		    "lat|rate|rss [N [FLOOR]]\n");
 		return 2;
 	}
 	if (strcmp(argv[3], "lat") == 0)
@@ -545,9 +547,16 @@ main(int argc, char *argv[])
 		s = stdio_rate(argv[1], argv[2], n);
 		sc = cpu_call;
 		h = http_rate(argv[1], argv[2], n);
+		hc = cpu_call;
 		printf("RESULT test=rate stdio=%.0f http=%.0f unit=calls/s "
-		    "in_flight=%d stdio_cpu_us=%.2f http_cpu_us=%.2f\n", s, h,
-		    SESSIONS * PER_SESSION, sc, cpu_call);
+		    "in_flight=%d stdio_cpu_us=%.2f http_cpu_us=%.2f", s, h,
+		    SESSIONS * PER_SESSION, sc, hc);
+		if (argc > 5) {
+			/* Its arguments are the workbench's, ignored. */
+			f = http_rate(argv[5], argv[2], n);
+			printf(" floor=%.0f floor_cpu_us=%.2f", f, cpu_call);
+		}
+		printf("\n");
 	} else if (strcmp(argv[3], "hrate") == 0) {
 		/* HTTP alone, for a profile. */
 		h = http_rate(argv[1], argv[2], n);
