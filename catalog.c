@@ -314,16 +314,17 @@ entry_read(const struct server *s, const char *name, size_t *n,
 /*
  * Read a server's entry, once, if it has no list of its own yet: its
  * tools become the server's list until the server lists them itself.
- * It is the entry for what a server started now would be told (caps,
- * the capabilities of the request that asks).  With
+ * It is the entry for what a server started now for a request of se
+ * would be told (srv_told_for).  With
  * other_ok (search_tools), a server without one may be given the entry
  * made for a typical client (--probe's) instead: its tools are then
  * searched, said to be listed for other capabilities, but never offered
  * by open_toolbox as this client's.
  */
 void
-catalog_load(struct server *s, const struct buf *caps, bool other_ok)
+catalog_load(struct server *s, const struct session *se, bool other_ok)
 {
+	const struct buf *caps = srv_told_for(se);
 	char other[sizeof(s->catalog_name)];
 	const char *why;
 	size_t len;

@@ -156,7 +156,7 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 		if ((only != NULL && box_of(s) != only) ||
 		    !srv_used_by(s, se))
 			continue;
-		catalog_load(s, session_caps(se), true);
+		catalog_load(s, se, true);
 		if (!srv_catalogued(s) && !list_indexed(s, LIST_TOOLS)) {
 			if (box_of(s) != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");

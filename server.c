@@ -553,6 +553,17 @@ deliverable(void)
 }
 
 /*
+ * The capabilities a server started now for a request of se is told:
+ * what se's client can answer, or in a shared workbench what any can.
+ * Its lists, and so its catalogue entry, are for those.
+ */
+const struct buf *
+srv_told_for(const struct session *se)
+{
+	return wb.shared ? deliverable() : session_caps(se);
+}
+
+/*
  * A start for the request a session is handling: the server is told what
  * that request's client can answer, and the version its session spoke,
  * at initialize or in a modern request's _meta, however long its start
@@ -562,7 +573,7 @@ deliverable(void)
 static void
 srv_start_for(struct server *s, const struct session *se)
 {
-	const struct buf *caps = wb.shared ? deliverable() : session_caps(se);
+	const struct buf *caps = srv_told_for(se);
 
 	s->told.len = 0;
 	buf_put(&s->told, caps->data, caps->len);

@@ -119,7 +119,7 @@ struct item *list_items(const struct server *, enum list_kind, int *);
 int	 list_count(const struct server *, enum list_kind);
 bool	 list_indexed(const struct server *, enum list_kind);
 void	 list_free_retired(void);
-void	 catalog_load(struct server *, const struct buf *, bool);
+void	 catalog_load(struct server *, const struct session *, bool);
 void	 catalog_close(void);
 
 /*

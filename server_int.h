@@ -170,6 +170,7 @@ struct server {
 
 void	 srv_put_meta(const struct server *, struct buf *);
 void	 srv_ensure(struct server *, struct session *);
+const struct buf *srv_told_for(const struct session *);
 bool	 srv_backing_off(const struct server *, long long, struct buf *);
 struct buf *srv_send_head(struct server *, struct request *, const char *);
 void	 srv_send(struct server *, struct request *, const char *,

@@ -578,7 +578,7 @@ box_open(struct session *se, struct toolbox *b, const char *cid,
 	w->cidlen = cidlen;
 	w->modern = session_era(se) != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(box_srv(se, b, i), session_caps(se), false);
+		catalog_load(box_srv(se, b, i), se, false);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)

@@ -849,3 +849,33 @@ describe('sharing: subscriptions', () => {
 		}
 	});
 });
+
+describe('sharing: the tool catalogue', () => {
+	test('a shared server is told every capability, and its entry is kept and found under that: a later session declaring none opens from it, capability-gated tools included (server-everything)', { timeout: T(120000) }, async () => {
+		const GATED = ['trigger-elicitation-request', 'trigger-sampling-request', 'get-roots-list'];
+		const names = (open) => open.tools.map((x) => x.name);
+		const cfg = shareConfig({ ev: { description: 'everything', mcpServers: { everything: L.everythingServer() } } },
+		    { shareLingerMs: 0, cacheDir: L.makeTempDir('wb-cat-') });
+		const a = await L.startWorkbench(cfg);
+		let live;
+		try {
+			live = L.resultJson(await a.openToolbox('ev'));
+			assert.equal(live.from_catalogue, undefined);
+			for (const g of GATED)
+				assert.ok(names(live).includes(g), `${g} in ${names(live)}`);
+		} finally {
+			await a.close();
+		}
+		// Linger 0: the shared workbench ends with its session, and its
+		// server with it; the next session starts a new one.
+		await L.waitFor(() => daemons(cfg).length === 0, T(10000), 'the shared workbench ends');
+		const b = await L.startWorkbench(cfg);
+		try {
+			const open = L.resultJson(await b.openToolbox('ev'));
+			assert.deepEqual(open.from_catalogue, ['everything'], JSON.stringify(open).slice(0, 300));
+			assert.deepEqual(names(open).sort(), names(live).sort());
+		} finally {
+			await b.close();
+		}
+	});
+});
