@@ -826,6 +826,8 @@ describe('hostile servers', () => {
 			assertToolError(got.get(id), /in server 'a' \(toolbox 'b'\): exited with status 0/, id);
 		assertText(got.get('n1'), 'slept 400', 'the neighbour is unaffected');
 		assertText(await s.useTool('b', 'a', 'echo', { message: 'back' }), 'back');
+		// Its start line is on stderr, which may come after the answer.
+		await L.waitFor(() => s.pids.size >= pid0.length + 1, T(5000), 'the restart\'s line');
 		assert.equal(s.pids.size, pid0.length + 1, 'restarted once');
 		assert.deepEqual((await quiet(s)).map((g) => g.text), []);
 		await finish(s);

@@ -133,7 +133,7 @@ function assertBytes(got, want, what) {
 // ===========================================================================
 
 describe('streamed results arrive intact', () => {
-	test('big and big_id_last of 3,000,000 bytes through use_tool', { timeout: T(20000) }, async () => {
+	test('big and big_id_last of 3,000,000 bytes through use_tool', { timeout: T(90000) }, async () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const errors = watchErrors(wb.client);
 			await openOk(wb, 'b');
