@@ -204,8 +204,10 @@ describe('the workbench as a dual-era client', () => {
 			// The verdict is kept: a restart after a crash does not probe.
 			await wb.useTool('box', 'picky', 'crash', {});
 			check(await wb.useTool('box', 'picky', 'echo', { message: 'kept' }), 'kept');
+			// Start lines are on stderr, which may come after an answer.
+			await L.waitFor(() => L.mockStarts(wb.stderr).length >= 3, 10000, 'the restart\'s line');
 			assert.equal(L.mockStarts(wb.stderr).length, 3, wb.stderr);
-			assert.match(wb.stderr, /after server\/discover; starting it again as a 2025-era server/);
+			await wb.waitStderr(/after server\/discover; starting it again as a 2025-era server/, 10000);
 		});
 	});
 

@@ -231,7 +231,7 @@ describe('with the C mock', () => {
 			assert.deepEqual((await wb.client.listPrompts()).prompts, []);
 			assert.deepEqual((await wb.client.listResources()).resources, []);
 			for (const m of ['prompts/list', 'resources/list', 'resources/templates/list'])
-				assert.match(wb.stderr, new RegExp(`d/bad: ${m} failed \\(list failure\\)`));
+				await wb.waitStderr(new RegExp(`d/bad: ${m} failed \\(list failure\\)`), 10000);
 			assert.doesNotMatch(wb.stderr, /d\/plain: (prompts|resources)/);
 		});
 	});
@@ -248,7 +248,7 @@ describe('with the C mock', () => {
 			const uris = r.resources.map((x) => x.uri);
 			assert.deepEqual(uris.slice(0, 26), [...Array(25).keys()].map((i) => `mock://r/${i}`).concat('mock://blob'));
 			assert.deepEqual(uris.slice(26), ['loop://x'], 'the looping server: its first page only, minus duplicates');
-			assert.match(wb.stderr, /d\/loop: resources\/list repeated a cursor/);
+			await wb.waitStderr(/d\/loop: resources\/list repeated a cursor/, 10000);
 			assert.equal((await wb.client.listPrompts()).prompts.length, 2 + 0);
 		});
 	});

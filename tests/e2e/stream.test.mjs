@@ -357,7 +357,8 @@ describe('a streamed answer that breaks', () => {
 				}
 				await L.sleep(50);
 				assertOneMalformedLine(errors, what);
-				assert.match(wb.stderr.slice(log0), /^mcp-workbench: b\/a: /m, `${what}: the reason is logged`);
+				// On stderr, which may come after the answer on stdout.
+				await L.waitFor(() => /^mcp-workbench: b\/a: /m.test(wb.stderr.slice(log0)), T(5000), `${what}: the reason is logged`);
 				const e = await wb.useTool('b', 'a', 'echo', { message: `after ${what}` });
 				assertOk(e, `${what}: the next call:`);
 				assert.equal(text(e), `after ${what}`);
