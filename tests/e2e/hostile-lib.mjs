@@ -227,14 +227,16 @@ export function startSession(config, opts = {}) {
 		s.wake();
 	});
 	s.exited = new Promise((resolve) => {
-		const done = (code, signal) => {
+		const done = (code, signal, at = Date.now()) => {
+			if (s.exit !== null)
+				return;
 			clearInterval(watchChildren);
-			s.exit = { code, signal, at: Date.now() };
+			s.exit = { code, signal, at };
 			live.delete(s);
 			resolve(s.exit);
 			s.wake();
 		};
-		proc.once('exit', done);
+		L.exitOf(proc, done);
 		proc.once('error', (e) => {
 			s.spawnError = e;
 			done(null, null);

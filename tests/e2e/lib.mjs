@@ -146,6 +146,30 @@ export async function withTimeout(promise, ms, what) {
 	return r.value;
 }
 
+// A process's exit, { code, signal, at } timed when it came, told once
+// its stderr has closed too: node may tell an exit before the last lines
+// the process wrote (a descendant holding stderr open is waited for 2 s
+// at most).  then(code, signal, at) is called with it as well.
+export function exitOf(proc, then = () => {}) {
+	const closed = proc.stderr === null || proc.stderr.closed ? Promise.resolve() :
+	    new Promise((r) => proc.stderr.once('close', r));
+	return new Promise((resolve) => {
+		const told = (code, signal, at) => {
+			let timer;
+			const bound = new Promise((r) => { timer = setTimeout(r, 2000); });
+			Promise.race([closed, bound]).then(() => {
+				clearTimeout(timer);
+				then(code, signal, at);
+				resolve({ code, signal, at });
+			});
+		};
+		if (proc.exitCode !== null || proc.signalCode !== null)
+			told(proc.exitCode, proc.signalCode, Date.now());
+		else
+			proc.once('exit', (code, signal) => told(code, signal, Date.now()));
+	});
+}
+
 export async function waitFor(pred, ms = 5000, what = 'condition', step = 20) {
 	const end = Date.now() + ms;
 	for (;;) {
@@ -383,12 +407,7 @@ export async function startWorkbench(config, opts = {}) {
 	}
 	const proc = transport._process;
 	liveProcs.add(proc);
-	const exited = new Promise((resolve) => {
-		if (proc.exitCode !== null || proc.signalCode !== null)
-			resolve({ code: proc.exitCode, signal: proc.signalCode, at: Date.now() });
-		else
-			proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
-	});
+	const exited = exitOf(proc);
 	const wb = {
 		client,
 		transport,
@@ -482,19 +501,19 @@ export function startRaw(config, opts = {}) {
 		}
 	});
 	let spawnError = null;
+	const wakeWaiter = () => {
+		if (waiter) {
+			const w = waiter;
+			waiter = null;
+			w();
+		}
+	};
 	const exited = new Promise((resolve) => {
-		const done = (code, signal) => {
-			resolve({ code, signal, at: Date.now() });
-			if (waiter) {
-				const w = waiter;
-				waiter = null;
-				w();
-			}
-		};
-		proc.once('exit', done);
+		exitOf(proc, wakeWaiter).then(resolve);
 		proc.once('error', (e) => {
 			spawnError = e;
-			done(null, null);
+			resolve({ code: null, signal: null, at: Date.now() });
+			wakeWaiter();
 		});
 	});
 	const raw = {
