@@ -294,14 +294,16 @@ describe('http: the MCP Inspector', () => {
 		const home = L.makeTempDir('wb-inspector-');
 		const r = spawnSync(L.NODE, [INSPECTOR, '--cli', url, '--transport', 'http', ...args], {
 			encoding: 'utf8',
-			timeout: 30000,
+			timeout: 60000,
 			env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') },
 		});
 		assert.equal(r.status, status, `inspector ${args.join(' ')}: ${r.stderr}\n${r.stdout}`);
 		return status === 0 ? JSON.parse(r.stdout) : r.stdout + r.stderr;
 	}
 
-	test('the Inspector CLI with --transport http: tools/list, open_toolbox, use_tool, prompts/list, resources/list; with a token header', T, async () => {
+	// Six runs of the Inspector's CLI, each a node process loading its
+	// bundle: seconds each on a loaded machine.
+	test('the Inspector CLI with --transport http: tools/list, open_toolbox, use_tool, prompts/list, resources/list; with a token header', { timeout: 300000 }, async () => {
 		const config = { ...FIXTURE, httpToken: 'inspector-token-0123456789' };
 		await H.withListener(config, {}, async (wb) => {
 			const auth = ['--header', 'Authorization: Bearer inspector-token-0123456789'];
@@ -318,7 +320,7 @@ describe('http: the MCP Inspector', () => {
 			assert.ok(Array.isArray(inspect(wb.url, ...auth, '--method', 'resources/list').resources));
 			const home = L.makeTempDir('wb-inspector-');
 			const denied = spawnSync(L.NODE, [INSPECTOR, '--cli', wb.url, '--transport', 'http', '--method', 'tools/list'], {
-				encoding: 'utf8', timeout: 30000, env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') },
+				encoding: 'utf8', timeout: 60000, env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json') },
 			});
 			assert.notEqual(denied.status, 0);
 			assert.match(denied.stdout + denied.stderr, /401|Unauthorized|auth_required/i);
