@@ -557,18 +557,27 @@ conn_deadline(const struct http_conn *c)
 	return t;
 }
 
-/* The nearest deadline of the server, or -1. */
+/*
+ * The nearest deadline of the server, or -1.  A pipelined request that
+ * waits in its buffer (answered() left it there) is due at once: only
+ * http_prepare takes it up, and the poll before that must not sleep, or
+ * the request would wait for another event, its own 408 at worst.
+ */
 long long
 http_deadline(const struct http_server *s)
 {
+	const struct http_conn *c;
 	long long t = -1;
 	int i;
 
 	if (s->paused > loop_ms())
 		t = s->paused;
-	for (i = 0; i < s->n; i++)
-		if (!s->conns[i]->dead)
-			t = earliest(t, conn_deadline(s->conns[i]));
+	for (i = 0; i < s->n; i++) {
+		c = s->conns[i];
+		if (!c->dead)
+			t = earliest(t, c->again ? loop_ms() :
+			    conn_deadline(c));
+	}
 	return t;
 }
 

@@ -2773,6 +2773,17 @@ test_http_conns(void)
 	CHECK(hsend(a, HPOST(3) "two"));
 	CHECK(hwait(s, a, "two", &got, 50));
 	CHECK(http_nconns(s) == 1);
+	/*
+	 * Pipelined: once the first is answered, the next waits in the
+	 * buffer for http_prepare, and the poll before it must not sleep
+	 * (it slept until the request's 408).
+	 */
+	got.len = 0;
+	CHECK(hsend(a, HPOST(1) "w" HPOST(1) "v"));
+	CHECK(hwait(s, a, "\r\n\r\nw", &got, 50));
+	CHECK(strstr(buf_cstr(&got), "\r\n\r\nv") == NULL);
+	CHECK(http_deadline(s) >= 0 && http_deadline(s) <= now_ms());
+	CHECK(hwait(s, a, "\r\n\r\nv", &got, 50));
 	/* Pipelined: answered in order, one at a time. */
 	got.len = 0;
 	CHECK(hsend(a, HPOST(1) "x" HPOST(1) "y" HPOST(1) "z"));

@@ -161,6 +161,28 @@ describe('http: limits', () => {
 	});
 });
 
+// The answers in what a raw exchange got: [status, id] in order.
+function answers(raw) {
+	return raw.split(/(?=HTTP\/1\.1 \d{3} )/).filter((a) => a !== '').map((a) => [Number(a.slice(9, 12)), a.match(/\r\n\r\n\{"jsonrpc":"2\.0","id":(\w+|null)/)?.[1] ?? null]);
+}
+
+describe('http: what a hostile peer sends', () => {
+	test('pipelined requests in one packet are each answered at once, in order (the second waited for its 408)', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const c = await H.client1(wb.url);
+			const req = (id, last) => {
+				const body = H.rpc(id, 'ping');
+				return `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+				    `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${c.sessionId}\r\n` +
+				    `${last ? 'Connection: close\r\n' : ''}Content-Length: ${body.length}\r\n\r\n${body}`;
+			};
+			const got = await H.rawExchange(wb.port, req(11) + req(12) + req(13, true));
+			assert.deepEqual(answers(got), [[200, '11'], [200, '12'], [200, '13']], got);
+			await c.close();
+		});
+	});
+});
+
 describe('http: sessions are bounded', () => {
 	test('past 1024 2025 sessions, a new one ends the one idle longest (404 for it), and a working session is kept', T, async () => {
 		await H.withListener(FIXTURE, {}, async (wb) => {
