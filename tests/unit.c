@@ -2293,6 +2293,15 @@ test_http_parse(void)
 		    "chunked\r\n\r\n1f4\r\n", 0 },	/* 500: goes on. */
 		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
 		    "Expect: 200-ok\r\n\r\nx", 417 },
+		/* A trailer line is a field line: a name first. */
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n\nX: y\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n\x01X: y\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\nX: y\r\n z\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n: y\r\n\r\n", 400 },
 		{ NULL, 0 }
 	};
 	struct hres r = { 0 };
