@@ -507,8 +507,8 @@ carry_flush(struct session *se)
 		line = p->out.data + p->outoff;
 		n = p->out.len - p->outoff;
 		if ((nl = memchr(line, '\n', n)) == NULL) {
+			/* Taken too: the queue is emptied below. */
 			buf_put(&hs->part, line, n);
-			p->outoff = p->out.len;
 			break;
 		}
 		n = (size_t)(nl - line);
