@@ -18,8 +18,8 @@
  *	connections (maxConnections)	64		503 at once, closed
  *	  answered 503 at one time	16		closed unanswered
  *	reading after a last answer	2 s		closed (lingering close)
- *	a stream's queue		1 MiB		http_full(): producers
- *							wait; drained() after
+ *	a stream's queue		1 MiB		http_full(); drained()
+ *							after
  *	  hard				body + 1 MiB	closed
  *
  * What a connection holds when idle: its struct (776 bytes on x86-64), no
@@ -51,12 +51,13 @@
  *   that half-closes after its request is taken as gone.
  *
  * Backpressure: each stream has its queue.  Above the high mark
- * http_full() says so, and the MCP layer stops reading the producers of
- * that session (its servers' output for it), as it does today for a
- * stdout that does not drain; drained() says when the queue is back below
- * the low mark.  A queue that passes the hard limit anyway (the MCP layer
- * went on) closes that connection only: its events are lost (a 2025 client
- * reconnects its GET stream), no other connection waits for it.
+ * http_full() says so, and drained() says when the queue is back below the
+ * low mark, for a caller whose producers serve that connection alone.  The
+ * MCP layer does not wait on them: its servers serve every session, and a
+ * client that does not read must not hold up the others.  A queue that
+ * passes the hard limit closes that connection only: its events are lost
+ * (a 2025 client reconnects its GET stream), no other connection waits for
+ * it.
  *
  * How the MCP layer uses it.  request() hands over a request that passed
  * http_check().  A POST of a notification or a response: 202
@@ -557,18 +558,27 @@ conn_deadline(const struct http_conn *c)
 	return t;
 }
 
-/* The nearest deadline of the server, or -1. */
+/*
+ * The nearest deadline of the server, or -1.  A pipelined request that
+ * waits in its buffer (answered() left it there) is due at once: only
+ * http_prepare takes it up, and the poll before that must not sleep, or
+ * the request would wait for another event, its own 408 at worst.
+ */
 long long
 http_deadline(const struct http_server *s)
 {
+	const struct http_conn *c;
 	long long t = -1;
 	int i;
 
 	if (s->paused > loop_ms())
 		t = s->paused;
-	for (i = 0; i < s->n; i++)
-		if (!s->conns[i]->dead)
-			t = earliest(t, conn_deadline(s->conns[i]));
+	for (i = 0; i < s->n; i++) {
+		c = s->conns[i];
+		if (!c->dead)
+			t = earliest(t, c->again ? loop_ms() :
+			    conn_deadline(c));
+	}
 	return t;
 }
 

@@ -16,9 +16,11 @@
  * nothing went before it, else as the last event of that POST's stream;
  * progress to the POST of its token; log messages and server requests to
  * the latest POST still open (a call is in flight there); the rest (list
- * changes) to the GET stream, or kept for it (BACKLOG_MAX).  Lines whose
- * connection is full stay queued, and the session's queue holds the
- * servers back as a stdout that does not drain would.
+ * changes) to the GET stream, or kept for it (BACKLOG_MAX).  A line goes
+ * to its connection even when that one's client is behind: the session's
+ * queue never holds the servers back (they serve every session, and one
+ * client that does not read would hold up all the others); the client's
+ * connection is closed instead once its queue passes its hard limit.
  *
  * Sessions begin and end only in the loop's step before poll() or in the
  * HTTP layer's upcalls, never while a session's lines are being carried:
@@ -456,8 +458,15 @@ to_get(struct hsess *hs, const char *line, size_t n)
 	buf_putc(&hs->backlog, '\n');
 }
 
-/* Carry one line; false when its connection is full (it waits). */
-static bool
+/*
+ * Carry one line to its connection, whatever that connection holds: a
+ * client that does not read must not hold up the others, as it would if
+ * its lines stayed in the session's queue (the servers, which serve every
+ * session, are not read while a session's queue is full).  Its own
+ * connection's queue is bounded instead (http_stream_event: past
+ * maxMessageBytes and 1 MiB it is closed, its request cancelled).
+ */
+static void
 carry_line(struct hsess *hs, const char *line, size_t n)
 {
 	struct rpc_top top;
@@ -466,28 +475,19 @@ carry_line(struct hsess *hs, const char *line, size_t n)
 
 	/* A result cut short: its call's error follows, under its id. */
 	if (rpc_scan(line, n, &top) != 0)
-		return true;
+		return;
 	if (top.method == NULL) {
-		if ((po = post_by_id(hs, top.id, top.idlen)) == NULL)
-			return true;
-		if (po->conn != NULL && http_full(po->conn))
-			return false;
-		post_answer(hs, po, line, n);
-		return true;
+		if ((po = post_by_id(hs, top.id, top.idlen)) != NULL)
+			post_answer(hs, po, line, n);
+		return;
 	}
 	po = post_for(hs, line, n, &top, &drop);
 	if (drop)
-		return true;
-	if (po != NULL) {
-		if (po->conn != NULL && http_full(po->conn))
-			return false;
+		return;
+	if (po != NULL)
 		post_event(hs, po, line, n);
-		return true;
-	}
-	if (hs->get != NULL && http_full(hs->get))
-		return false;
-	to_get(hs, line, n);
-	return true;
+	else
+		to_get(hs, line, n);
 }
 
 /*
@@ -507,27 +507,23 @@ carry_flush(struct session *se)
 		line = p->out.data + p->outoff;
 		n = p->out.len - p->outoff;
 		if ((nl = memchr(line, '\n', n)) == NULL) {
+			/* Taken too: the queue is emptied below. */
 			buf_put(&hs->part, line, n);
-			p->outoff = p->out.len;
 			break;
 		}
 		n = (size_t)(nl - line);
 		if (hs->part.len > 0) {
 			buf_put(&hs->part, line, n);
-			if (!carry_line(hs, hs->part.data, hs->part.len)) {
-				hs->part.len -= n;
-				break;
-			}
+			carry_line(hs, hs->part.data, hs->part.len);
 			/* A large result's room is not kept for the next. */
 			hs->part.len = 0;
 			if (hs->part.cap > LINE_KEEP)
 				buf_free(&hs->part);
-		} else if (!carry_line(hs, line, n))
-			break;
+		} else
+			carry_line(hs, line, n);
 		p->outoff += n + 1;
 	}
-	if (p->outoff == p->out.len)
-		p->out.len = p->outoff = 0;
+	p->out.len = p->outoff = 0;
 	return 0;
 }
 

@@ -420,7 +420,13 @@ chunk_start(struct http_parser *p, size_t max)
 	return 0;
 }
 
-/* Trailer fields are read and dropped; their bytes count as a head's. */
+/*
+ * Trailer fields are read and dropped; their bytes count as a head's.
+ * Each line is a field line, held to the head's rules: it begins with a
+ * name (not a bare LF, a control or obs-fold, which a lenient proxy
+ * before us could take as the end of the body), has no control but HT,
+ * and ends in CRLF.
+ */
 static int
 trailer_byte(struct http_parser *p, unsigned char c)
 {
@@ -428,7 +434,12 @@ trailer_byte(struct http_parser *p, unsigned char c)
 		return 431;
 	switch (p->cs) {
 	case CS_TRAILER:
-		p->cs = c == '\r' ? CS_END_LF : CS_TRAILER_LINE;
+		if (c == '\r')
+			p->cs = CS_END_LF;
+		else if (tchar(c))
+			p->cs = CS_TRAILER_LINE;
+		else
+			return 400;
 		return 0;
 	case CS_TRAILER_LINE:
 		if (c == '\r')

@@ -164,19 +164,45 @@ watch_http(void *arg, int fd, short events, void *tag)
 	slots[npfd - 1].tag = tag;
 }
 
-/* Is any session behind: so full that the servers are not read? */
+/*
+ * Is every session behind: so full that the servers are not read?  A
+ * session alone holds the servers back while its client is behind
+ * (backpressure, and nothing is lost).  With others there, one behind
+ * does not: the servers serve them all, and one client that does not
+ * read would hold up every other; its queue grows instead, to
+ * session_overrun's bound.
+ */
 static bool
 sessions_full(bool *held_full)
 {
 	struct session *se;
-	bool full = false;
+	bool all = true, any = false;
 
 	*held_full = false;
 	SESSION_EACH(se) {
-		full |= session_queued(se) > HIGH_WATER;
+		any = true;
+		all &= session_queued(se) > HIGH_WATER;
 		*held_full |= pace_holds_much(se);
 	}
-	return full;
+	return any && all;
+}
+
+/*
+ * A session so far behind, while others are not, that it must end: more
+ * than HIGH_WATER and a whole message wait for its client.
+ */
+static bool
+session_overrun(const struct session *se)
+{
+	bool held = false;
+
+	if (session_queued(se) <= HIGH_WATER + wb.cfg.max_message)
+		return false;
+	if (sessions_full(&held))
+		return false;
+	wb_log("a client is %zu MiB behind while others are served: its "
+	    "session ends", session_queued(se) >> 20);
+	return true;
 }
 
 /*
@@ -357,7 +383,7 @@ flush_all(void)
 		/* A probe has no client: nothing is said to one. */
 		if (probing)
 			session_drop(se);
-		else if (session_flush(se) < 0) {
+		else if (session_flush(se) < 0 || session_overrun(se)) {
 			session_drop(se);
 			client_left(se, true);
 		}

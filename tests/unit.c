@@ -2293,6 +2293,15 @@ test_http_parse(void)
 		    "chunked\r\n\r\n1f4\r\n", 0 },	/* 500: goes on. */
 		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
 		    "Expect: 200-ok\r\n\r\nx", 417 },
+		/* A trailer line is a field line: a name first. */
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n\nX: y\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n\x01X: y\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\nX: y\r\n z\r\n\r\n", 400 },
+		{ "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n0\r\n: y\r\n\r\n", 400 },
 		{ NULL, 0 }
 	};
 	struct hres r = { 0 };
@@ -2773,6 +2782,17 @@ test_http_conns(void)
 	CHECK(hsend(a, HPOST(3) "two"));
 	CHECK(hwait(s, a, "two", &got, 50));
 	CHECK(http_nconns(s) == 1);
+	/*
+	 * Pipelined: once the first is answered, the next waits in the
+	 * buffer for http_prepare, and the poll before it must not sleep
+	 * (it slept until the request's 408).
+	 */
+	got.len = 0;
+	CHECK(hsend(a, HPOST(1) "w" HPOST(1) "v"));
+	CHECK(hwait(s, a, "\r\n\r\nw", &got, 50));
+	CHECK(strstr(buf_cstr(&got), "\r\n\r\nv") == NULL);
+	CHECK(http_deadline(s) >= 0 && http_deadline(s) <= now_ms());
+	CHECK(hwait(s, a, "\r\n\r\nv", &got, 50));
 	/* Pipelined: answered in order, one at a time. */
 	got.len = 0;
 	CHECK(hsend(a, HPOST(1) "x" HPOST(1) "y" HPOST(1) "z"));

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const T = { timeout: 90000 };
 
@@ -157,6 +158,71 @@ describe('http: limits', () => {
 			await L.waitFor(async () => (await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': c.sessionId })).status === 200, 10000, 'room again');
 			assert.equal(L.resultText(await c.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
 			await c.close();
+		});
+	});
+});
+
+// The answers in what a raw exchange got: [status, id] in order.
+function answers(raw) {
+	return raw.split(/(?=HTTP\/1\.1 \d{3} )/).filter((a) => a !== '').map((a) => [Number(a.slice(9, 12)), a.match(/\r\n\r\n\{"jsonrpc":"2\.0","id":(\w+|null)/)?.[1] ?? null]);
+}
+
+describe('http: what a hostile peer sends', () => {
+	test('pipelined requests in one packet are each answered at once, in order (the second waited for its 408)', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const c = await H.client1(wb.url);
+			const req = (id, last) => {
+				const body = H.rpc(id, 'ping');
+				return `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+				    `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${c.sessionId}\r\n` +
+				    `${last ? 'Connection: close\r\n' : ''}Content-Length: ${body.length}\r\n\r\n${body}`;
+			};
+			const got = await H.rawExchange(wb.port, req(11) + req(12) + req(13, true));
+			assert.deepEqual(answers(got), [[200, '11'], [200, '12'], [200, '13']], got);
+			await c.close();
+		});
+	});
+});
+
+describe('http: a client that does not read', () => {
+	test('holds up only itself: another client is answered meanwhile, and it gets every event once it reads (the servers were not read for anyone)', T, async () => {
+		await H.withListener({ ...FIXTURE, maxMessageBytes: 64 * 1024 * 1024 }, {}, async (wb) => {
+			// The reader hears one marker, the emergency at the flood's head.
+			const reader = await H.client1(wb.url);
+			await reader.openToolbox('fx');
+			const marks = L.collectNotifications(reader.client, LoggingMessageNotificationSchema);
+			await reader.client.setLoggingLevel('emergency');
+			assert.equal(L.resultText(await reader.useTool('fx', 'f', 'wait', { ms: 0 })), 'waited 0');
+			// The other: a raw session at level debug, whose call makes the
+			// server write 48 MiB of log for it at once, then its answer.
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const sid = (await H.post(wb.url, init)).headers.get('mcp-session-id');
+			const hdr = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+			assert.equal((await H.post(wb.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), hdr)).status, 202);
+			assert.equal((await H.post(wb.url, H.rpc(2, 'tools/call', { name: 'open_toolbox', arguments: { toolbox_name: 'fx' } }), hdr)).status, 200);
+			assert.equal((await H.post(wb.url, H.rpc(3, 'logging/setLevel', { level: 'debug' }), hdr)).status, 200);
+			const N = 16;
+			const log = (level, data) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data } });
+			const lines = [log('emergency', 'flood begins'), ...Array(N).fill(log('info', 'x'.repeat(1024 * 1024)))];
+			const body = H.rpc(4, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'send' }, arguments: { lines } } });
+			const sock = net.connect(wb.port, '127.0.0.1');
+			await new Promise((r) => sock.on('connect', r));
+			// Not read: no 'data' handler until the reader is answered.
+			sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+			    `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${sid}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+			    `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+			await marks.waitCount(1, 30000).catch((e) => { throw new Error(`${e.message}\n${wb.stderr}`); });
+			// The server wrote the flood before it read this call.
+			const r = await reader.useTool('fx', 'f', 'wait', { ms: 0 });
+			assert.equal(L.resultText(r), 'waited 0');
+			let got = '';
+			const closed = new Promise((resolve) => sock.on('close', resolve));
+			sock.setEncoding('latin1');
+			sock.on('data', (d) => { got += d; });
+			await closed;
+			assert.equal(got.split('event: message').length - 1, N + 2, `${got.length} bytes: ${got.slice(0, 300)}`);
+			assert.match(got, new RegExp(`"id":4,"result":\\{"content":\\[\\{"type":"text","text":"sent ${N + 1}"`));
+			await reader.close();
 		});
 	});
 });

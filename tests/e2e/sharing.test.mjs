@@ -415,6 +415,44 @@ describe('sharing: sessions and the shared workbench ending', () => {
 	});
 });
 
+describe('sharing: a client that does not read', () => {
+	test('holds up no other session: the servers are still read for them, and it is ended once more than 4 MiB and a message wait for it', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { maxMessageBytes: 1024 * 1024 });
+		const dir = JSON.parse(fs.readFileSync(cfg, 'utf8')).shareDir;
+		const b = await L.startWorkbench(cfg);
+		// A client that stops reading its stdout.
+		const a = spawn(L.WORKBENCH, ['-c', cfg], { stdio: ['pipe', 'pipe', 'pipe'], env: L.workbenchEnv() });
+		const aExit = new Promise((resolve) => a.once('exit', (code) => resolve(code)));
+		try {
+			await L.openOk(b, 'fx');
+			const send = (m) => a.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+			send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'deaf', version: '1' } } });
+			send({ method: 'notifications/initialized' });
+			send({ id: 2, method: 'tools/call', params: { name: 'open_toolbox', arguments: { toolbox_name: 'fx' } } });
+			// It reads until its toolbox is open (the answer is paced: the
+			// requests after it wait until it is taken), then no more.
+			let seen = '';
+			const reading = (d) => { seen += d; };
+			a.stdout.on('data', reading);
+			await L.waitFor(() => seen.includes('"id":2,'), T(15000), 'the toolbox open');
+			a.stdout.off('data', reading);
+			a.stdout.pause();
+			// About 11 MB of progress for it, in 900 kB messages.
+			send({ id: 3, method: 'tools/call', params: { name: 'use_tool', _meta: { progressToken: 'p' },
+			    arguments: { tool: { toolbox: 'fx', server: 'f', name: 'progress' }, arguments: { steps: 12, interval_ms: 0, message: 'm'.repeat(900000) } } } });
+			const log = () => fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.log'))), 'utf8');
+			assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 2 })), 'waited 2');
+			assert.equal(await L.withTimeout(aExit, T(30000), 'the deaf session ended').catch((e) => { throw new Error(`${e.message}\n${log()}\n${JSON.stringify(status(cfg))}`); }), 0);
+			assert.match(fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.log'))), 'utf8'),
+			    /a client is \d+ MiB behind while others are served: its session ends/);
+			assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+		} finally {
+			a.kill('SIGKILL');
+			await b.close();
+		}
+	});
+});
+
 describe('sharing: security', () => {
 	test('a world-writable shareDir is not used: one line says why, the session runs on its own and works', { timeout: T(30000) }, async () => {
 		const cfg = shareConfig(FX());
