@@ -790,6 +790,10 @@ on_post(struct http_conn *c, const struct http_request *r)
 		post_alone(c, r, &b);
 	else if ((hs = hsess_find(sid)) == NULL)
 		http_respond_error(c, 404, -32001, "Session not found");
+	else if (b.request && post_by_id(hs, b.id, b.idlen) != NULL)
+		/* Its answer could not be told from the other's. */
+		http_respond_error(c, 400, -32600, "Invalid Request: a request "
+		    "with this id is in flight in this session");
 	else if (b.request)
 		post_request(hs, c, r, &b);
 	else {

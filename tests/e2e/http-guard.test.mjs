@@ -184,6 +184,38 @@ describe('http: what a hostile peer sends', () => {
 	});
 });
 
+describe('http: request ids', () => {
+	test('a request with the id of one still in flight in its session gets 400 and says why; the first gets its own answer, and the id is free again after', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const sid = (await H.post(wb.url, init)).headers.get('mcp-session-id');
+			const hdr = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+			assert.equal((await H.post(wb.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), hdr)).status, 202);
+			assert.equal((await H.post(wb.url, H.rpc(2, 'tools/call', { name: 'open_toolbox', arguments: { toolbox_name: 'fx' } }), hdr)).status, 200);
+			const wait = (id, ms) => H.rpc(id, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'wait' }, arguments: { ms } } });
+			const ac = new AbortController();
+			const first = fetch(wb.url, { method: 'POST', headers: { ...H.JSON_HEADERS, ...hdr }, body: wait(7, 60000), signal: ac.signal }).catch((e) => e);
+			// Until the server has it: the fixture lists what it received.
+			const received = async () => JSON.parse(JSON.parse((await H.post(wb.url, H.rpc(8, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'received' }, arguments: {} } }), hdr)).text).result.content[0].text);
+			await L.waitFor(async () => (await received()).some((m) => m.params?.arguments?.ms === 60000), 10000, 'the first call at the server');
+			const dup = await H.post(wb.url, wait(7, 0), hdr);
+			assert.equal(dup.status, 400, dup.text);
+			assert.match(JSON.parse(dup.text).error.message, /a request with this id is in flight in this session/);
+			// Another id is fine meanwhile.  The first given up (its
+			// connection closed, as the SDKs cancel), its id is free.
+			const other = await H.post(wb.url, wait(9, 0), hdr);
+			assert.match(other.text, /waited 0/);
+			ac.abort();
+			assert.ok((await first) instanceof Error);
+			const again = await L.waitFor(async () => {
+				const r = await H.post(wb.url, wait(7, 0), hdr);
+				return r.status === 200 ? r : null;
+			}, 10000, 'the id free once its request is gone');
+			assert.match(again.text, /waited 0/);
+		});
+	});
+});
+
 describe('http: a client that does not read', () => {
 	test('holds up only itself: another client is answered meanwhile, and it gets every event once it reads (the servers were not read for anyone)', T, async () => {
 		await H.withListener({ ...FIXTURE, maxMessageBytes: 64 * 1024 * 1024 }, {}, async (wb) => {
