@@ -64,6 +64,14 @@ srv_serving(const struct server *s)
 	return false;
 }
 
+const struct buf *
+srv_told_for(const struct session *se)
+{
+	(void)se;
+	broken("srv_told_for reached");
+	return NULL;
+}
+
 static void
 same_span(const struct span *a, const struct span *b, const char *what)
 {
