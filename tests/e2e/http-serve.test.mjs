@@ -269,13 +269,16 @@ describe('http: sessions end', () => {
 	});
 
 	test('an idle session expires after httpSessionTimeoutMs: then 404', T, async () => {
-		await H.withListener({ ...FIXTURE, httpSessionTimeoutMs: 300 }, {}, async (wb) => {
+		// Long enough for the ping to come first on a loaded machine
+		// under ASan (300 ms was not), short enough to wait for.
+		const IDLE = 2000 * ({ asan: 3, valgrind: 10 }[process.env.WB_TEST_SLOW] ?? 1);
+		await H.withListener({ ...FIXTURE, httpSessionTimeoutMs: IDLE }, {}, async (wb) => {
 			const res = await H.post(wb.url, H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
 			assert.equal(res.status, 200);
 			const id = res.headers.get('mcp-session-id');
 			assert.match(id, /^[0-9a-f]{32}$/);
 			assert.equal((await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': id })).status, 200);
-			await wb.waitStderr(new RegExp(`session ${id.slice(0, 8)} expired after 300 ms`));
+			await wb.waitStderr(new RegExp(`session ${id.slice(0, 8)} expired after ${IDLE} ms`), 2 * IDLE + 5000);
 			assert.equal((await H.post(wb.url, H.rpc(3, 'ping'), { 'mcp-session-id': id })).status, 404);
 		});
 	});
