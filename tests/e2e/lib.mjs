@@ -20,6 +20,10 @@ export const REPO_DIR = path.dirname(TESTS_DIR);
 export const WORKBENCH = process.env.WORKBENCH
     ? path.resolve(process.env.WORKBENCH)
     : path.join(REPO_DIR, 'mcp-workbench');
+// How much slower the workbench runs under `make asan` and `make
+// valgrind` (WB_TEST_SLOW), for the raw sessions' default waits.
+export const SLOW = Number(process.env.WORKBENCH_SLOW ??
+    ({ asan: 3, valgrind: 10 }[process.env.WB_TEST_SLOW] ?? 1));
 export const MOCK = process.env.MOCK_SERVER
     ? path.resolve(process.env.MOCK_SERVER)
     : path.join(TESTS_DIR, 'mock-server');
@@ -540,7 +544,7 @@ export function startRaw(config, opts = {}) {
 			proc.stdin.write(JSON.stringify(obj) + '\n');
 		},
 		// Next stdout line (without its '\n'), or an error after ms.
-		async readLine(ms = 5000) {
+		async readLine(ms = 5000 * SLOW) {
 			const end = Date.now() + ms;
 			while (lines.length === 0) {
 				if (spawnError)
@@ -563,7 +567,7 @@ export function startRaw(config, opts = {}) {
 			}
 			return lines.shift();
 		},
-		async readJson(ms = 5000) {
+		async readJson(ms = 5000 * SLOW) {
 			const line = await raw.readLine(ms);
 			try {
 				return JSON.parse(line);
@@ -572,7 +576,7 @@ export function startRaw(config, opts = {}) {
 			}
 		},
 		// Send one message and read the next answer line (raw text + parsed).
-		async request(objOrText, ms = 5000) {
+		async request(objOrText, ms = 5000 * SLOW) {
 			if (typeof objOrText === 'string')
 				raw.sendLine(objOrText);
 			else
