@@ -571,24 +571,49 @@ str_at(const char *b, size_t at, size_t n)
 	return s;
 }
 
+/* The length of an absolute target's "http://" or "https://", or 0. */
+static size_t
+scheme_len(const char *t, size_t n)
+{
+	static const char *const schemes[] = { "http://", "https://" };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		k = strlen(schemes[i]);
+		if (n >= k && strncasecmp(t, schemes[i], k) == 0)
+			return k;
+	}
+	return 0;
+}
+
 void
 http_request_of(const struct http_parser *p, const char *b,
     struct http_request *r)
 {
 	const char *q, *t;
-	size_t n;
+	size_t n, scheme;
 	int i;
 
 	memset(r, 0, sizeof(*r));
 	r->method = p->method;
 	r->minor = p->minor;
 	r->target = str_at(b, p->target, p->targetlen);
+	for (i = 0; i < HTTP_H_N; i++)
+		if (p->hdr[i] >= 0)
+			r->h[i] = str_at(b, p->fields[p->hdr[i]].value,
+			    p->fields[p->hdr[i]].valuelen);
 	t = r->target.p;
 	n = r->target.n;
-	/* The absolute form (a proxy's) names the path after the authority. */
-	if (n >= 7 && (strncasecmp(t, "http://", 7) == 0 ||
-	    (n >= 8 && strncasecmp(t, "https://", 8) == 0))) {
-		q = memchr(t + 7, '/', n - 7);
+	scheme = scheme_len(t, n);
+	/*
+	 * The absolute form (a proxy's) names the path after the authority,
+	 * and its authority is the host: the Host field is then ignored
+	 * (RFC 9112, 3.2.2), so the rules check the one that counts.
+	 */
+	if (scheme > 0) {
+		q = memchr(t + scheme, '/', n - scheme);
+		r->h[HTTP_H_HOST].p = t + scheme;
+		r->h[HTTP_H_HOST].n = (q != NULL ? (size_t)(q - t) : n) - scheme;
 		n -= q != NULL ? (size_t)(q - t) : n;
 		t = q != NULL ? q : t + r->target.n;
 	}
@@ -596,10 +621,6 @@ http_request_of(const struct http_parser *p, const char *b,
 		n = (size_t)(q - t);
 	r->path.p = t;
 	r->path.n = n;
-	for (i = 0; i < HTTP_H_N; i++)
-		if (p->hdr[i] >= 0)
-			r->h[i] = str_at(b, p->fields[p->hdr[i]].value,
-			    p->fields[p->hdr[i]].valuelen);
 	r->buf = b;
 	r->fields = p->fields;
 	r->nfields = p->nfields;

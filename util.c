@@ -25,6 +25,7 @@ const char wb_version[] = WB_VERSION;
 
 static struct buf logq;
 static size_t log_dropped;
+static bool log_gone;		/* Standard error failed: nobody reads it. */
 static bool (*log_sink)(const char *, size_t);
 
 static void
@@ -597,6 +598,8 @@ wb_log_line(const char *s, size_t n)
 {
 	if (log_sink != NULL && log_sunk(s, n))
 		return;
+	if (log_gone)
+		return;
 	if (logq.len + n > LOG_CAP) {
 		log_dropped += n + 1;
 		return;
@@ -691,6 +694,11 @@ ratelog_deadline(const struct ratelog *r)
 	return r->since != 0 && r->held > 0 ? r->since + rule_of(r)->ms : 0;
 }
 
+/*
+ * Write what standard error takes now.  The rest waits for the loop to
+ * see it writable (wb_log_wants_out); a standard error that fails
+ * otherwise has nobody behind it, and the log is let go.
+ */
 void
 wb_log_flush(void)
 {
@@ -700,8 +708,20 @@ wb_log_flush(void)
 		n = write(STDERR_FILENO, logq.data, logq.len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
+		if (n <= 0) {
+			log_gone = true;
+			logq.len = 0;
+			return;
+		}
 		buf_consume(&logq, (size_t)n);
 	}
+}
+
+/* Standard error while log waits for it, or -1: for the loop to watch. */
+int
+wb_log_wants_out(void)
+{
+	return logq.len > 0 ? STDERR_FILENO : -1;
 }

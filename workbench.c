@@ -70,6 +70,7 @@ enum slot_kind {
 	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
 	SLOT_SERVER,		/* One of a server's (enum srv_fd). */
 	SLOT_GUARD,		/* The guardian's socket, with news waiting. */
+	SLOT_LOG,		/* Our stderr, with log waiting (flush_all). */
 	SLOT_HTTP,		/* The HTTP listener or a connection (tag). */
 	SLOT_HOST		/* The shared workbench's (share_host.c). */
 };
@@ -226,6 +227,7 @@ build_pollfds(void)
 		host_watch(watch_host);
 	host_n = npfd - host_first;
 	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
+	watch(wb_log_wants_out(), POLLOUT, SLOT_LOG, NULL);
 	hhost_watch(watch_http, NULL);
 	SRV_EACH(s)
 		watch_server(s, (!client_full && (!held_full || stream_of(s))) ||
@@ -344,6 +346,7 @@ dispatch(long long now)
 			break;
 		case SLOT_CLIENT_OUT:
 		case SLOT_HOST:
+		case SLOT_LOG:
 			break;
 		case SLOT_GUARD:
 			guard_writable();

@@ -2350,8 +2350,17 @@ test_http_parse(void)
 	/* HTTP/1.0, Connection: close, the absolute form. */
 	CHECK(hparse("GET http://h:8/mcp HTTP/1.0\r\n\r\n", 1000, &r) ==
 	    HTTP_DONE);
-	CHECK(strcmp(buf_cstr(&r.what), "0 http://h:8/mcp /mcp 1.0|ka=0|"
-	    "body=") == 0);
+	CHECK(strcmp(buf_cstr(&r.what), "0 http://h:8/mcp /mcp 1.0|0=h:8|"
+	    "ka=0|body=") == 0);
+	/* Its authority is the host, whatever Host says; https too. */
+	CHECK(hparse("GET HTTPS://[::1]:9/mcp?q HTTP/1.1\r\nHost: e\r\n\r\n",
+	    1000, &r) == HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "0 HTTPS://[::1]:9/mcp?q /mcp 1.1|"
+	    "0=[::1]:9|ka=1|body=") == 0);
+	CHECK(hparse("GET http://h HTTP/1.1\r\nHost: e\r\n\r\n", 1000,
+	    &r) == HTTP_DONE);
+	CHECK(strcmp(buf_cstr(&r.what), "0 http://h  1.1|0=h|ka=1|body=") ==
+	    0);
 	CHECK(hparse("DELETE /mcp HTTP/1.1\r\nHost: a\r\nConnection: "
 	    "Keep-Alive, CLOSE\r\n\r\n", 1000, &r) == HTTP_DONE);
 	CHECK(strcmp(buf_cstr(&r.what), "2 /mcp /mcp 1.1|0=a|ka=0|body=") ==
@@ -2535,6 +2544,11 @@ test_http_rules(void)
 	    "Content-Length: 2\r\n\r\n") == 403);
 	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: rebound.evil.com:1\r\n"
 	    "Authorization: Bearer tok\r\nContent-Length: 2\r\n\r\n") == 403);
+	CHECK(CHK("POST http://rebound.evil.com:1/mcp HTTP/1.1\r\nHost: "
+	    "localhost:1\r\nAuthorization: Bearer tok\r\n"
+	    "Content-Length: 2\r\n\r\n") == 403);
+	CHECK(CHK("DELETE https://localhost:1/mcp HTTP/1.1\r\nHost: "
+	    "evil.com\r\nAuthorization: Bearer tok\r\n\r\n") == 0);
 	CHECK(CHK("POST /mcp HTTP/1.1\r\nHost: [::1]:1\r\n"
 	    "Content-Length: 2\r\n\r\n") == 401);
 	CHECK(CHK("POST /other HTTP/1.1\r\nHost: [::1]:1\r\nAuthorization: "

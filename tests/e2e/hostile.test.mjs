@@ -1128,6 +1128,26 @@ describe('hostile servers', () => {
 		await finish(s);
 	});
 
+	// The log waits in the workbench while its stderr is full; once read
+	// again, the rest must come though nothing else happens (the loop
+	// watches stderr for that; it used to wait for the next event).
+	test('what waits for the workbench\'s stderr is written once it is read again, with nothing else going on', { timeout: T(30000) }, async () => {
+		const s = L.startRaw({ cache: false, toolboxes: { b: { description: 'b', mcpServers: { talk: L.mock('--stderr-lines', '9000') } } } });
+		s.proc.stderr.pause();
+		try {
+			await s.initialize();
+			// 9000 lines (280 kB): more than a pipe and the reader's buffer.
+			const { json } = await s.request({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'open_toolbox', arguments: { toolbox_name: 'b' } } }, T(15000));
+			assert.equal(json.result?.structuredContent?.servers_connected, 1, JSON.stringify(json).slice(0, 300));
+			s.proc.stderr.resume();
+			await L.waitFor(() => s.stderr.includes('mock stderr line 9000\n'), T(5000), 'the server\'s last line on the workbench\'s stderr');
+			assert.doesNotMatch(s.stderr, /of log dropped/);
+		} finally {
+			s.proc.stderr.resume();
+			await s.close();
+		}
+	});
+
 	// The answer passes STREAM_MIN, so its start is passed on as it comes
 	// (cut-through) until the limit: the client gets that one line cut short,
 	// which it cannot parse, then the call's isError.

@@ -136,7 +136,7 @@ describe('soak', () => {
 		const late = await settled(s, 0);
 		assert.equal(cycles, servers * BUDGET, 'every cycle completed');
 		// Start lines are on stderr, which may come after the answers.
-		await L.waitFor(() => s.pids.size >= cycles, H.T(5000), 'every start\'s line');
+		await L.waitFor(() => s.pids.size >= cycles, H.T(5000), `every start's line (${s.pids.size} of ${cycles} so far)`);
 		assert.equal(s.pids.size, cycles, 'each cycle started a new server process');
 		// One more: the pipe to the guardian, opened with the first server.
 		assert.equal(late.fds, base.fds + 1, `fd count back to the start: ${base.fds} -> ${late.fds}`);
