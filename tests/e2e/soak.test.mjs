@@ -44,7 +44,10 @@ function measure(s) {
 // process groups ended) and its fd count has settled.
 async function settled(s, wantChildren) {
 	await L.waitFor(() => H.children(s.pid).length === wantChildren, H.T(5000),
-	    `${wantChildren} children (have ${JSON.stringify(H.children(s.pid))})`);
+	    `${wantChildren} children`).catch((e) => {
+		const told = s.stderrTail.split('\n').filter((l) => /exit|stop|fail|kill|signal|cut|restart/i.test(l));
+		throw new Error(`${e.message} (have ${JSON.stringify(H.children(s.pid))}); what the workbench said of its servers:\n${told.slice(-20).join('\n')}`);
+	});
 	let last = -1;
 	await L.waitFor(() => {
 		const n = H.fdCount(s.pid);
