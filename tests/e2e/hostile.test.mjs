@@ -550,7 +550,7 @@ describe('hostile client', () => {
 		await finish(s);
 	});
 
-	test('a burst of 10,000 requests unread: the workbench stops reading, RSS bounded, every id answered once', { timeout: T(60000) }, async () => {
+	test('a burst of 10,000 requests unread: the workbench stops reading, RSS bounded, every id answered once', { timeout: T(150000) }, async () => {
 		const s = await opened();
 		const base = H.rssKb(s.pid);
 		const N = 10000;
@@ -598,7 +598,7 @@ describe('hostile client', () => {
 		await finish(s);
 	});
 
-	test('a burst of requests with large answers unread: RSS bounded by the high-water mark, not the input chunk', { timeout: T(60000) }, async () => {
+	test('a burst of requests with large answers unread: RSS bounded by the high-water mark, not the input chunk', { timeout: T(150000) }, async () => {
 		// Dynamic mode, a server with 1,000 tools: each tools/list answer is ~220 kB.
 		const config = { toolboxes: { b: box({ m: L.mock('--tools', '1000') }) } };
 		const s = await opened(config, 'b', { args: ['--mode', 'dynamic'] });

@@ -185,7 +185,7 @@ describe('streamed results arrive intact', () => {
 		});
 	});
 
-	test(`${HUGE.toLocaleString('en')} bytes arrive intact; the workbench's peak RSS stays below 16 MB, reading or not`, { timeout: T(30000) }, async (t) => {
+	test(`${HUGE.toLocaleString('en')} bytes arrive intact; the workbench's peak RSS stays below 16 MB, reading or not`, { timeout: T(60000) }, async (t) => {
 		const s = await opened();
 		const check = (l, id, what) => assertBytes(l.buf, expectedLine(id, HUGE, false), what);
 		await s.sendLine(useToolLine('reading', 'b', 'a', 'big', { bytes: HUGE }));
@@ -293,7 +293,7 @@ describe('nothing is written into a streamed line', () => {
 		assert.equal(got.list.tools.length, 3, `${what}: tools/list`);
 	}
 
-	test('other servers\' answers, notifications and the workbench\'s own answers wait for the end of the line', { timeout: T(30000) }, async () => {
+	test('other servers\' answers, notifications and the workbench\'s own answers wait for the end of the line', { timeout: T(60000) }, async () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const errors = watchErrors(wb.client);
 			const msgs = L.collectNotifications(wb.client, LoggingMessageNotificationSchema);
@@ -332,7 +332,7 @@ describe('a streamed answer that breaks', () => {
 		});
 	});
 
-	test('garbage before the newline: one malformed line, then isError; the server stays usable', { timeout: T(30000) }, async () => {
+	test('garbage before the newline: one malformed line, then isError; the server stays usable', { timeout: T(60000) }, async () => {
 		await withWorkbench(CONFIG, {}, async (wb) => {
 			const errors = watchErrors(wb.client);
 			await openOk(wb, 'b');
@@ -598,7 +598,7 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		await finish(s);
 	});
 
-	test('three answers in a row: each is made as the client reads it, in order', { timeout: T(30000) }, async (t) => {
+	test('three answers in a row: each is made as the client reads it, in order', { timeout: T(60000) }, async (t) => {
 		const s = H.startSession(BIGBOX);
 		await openPaused(s);
 		for (const id of ['o2', 'o3'])
@@ -620,7 +620,7 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		await finish(s);
 	});
 
-	test('answered from the catalogue: the server\'s own list, arriving meanwhile, does not make the rest at once', { timeout: T(30000) }, async (t) => {
+	test('answered from the catalogue: the server\'s own list, arriving meanwhile, does not make the rest at once', { timeout: T(60000) }, async (t) => {
 		const config = { cacheDir: L.makeTempDir('wb-cat-'), ...BIGBOX };
 		const fill = H.startSession(config);
 		await fill.initialize();
