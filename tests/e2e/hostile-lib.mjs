@@ -28,7 +28,7 @@ export function T(ms) {
 }
 
 const live = new Set();		// Sessions not yet closed.
-const seenPids = new Set();	// Mock servers and their grandchildren.
+const seenPids = new Map();	// Mock servers, their grandchildren -> startTime.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -42,12 +42,11 @@ export function isUtf8(buf) {
 	}
 }
 
-function killQuietly(pid, sig) {
-	try {
-		process.kill(pid, sig);
-	} catch {
-		// gone
-	}
+// A process to kill at the end if it still runs: noted with its start time
+// (L.killNoted), as its pid may be another's by then.
+function see(pid) {
+	if (!seenPids.has(pid))
+		seenPids.set(pid, L.startTime(pid));
 }
 
 // A session that ended cleanly: its process groups are not ours to kill
@@ -62,10 +61,8 @@ export function cleanupAll() {
 	for (const s of live)
 		L.killWorkbench(s.pid, 'cleanup');
 	live.clear();
-	for (const pid of seenPids) {
-		killQuietly(-pid, 'SIGKILL');
-		killQuietly(pid, 'SIGKILL');
-	}
+	for (const [pid, started] of seenPids)
+		L.killNoted(pid, started);
 	seenPids.clear();
 	L.cleanup();
 }
@@ -164,6 +161,7 @@ export function startSession(config, opts = {}) {
 		stderrTail: '',
 		stderrLines: 0,
 		pids: new Set(),	// Mock pids seen on stderr.
+		starts: 0,		// Their start lines: a pid may come again.
 		started: new Map(),	// "toolbox/server" -> its pids, in order.
 		grandchildren: new Set(),
 		childPids: new Set(),	// Children seen in /proc (for cleanup).
@@ -177,7 +175,7 @@ export function startSession(config, opts = {}) {
 	const watchChildren = setInterval(() => {
 		for (const c of children(s.pid)) {
 			s.childPids.add(c.pid);
-			seenPids.add(c.pid);
+			see(c.pid);
 		}
 	}, 250);
 	watchChildren.unref();
@@ -195,15 +193,16 @@ export function startSession(config, opts = {}) {
 			let m = l.match(/^(?:\[([^\]]*)\] )?mock-server: started pid=(\d+)$/);
 			if (m) {
 				const pid = Number(m[2]);
+				s.starts++;
 				s.pids.add(pid);
-				seenPids.add(pid);
+				see(pid);
 				if (m[1] !== undefined)
 					s.started.set(m[1], [...(s.started.get(m[1]) ?? []), pid]);
 			}
 			m = l.match(/mock-server: grandchild pid=(\d+)$/);
 			if (m) {
 				s.grandchildren.add(Number(m[1]));
-				seenPids.add(Number(m[1]));
+				see(Number(m[1]));
 			}
 			if (opts.onStderrLine)
 				opts.onStderrLine(l);

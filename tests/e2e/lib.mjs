@@ -34,7 +34,7 @@ export const NODE = process.execPath;
 // (suites call it from after()) and, as a last resort, on process exit.
 
 const liveProcs = new Set();	// ChildProcess objects we spawned
-const mockPgids = new Set();	// process groups of mock servers seen on stderr
+const mockPgids = new Map();	// mock servers seen on stderr -> startTime
 const tempDirs = new Set();
 
 function killQuietly(pid, sig) {
@@ -72,7 +72,34 @@ export function adopt(proc) {
 
 export function notePids(text) {
 	for (const m of text.matchAll(/(?:mock|fixture)-server: started pid=(\d+)/g))
-		mockPgids.add(Number(m[1]));
+		if (!mockPgids.has(Number(m[1])))
+			mockPgids.set(Number(m[1]), startTime(Number(m[1])));
+}
+
+// What tells a process from a later one given the same pid: its start time
+// (clock ticks after boot, /proc/PID/stat), or null once it is gone.
+export function startTime(pid) {
+	try {
+		const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return st.slice(st.lastIndexOf(')') + 2).split(' ')[19];
+	} catch {
+		return null;
+	}
+}
+
+// Kill the process group of pid and pid, a process noted when its start
+// time was started: never a process that has the pid since (pid_max is
+// often 32768, so over a test run pids come round to other tests' and
+// other runs' processes).  A group outlives its leader, and its pid is
+// not given out while the group lasts: with the leader gone and the pid
+// free, what is left of its group is killed.
+export function killNoted(pid, started) {
+	const now = startTime(pid);
+	if (now !== null && now !== started)
+		return;
+	killQuietly(-pid, 'SIGKILL');
+	if (now !== null)
+		killQuietly(pid, 'SIGKILL');
 }
 
 export function cleanup() {
@@ -83,10 +110,8 @@ export function cleanup() {
 	liveProcs.clear();
 	// Each mock server is a process group leader (setsid) if the
 	// workbench did its job; kill the group, then the pid itself.
-	for (const pid of mockPgids) {
-		killQuietly(-pid, 'SIGKILL');
-		killQuietly(pid, 'SIGKILL');
-	}
+	for (const [pid, started] of mockPgids)
+		killNoted(pid, started);
 	mockPgids.clear();
 	for (const d of tempDirs) {
 		try {

@@ -22,7 +22,7 @@ const T = (ms) => ms * SLOW;
 const NOBODY = 65534;
 
 const fronts = new Set();
-const daemons = new Set();
+const daemons = new Map();	// Shared workbenches seen -> L.startTime.
 const dirs = new Set();		// Share directories made here.
 
 function killQuietly(pid, sig = 'SIGKILL') {
@@ -57,7 +57,11 @@ function cleanup() {
 		if (f.proc.exitCode === null && f.proc.signalCode === null)
 			killQuietly(f.proc.pid);
 	fronts.clear();
-	for (const d of [...daemons, ...strayDaemons()])
+	// A daemon seen earlier only while its pid is still its own.
+	for (const [d, started] of daemons)
+		if (L.startTime(d) === started)
+			killQuietly(d);
+	for (const d of strayDaemons())
 		killQuietly(d);
 	daemons.clear();
 	dirs.clear();
@@ -141,7 +145,8 @@ class Front {
 		const m = await this.until(() => this.stderr.match(/front (\d+) joined daemon (\d+)( \(started it\))? in (\d+) us/) ||
 		    this.stderr.match(/not sharing: .*/), ms, 'joined');
 		assert.ok(m[1] !== undefined, `did not join: ${this.stderr}`);
-		daemons.add(Number(m[2]));
+		if (!daemons.has(Number(m[2])))
+			daemons.set(Number(m[2]), L.startTime(Number(m[2])));
 		return { front: Number(m[1]), daemon: Number(m[2]), started: m[3] !== undefined, us: Number(m[4]) };
 	}
 
