@@ -58,8 +58,10 @@ export function forget(s) {
 
 // Kill every session still running and every process group we saw.
 export function cleanupAll() {
+	// Only one not reaped yet: a reaped one's pid may be another's.
 	for (const s of live)
-		L.killWorkbench(s.pid, 'cleanup');
+		if (s.proc.exitCode === null && s.proc.signalCode === null)
+			L.killWorkbench(s.pid, 'cleanup');
 	live.clear();
 	for (const [pid, started] of seenPids)
 		L.killNoted(pid, started);
@@ -359,7 +361,7 @@ export function startSession(config, opts = {}) {
 			// ignore
 		}
 		const r = await L.within(s.exited, ms);
-		if (r === null)
+		if (r === null && proc.exitCode === null && proc.signalCode === null)
 			L.killWorkbench(s.pid, `escalation: no exit within ${ms} ms of stdin's end`);
 		return r;
 	};

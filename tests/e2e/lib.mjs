@@ -639,7 +639,7 @@ export function startRaw(config, opts = {}) {
 				// ignore
 			}
 			const r = await within(exited, ms);
-			if (r === null)
+			if (r === null && proc.exitCode === null && proc.signalCode === null)
 				killWorkbench(proc.pid, `escalation: no exit within ${ms} ms of stdin's end`);
 			liveProcs.delete(proc);
 			notePids(stderr);

@@ -76,7 +76,7 @@ describe('idle stop', () => {
 		const stopped = new RegExp(`b/i: stopped after ${IDLE} ms without traffic \\(idleTimeoutMs\\)`);
 		await L.waitFor(() => stopped.test(s.stderrTail), T(3000), 'the idle stop reported');
 		const afterStop = groupsRssKb([i0, k0]);
-		assert.ok(L.pidAlive(k0), 'the server without idleTimeoutMs runs on');
+		assert.ok(L.pidAlive(k0), `the server without idleTimeoutMs runs on; ${s.describe()}`);
 		assert.doesNotMatch(s.stderrTail, /b\/i: .*exited|killed by signal/, 'an idle stop is not a failure');
 		t.diagnostic(`servers' RSS ${before} kB -> ${afterStop} kB once the idle one stopped`);
 		assert.ok(afterStop < before, `RSS of the servers drops: ${before} -> ${afterStop} kB`);
