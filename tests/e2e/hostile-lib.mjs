@@ -256,6 +256,16 @@ export function startSession(config, opts = {}) {
 		const p = s.started.get(label);
 		return p === undefined ? undefined : p[p.length - 1];
 	};
+	// The same, once its line has come: stderr may come after the answers.
+	s.startedPid = (label, ms = T(5000)) =>
+		L.waitFor(() => s.pidOf(label), ms, `the start line of ${label}`);
+	// Once each mock server of toolbox name in config has said it started.
+	s.allStarted = (config, name) => {
+		const labels = Object.entries(config.toolboxes[name].mcpServers)
+		    .filter(([, c]) => c.command === L.MOCK).map(([k]) => `${name}/${k}`);
+		return L.waitFor(() => labels.every((l) => s.started.has(l)), T(5000),
+		    `the start lines of ${labels.join(', ')}`);
+	};
 	s.describe = () => `workbench pid ${s.pid}; stderr tail:\n${s.stderrTail.slice(-3000)}`;
 	// Write bytes, waiting for the pipe to drain (never buffers without bound).
 	s.write = (data) => new Promise((resolve) => {

@@ -54,6 +54,8 @@ async function opened(config = CONFIG, name = 'b', opts = {}) {
 	const s = await session(config, opts);
 	const l = await s.open(name);
 	assert.equal(l.json?.result?.isError, undefined, `open_toolbox ${name}: ${l.text.slice(0, 500)}`);
+	// Their start lines, which tests count, may come after the answer.
+	await s.allStarted(config, name);
 	return s;
 }
 
@@ -913,8 +915,7 @@ describe('hostile servers', () => {
 	test('closes stdout but keeps running (and ignores SIGTERM): error, killed, restartable', { timeout: T(20000) }, async () => {
 		const config = { toolboxes: { b: box({ a: L.mock('--hostile', '--linger', '--ignore-sigterm'), ok: L.mock() }) } };
 		const s = await opened(config);
-		const old = s.pidOf('b/a');
-		assert.ok(old > 0, 'pid of b/a');
+		const old = await s.startedPid('b/a');
 		await s.sendLine(useToolLine('"n1"', 'b', 'ok', 'sleep', { ms: 300 }));
 		const t0 = Date.now();
 		const l = await s.useTool('b', 'a', 'close_stdout', {}, 3000);

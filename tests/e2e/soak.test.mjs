@@ -181,6 +181,7 @@ describe('soak', () => {
 		const s = H.startSession(config);
 		await s.initialize();
 		assert.equal((await s.open('b')).json.result.structuredContent.servers_connected, 3);
+		await s.allStarted(config, 'b');
 		const pids0 = [...s.pids];
 		const t0 = Date.now();
 		const pending = new Map();	// id -> check(line)

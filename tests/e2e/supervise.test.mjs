@@ -21,6 +21,8 @@ async function opened(config, name) {
 	await s.initialize();
 	const l = await s.open(name);
 	assert.equal(l.json?.result?.isError, undefined, `open_toolbox ${name}: ${l.text.slice(0, 500)}`);
+	// Their start lines, which tests count, may come after the answer.
+	await s.allStarted(config, name);
 	return s;
 }
 
@@ -60,8 +62,8 @@ describe('idle stop', () => {
 			},
 		};
 		const s = await opened(config, 'b');
-		const i0 = s.pidOf('b/i');
-		const k0 = s.pidOf('b/k');
+		const i0 = await s.startedPid('b/i');
+		const k0 = await s.startedPid('b/k');
 		// Busy for longer than the idle limit: a call in flight is traffic.
 		// Its answer is the proof: a stop closes the server's pipes, so a
 		// call in flight then is never answered.  (Not its pid, nor its RSS

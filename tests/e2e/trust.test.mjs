@@ -290,6 +290,7 @@ describe('the guardian (item 8)', () => {
 		await s.initialize();
 		const l = await s.open(name);
 		assert.equal(l.json?.result?.isError, undefined, `open_toolbox ${name}: ${l.text.slice(0, 500)}`);
+		await s.allStarted(config, name);
 		return s;
 	}
 
