@@ -546,9 +546,10 @@ describe('progress, cancellation and logging across the eras', () => {
 		await L.withWorkbench(config, {}, async (wb) => {
 			await L.openOk(wb, 'box');
 			const seen = [];
+			const wire = L.tapMessages(wb.client);
 			const r = await wb.useTool('box', 'v', 'slow', { ms: 50 }, { onprogress: (p) => seen.push(p.progress) });
 			check(r, 'done', 'slow');
-			assert.deepEqual(seen, [1, 2]);
+			L.assertWireProgress(wire, seen, [1, 2], 'slow');
 			const ac = new AbortController();
 			const call = wb.useTool('box', 'v', 'slow', { ms: 20000 }, { signal: ac.signal });
 			await L.sleep(300);

@@ -107,19 +107,22 @@ describe('http: streams', () => {
 			await a.openToolbox('fx');
 			await b.openToolbox('fx');
 			const seen = [];
+			let wire = L.tapMessages(a.client);
 			const r = await a.useTool('fx', 'f', 'progress', { steps: 3, interval_ms: 5 },
 			    { onprogress: (p) => seen.push(p.progress) });
-			assert.deepEqual(seen, [1, 2, 3]);
+			L.assertWireProgress(wire, seen, [1, 2, 3]);
 			assert.equal(JSON.parse(L.resultText(r)).steps, 3);
 			// The server asks the client while b works on another one (a
 			// 2025 server's request goes to the session of the one call
 			// in flight on it).
 			const busy = b.useTool('fx', 'g', 'wait', { ms: 300 }).catch((err) => err);
+			const seenAsk = [];
+			wire = L.tapMessages(a.client);
 			const e = await a.useTool('fx', 'f', 'ask', { ...ELICIT, progress: true },
-			    { onprogress: (p) => seen.push(p.progress) });
+			    { onprogress: (p) => seenAsk.push(p.progress) });
 			assert.deepEqual(asked, ['name?']);
 			assert.equal(JSON.parse(L.resultText(e)).result.content.name, 'Ada');
-			assert.deepEqual(seen.slice(3), [1, 2]);
+			L.assertWireProgress(wire, seenAsk, [1, 2], 'ask');
 			assert.equal(L.resultText(await busy), 'waited 300');
 			await Promise.all([a.close(), b.close()]);
 		});
@@ -137,9 +140,10 @@ describe('http: streams', () => {
 					} },
 				});
 				const seen = [];
+				const wire = L.tapMessages(c.client);
 				const r = await c.useTool('fx', 'f', 'progress', { steps: 2, interval_ms: 5 },
 				    { onprogress: (p) => seen.push(p.progress) });
-				assert.deepEqual(seen, [1, 2]);
+				L.assertWireProgress(wire, seen, [1, 2]);
 				assert.equal(JSON.parse(L.resultText(r)).steps, 2);
 				const e = await c.useTool('fx', 'f', 'ask', ELICIT);
 				assert.deepEqual(asked, ['name?']);

@@ -365,6 +365,16 @@ export function wireProgress(seen) {
 	};
 }
 
+// The one call's progress went out before its answer as want (seen from
+// tapMessages), and the client reported a prefix of it, in order: it may
+// drop what came together with the answer.
+export function assertWireProgress(seen, reported, want, what = 'progress') {
+	const sent = wireProgress(seen);
+	assert.ok(sent.answered, `${what}: the answer on the wire`);
+	assert.deepEqual(sent.before, want, `${what}: sent before the answer`);
+	assert.deepEqual(reported, sent.before.slice(0, reported.length), `${what}: reported in order`);
+}
+
 // Errors the SDK reports for progress that came with its call's answer
 // (see tapMessages), removed from errors; the rest stay.
 export function dropLateProgressErrors(errors) {

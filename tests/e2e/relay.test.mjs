@@ -805,9 +805,11 @@ describe('timeouts', () => {
 			// With a progress token: every progress restarts the 800 ms timer.
 			let seen = 0;
 			let t0 = Date.now();
-			let r = await wb.useTool('box', 'free', 'progress', slowArgs, { onprogress: () => seen++ });
+			const reported = [];
+			const wire = L.tapMessages(wb.client);
+			let r = await wb.useTool('box', 'free', 'progress', slowArgs, { onprogress: (p) => reported.push(p.progress) });
 			assertOk(r, 'progress kept the call alive:');
-			assert.equal(seen, 12);
+			L.assertWireProgress(wire, reported, Array.from({ length: 12 }, (_, i) => i + 1));
 			assert.ok(Date.now() - t0 >= 2300);
 			// Without a token the server sends no progress: 800 ms.
 			t0 = Date.now();
