@@ -670,7 +670,7 @@ export function runCli(args, opts = {}) {
 		env,
 		cwd: opts.cwd,
 		input: opts.input ?? '',
-		timeout: opts.timeout ?? 10000,
+		timeout: opts.timeout ?? 10000 * SLOW,
 		encoding: 'utf8',
 	});
 	if (r.error)
