@@ -591,7 +591,7 @@ http_request_of(const struct http_parser *p, const char *b,
     struct http_request *r)
 {
 	const char *q, *t;
-	size_t n, scheme;
+	size_t n, scheme, end;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -612,10 +612,11 @@ http_request_of(const struct http_parser *p, const char *b,
 	 */
 	if (scheme > 0) {
 		q = memchr(t + scheme, '/', n - scheme);
+		end = q != NULL ? (size_t)(q - t) : n;
 		r->h[HTTP_H_HOST].p = t + scheme;
-		r->h[HTTP_H_HOST].n = (q != NULL ? (size_t)(q - t) : n) - scheme;
-		n -= q != NULL ? (size_t)(q - t) : n;
-		t = q != NULL ? q : t + r->target.n;
+		r->h[HTTP_H_HOST].n = end - scheme;
+		t += end;
+		n -= end;
 	}
 	if ((q = memchr(t, '?', n)) != NULL)
 		n = (size_t)(q - t);
