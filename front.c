@@ -537,6 +537,18 @@ join_locked(const struct share_dir *d, const struct share_id *id,
 	return -1;
 }
 
+static const int stop_sigs[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void
+stop_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		sigaddset(set, stop_sigs[i]);
+}
+
 /*
  * Join the shared workbench of id in d, starting it with argv (argv[0]
  * and the options it needs, e.g. -c with an absolute path) when none
@@ -544,30 +556,38 @@ join_locked(const struct share_dir *d, const struct share_id *id,
  * hello.  0: the daemon has the client's stdio, f the lifeline; -1 with
  * why: the stdio is untouched, the session runs on its own.  Call it
  * before installing signal handlers: it uses SIGALRM while it waits for
- * the lock, and waits for the child it forks.
+ * the lock, and waits for the child it forks.  The client may end the
+ * session the moment it is joined, before share_wait: the stop signals
+ * are blocked from here on, so one that comes meanwhile waits for
+ * share_wait's handler; after a failed join it takes its course.
  */
 int
 share_join(const struct share_dir *d, const struct share_id *id,
     char *const *argv, char *const *opts, struct share_front *f,
     struct buf *why)
 {
-	int lock, r;
+	sigset_t stops;
+	int lock, r = -1;
 
 	memset(f, 0, sizeof(*f));
 	f->sock = -1;
 	f->errfl = -1;
+	stop_set(&stops);
+	sigprocmask(SIG_BLOCK, &stops, &f->mask);
 	if ((lock = share_lock_open(d, id->name, why)) < 0)
-		return -1;
-	if (lock_wait(lock, SHARE_LOCK_MS) < 0) {
+		goto out;
+	if (lock_wait(lock, SHARE_LOCK_MS) < 0)
 		buf_printf(why, "cannot lock %s/%s.lock: %s", d->path,
 		    id->name, errno == ETIMEDOUT ? "held for too long" :
 		    strerror(errno));
-		close(lock);
-		return -1;
+	else {
+		r = join_locked(d, id, argv, opts, f, why);
+		flock(lock, LOCK_UN);
 	}
-	r = join_locked(d, id, argv, opts, f, why);
-	flock(lock, LOCK_UN);
 	close(lock);
+out:
+	if (r < 0)
+		sigprocmask(SIG_SETMASK, &f->mask, NULL);
 	return r;
 }
 
@@ -588,10 +608,9 @@ on_stop(int sig)
 int
 share_wait(struct share_front *f)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	unsigned char m[SHARE_HDR + 1];
 	struct sigaction sa;
-	sigset_t block, during;
+	sigset_t during;
 	struct pollfd p;
 	size_t have = 0, i;
 	ssize_t n;
@@ -599,15 +618,12 @@ share_wait(struct share_front *f)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sigaction(sigs[i], &sa, NULL);
-		sigaddset(&block, sigs[i]);
+	/* Blocked since the join but while in ppoll: none is lost. */
+	during = f->mask;
+	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++) {
+		sigaction(stop_sigs[i], &sa, NULL);
+		sigdelset(&during, stop_sigs[i]);
 	}
-	/* Blocked but while in ppoll: none is lost between the checks. */
-	sigprocmask(SIG_BLOCK, &block, &during);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigdelset(&during, sigs[i]);
 	p.fd = f->sock;
 	p.events = POLLIN;
 	while (stop_signal == 0 && have < sizeof(m)) {

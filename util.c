@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -383,9 +384,23 @@ sip_final(struct siphash *h, unsigned char *tag)
 	memset(h, 0, sizeof(*h));
 }
 
+/* Whether fd is a regular file with more than max bytes left to read. */
+static bool
+file_too_large(int fd, size_t max)
+{
+	struct stat st;
+	off_t at;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (at = lseek(fd, 0, SEEK_CUR)) < 0 || st.st_size <= at)
+		return false;
+	return (unsigned long long)(st.st_size - at) > max;
+}
+
 /*
  * The rest of what fd reads, NUL-terminated, of at most max bytes; NULL
- * with errno (EFBIG when there is more).  fd is left open.
+ * with errno (EFBIG when there is more: a regular file that says so by
+ * its size is not read at all).  fd is left open.
  */
 char *
 fd_read_all(int fd, size_t max, size_t *len)
@@ -393,6 +408,10 @@ fd_read_all(int fd, size_t max, size_t *len)
 	struct buf b = { 0 };
 	ssize_t n;
 
+	if (file_too_large(fd, max)) {
+		errno = EFBIG;
+		return NULL;
+	}
 	for (;;) {
 		buf_reserve(&b, 65536);
 		n = read(fd, b.data + b.len, 65536);

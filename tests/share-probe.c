@@ -24,7 +24,10 @@
  *		says what happens to sessions and connections.  With
  *		SHARE_PROBE_HOLD=FIFO in its environment, it reads FIFO to
  *		its end before it listens: a test holds it there to see
- *		the other fronts wait for the lock meanwhile.
+ *		the other fronts wait for the lock meanwhile.  With
+ *		SHARE_PROBE_JOINED_HOLD=FIFO, a front reads FIFO to its
+ *		end after it says it joined, before it waits: a test
+ *		signals it there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +147,20 @@ alone(void)
 	return 0;
 }
 
+/* Read path (a FIFO) to its end, when given. */
+static void
+hold(const char *path)
+{
+	char c;
+	int fd;
+
+	if (path == NULL || (fd = open(path, O_RDONLY)) < 0)
+		return;
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
+}
+
 static int
 front(const char *config)
 {
@@ -179,6 +196,7 @@ front(const char *config)
 	fprintf(stderr, "share-probe: front %ld joined daemon %ld%s in %lld "
 	    "us\n", (long)getpid(), (long)f.daemon, f.started ?
 	    " (started it)" : "", now_us() - t0);
+	hold(getenv("SHARE_PROBE_JOINED_HOLD"));
 	return share_wait(&f);
 alone:
 	fprintf(stderr, "share-probe: not sharing: %s\n", buf_cstr(&why));
@@ -470,20 +488,6 @@ serve_loop(struct share_server *srv)
 		session_end(srv, nsess - 1, "the daemon exits");
 	share_server_close(srv);
 	return 0;
-}
-
-/* Read path (a FIFO) to its end, when given. */
-static void
-hold(const char *path)
-{
-	char c;
-	int fd;
-
-	if (path == NULL || (fd = open(path, O_RDONLY)) < 0)
-		return;
-	while (read(fd, &c, 1) > 0)
-		;
-	close(fd);
 }
 
 static int

@@ -978,6 +978,50 @@ test_text(void)
 	}
 }
 
+/*
+ * fd_read_all: a regular file that says by its size that it is over the
+ * limit is refused before a byte is read (a catalogue entry or a
+ * configuration of gigabytes costs nothing); a pipe, which cannot say,
+ * is read up to the limit and refused then.
+ */
+static void
+test_read_all(void)
+{
+	char path[] = "/tmp/wb-unit-read-XXXXXX", *text;
+	size_t len;
+	int fd, p[2];
+
+	CHECK((fd = mkstemp(path)) >= 0);
+	if (fd < 0)
+		return;
+	unlink(path);
+	CHECK(write(fd, "0123456789", 10) == 10);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	errno = 0;
+	CHECK(fd_read_all(fd, 9, &len) == NULL && errno == EFBIG);
+	CHECK(lseek(fd, 0, SEEK_CUR) == 0);
+	CHECK((text = fd_read_all(fd, 10, &len)) != NULL && len == 10 &&
+	    strcmp(text, "0123456789") == 0);
+	free(text);
+	/* "The rest": from where the file stands. */
+	CHECK(lseek(fd, 2, SEEK_SET) == 2);
+	CHECK((text = fd_read_all(fd, 8, &len)) != NULL && len == 8);
+	free(text);
+	/* Over 4 GiB by its size, sparse: refused unread all the same. */
+	if (ftruncate(fd, (off_t)5 << 30) == 0) {
+		CHECK(lseek(fd, 0, SEEK_SET) == 0);
+		CHECK(fd_read_all(fd, 1 << 20, &len) == NULL && errno == EFBIG);
+		CHECK(lseek(fd, 0, SEEK_CUR) == 0);
+	}
+	close(fd);
+	if (pipe(p) < 0)
+		return;
+	CHECK(write(p[1], "0123456789", 10) == 10);
+	close(p[1]);
+	CHECK(fd_read_all(p[0], 9, &len) == NULL && errno == EFBIG);
+	close(p[0]);
+}
+
 static void
 test_framing(void)
 {
@@ -2969,6 +3013,7 @@ main(void)
 	test_term_escape();
 	test_guardian_groups();
 	test_guardian_queue();
+	test_read_all();
 	test_framing();
 	test_expand();
 	test_config_ok();

@@ -322,6 +322,28 @@ describe('share: one daemon, the client\'s own stdio', () => {
 		await logSays(dir, new RegExp(`session of pid ${front} ended: its front is gone`));
 	});
 
+	test('SIGTERM of a front the moment it has joined, before it waits: it exits 0 all the same', { timeout: T(20000) }, async () => {
+		const dir = shareDir();
+		const fifo = path.join(L.makeTempDir('wb-joined-'), 'hold');
+		assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+		const held = fs.openSync(fifo, fs.constants.O_RDWR);
+		const f = new Front(dir, config(), { env: { ...process.env, SHARE_PROBE_JOINED_HOLD: fifo } });
+		const { front, daemon } = await f.joined();
+		await L.waitFor(() => fs.readdirSync(`/proc/${front}/fd`).some((n) => {
+			try {
+				return fs.readlinkSync(`/proc/${front}/fd/${n}`) === fifo;
+			} catch {
+				return false;
+			}
+		}), T(10000), 'the front held after joining');
+		assert.equal(await f.ask('x'), `${daemon} echo x`);
+		process.kill(front, 'SIGTERM');
+		fs.closeSync(held);
+		assert.deepEqual({ ...(await f.exit), at: 0 }, { code: 0, signal: null, at: 0 });
+		await L.withTimeout(f.eof, T(5000), 'the client\'s stdout to end');
+		await logSays(dir, new RegExp(`session of pid ${front} ended: its front is gone`));
+	});
+
 	test('SIGKILL of the daemon: every front exits within 2 s saying so; the next front replaces the stale socket and starts another', { timeout: T(30000) }, async () => {
 		const dir = shareDir();
 		const cfg = config();
