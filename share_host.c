@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "dispatch.h"
@@ -470,6 +471,10 @@ host_serve_args(int *argc, char ***argv, const char **hex)
 		    SHARE_OPT_READY, av[4]);
 		return -2;
 	}
+#ifdef PR_SET_NAME
+	/* What ps, top and pgrep show: not "exe" (we ran /proc/self/exe). */
+	prctl(PR_SET_NAME, WB_NAME);
+#endif
 	*hex = av[2];
 	av[4] = av[0];
 	*argv = av + 4;

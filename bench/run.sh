@@ -616,13 +616,17 @@ row share_lat_p50 "shared: call p50 (d: unshared)" us "<= 1.1x" \
 # unshared session with 128: calls of all over the longest's time.  The
 # same 4 sessions unshared (4 workbenches, 16 servers) are the same load
 # shape without sharing: 4 client processes on the same CPUs.
-# rate4 CONFIG: 4 sessions of CONFIG with 32 in flight at once: calls/s.
+# rate4 CONFIG: 4 sessions of CONFIG with 32 in flight at once: calls/s;
+# the 4 clients' own CPU per call in $T/shrate.lg.
 rate4() {
 	for _j in 1 2 3 4; do
 		through "$1" -S 4 -n "$((RATE_N / 4))" -k 32 rate \
 		    >"$T/shrate.$_j" &
 	done
 	wait
+	cat "$T/shrate".[1-4] | awk '{ for (i = 1; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "cpu_loadgen_us") l += kv[2] } }
+	    END { printf "%.3f", l / 4 }' >"$T/shrate.lg"
 	_agg=$(cat "$T/shrate".[1-4] | awk '
 	    { for (i = 1; i <= NF; i++) { split($i, kv, "=")
 		if (kv[1] == "calls") c += kv[2]
@@ -632,15 +636,24 @@ rate4() {
 	isnum "$_agg" || err "error=sharing rate"
 	printf '%s' "$_agg"
 }
-# The shared workbench's CPU time so far in us (its pid from --status).
+# cpu_of PID...: their CPU time so far in us, together.
+cpu_of() {
+	for _p in "$@"; do cat "/proc/$_p/stat"; done 2>/dev/null |
+	    awk -v hz="$(getconf CLK_TCK)" '{ t += $14 + $15 }
+		END { printf "%.0f", t * 1e6 / hz }'
+}
+# The shared workbench's CPU time so far in us (its pid from --status),
+# then its servers'.
 shared_cpu() {
 	_p=$("$WB" --status --json -c "$T/sh4.json" 2>>"$LOG" |
 	    sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')
-	[ -n "$_p" ] && awk -v hz="$(getconf CLK_TCK)" \
-	    '{ printf "%.0f", ($14 + $15) * 1e6 / hz }' "/proc/$_p/stat"
+	[ -n "$_p" ] || return 0
+	# shellcheck disable=SC2046
+	printf '%s %s' "$(cpu_of "$_p")" \
+	    "$(cpu_of $(cat /proc/"$_p"/task/*/children 2>/dev/null))"
 }
 say "sharing: 4 sessions x 32 in flight against 1 x 128 ($RATE_N calls)"
-r1= _best=0 _same=0 _cpu=n/a _i=0
+r1= _best=0 _same=0 _cpu=n/a _scpu=n/a _lcpu=n/a _i=0
 while [ "$_i" -lt "$ROUNDS" ]; do
 	_a=$(through "$T/c4.json" -S 4 -n "$RATE_N" -k 128 rate); err "$_a"
 	r1=$(better rate max "$r1" "$_a")
@@ -651,8 +664,13 @@ while [ "$_i" -lt "$ROUNDS" ]; do
 	_c1=$(shared_cpu)
 	if isnum "$_agg" && [ "$(calc "$_agg > $_best")" = 1 ]; then
 		_best=$_agg
-		isnum "$_c0" && isnum "$_c1" &&
-		    _cpu=$(calc "($_c1 - $_c0) / $RATE_N")
+		_lcpu=$(cat "$T/shrate.lg")
+		# shellcheck disable=SC2086
+		set -- $_c0 $_c1
+		if [ $# = 4 ]; then
+			_cpu=$(calc "($3 - $1) / $RATE_N")
+			_scpu=$(calc "($4 - $2) / $RATE_N")
+		fi
 	fi
 	_agg=$(rate4 "$T/c4.json")
 	if isnum "$_agg" && [ "$(calc "$_agg > $_same")" = 1 ]; then
@@ -668,6 +686,14 @@ row share_rate_shape "  the same 4 sessions unshared (d) vs shared (w)" \
     calls/s - -
 D=$(val cpu_proxy_us "$r1"); W=$_cpu
 row share_cpu_call "  the workbench's CPU per call: 1 x 128 (d), shared (w)" \
+    us - -
+# The rest of the CPU a call costs, on the same CPUs: 4 client processes
+# cost more a call than one, whatever serves them.
+D=$(val cpu_servers_us "$r1"); W=$_scpu
+row share_cpu_servers "  the servers' CPU per call: 1 x 128 (d), shared (w)" \
+    us - -
+D=$(val cpu_loadgen_us "$r1"); W=$_lcpu
+row share_cpu_clients "  the clients' CPU per call: 1 client (d), 4 (w)" \
     us - -
 # Memory and open_toolbox, as SDK clients see them, with node servers
 # (bench/share.mjs; needs the test suite's node_modules).

@@ -679,6 +679,8 @@ describe('sharing: the command line', () => {
 			assert.match(lines[1], new RegExp(`^session pid ${a.pid}, era 2025-11-25, up \\d+s, 0 calls in flight, open: fx$`));
 			assert.match(lines[2], new RegExp(`^server fx/f: pid ${st.servers[0].pid}, ready, 1 session, 0 calls$`));
 			assert.equal(st.config, cfg);
+			// What ps, top and pgrep show (it runs from /proc/self/exe).
+			assert.equal(fs.readFileSync(`/proc/${st.pid}/comm`, 'utf8'), 'mcp-workbench\n');
 			assert.ok(st.uptime_ms >= 0 && st.sessions[0].since_ms >= 0);
 			assert.deepEqual(st.sessions[0].open, ['fx']);
 			r = L.runCli(['-c', cfg, '--status', '--probe']);
