@@ -551,6 +551,30 @@ origin_valid(const char *o)
 	    strchr(host + 3, '/') == NULL && strchr(o, ' ') == NULL;
 }
 
+/*
+ * An origin as browsers send it (RFC 6454 §6.2): scheme and host in
+ * lower case, no default port.  The Origin field is compared with the
+ * allowed exactly, so "HTTPS://App.example:443" is kept as
+ * "https://app.example", the one form that can match.
+ */
+static void
+origin_serialize(char *o)
+{
+	size_t n;
+	char *p;
+
+	for (p = o; *p != '\0'; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	n = strlen(o);
+	if (strncmp(o, "http://", 7) == 0 && n > 10 &&
+	    strcmp(o + n - 3, ":80") == 0)
+		o[n - 3] = '\0';
+	else if (strncmp(o, "https://", 8) == 0 && n > 12 &&
+	    strcmp(o + n - 4, ":443") == 0)
+		o[n - 4] = '\0';
+}
+
 /* The keys of serving HTTP (--listen). */
 static void
 http_member(struct loader *l, const char *key, int t)
@@ -578,6 +602,8 @@ http_member(struct loader *l, const char *key, int t)
 				problem(l, true, "allowedOrigins[%d]: '%s' is not "
 				    "an origin (scheme://host[:port])", i,
 				    c->origins[i]);
+			else
+				origin_serialize(c->origins[i]);
 	} else if (strcmp(key, "maxConnections") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1 || v > 100000)
 			problem(l, true, "expected a whole number from 1 to "

@@ -601,7 +601,8 @@ on_stop(int sig)
  * Wait with nothing but the lifeline until the session ends: END gives
  * the status to exit with; end of file without it means the daemon
  * died, said in one line on stderr (SHARE_EXIT_LOST), whose flags the
- * daemon made non-blocking and could not put back.  SIGTERM, SIGINT or
+ * daemon made non-blocking and could not put back.  END with
+ * SHARE_EXIT_LOST (a daemon stopped with sessions) is said likewise.  SIGTERM, SIGINT or
  * SIGHUP from the client close the lifeline, which ends the session in
  * the daemon: 0.
  */
@@ -614,6 +615,7 @@ share_wait(struct share_front *f)
 	struct pollfd p;
 	size_t have = 0, i;
 	ssize_t n;
+	bool ended;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -641,13 +643,14 @@ share_wait(struct share_front *f)
 	f->sock = -1;
 	if (stop_signal != 0)
 		return 0;
-	if (have == sizeof(m) && share_get32(m) == 1 &&
-	    share_get16(m + 4) == MSG_END)
+	ended = have == sizeof(m) && share_get32(m) == 1 &&
+	    share_get16(m + 4) == MSG_END;
+	if (ended && m[SHARE_HDR] != SHARE_EXIT_LOST)
 		return m[SHARE_HDR];
 	if (f->errfl >= 0)
 		fcntl(STDERR_FILENO, F_SETFL, f->errfl);
-	wb_log("the shared workbench (pid %ld) is gone; this session ended "
-	    "with it", (long)f->daemon);
+	wb_log("the shared workbench (pid %ld) %s; this session ended with it",
+	    (long)f->daemon, ended ? "stopped" : "is gone");
 	wb_log_flush();
 	return SHARE_EXIT_LOST;
 }

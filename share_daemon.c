@@ -827,9 +827,9 @@ share_server_close(struct share_server *srv)
 	while (srv->nconn > 0)
 		conn_drop(srv, srv->nconn - 1, 0, NULL);
 	while (srv->live != NULL)
-		share_session_end(srv, &srv->live->h, 1);
+		share_session_end(srv, &srv->live->h, SHARE_EXIT_LOST);
 	while (srv->ready != NULL)
-		share_session_end(srv, &srv->ready->h, 1);
+		share_session_end(srv, &srv->ready->h, SHARE_EXIT_LOST);
 	share_dir_close(&srv->dir);
 	free(srv);
 }

@@ -438,8 +438,9 @@ host_status(bool json)
 		printf("%s\n", buf_cstr(&answer));
 	else if (r == 0)
 		status_text(answer.data, answer.len);
-	else if (r > 0)
-		printf("no shared workbench serves %s\n", wb.cfg.path);
+	else if (r > 0)	/* With --json, stdout has JSON or nothing. */
+		fprintf(json ? stderr : stdout, "no shared workbench serves "
+		    "%s\n", wb.cfg.path);
 	else
 		fprintf(stderr, WB_NAME ": --status: %s\n", buf_cstr(&why));
 	buf_free(&why);
@@ -807,7 +808,11 @@ host_expired(long long now)
 	return linger != 0 && now >= linger;
 }
 
-/* The end: every session still there ends, the socket goes. */
+/*
+ * The end: every session still there ends, the socket goes.  Sessions
+ * are still there only when the shared workbench is stopped (a signal):
+ * their fronts exit as when it dies, saying it stopped.
+ */
 void
 host_close(void)
 {
@@ -817,7 +822,7 @@ host_close(void)
 	while ((g = guests) != NULL) {
 		guests = g->next;
 		err_flush(g);
-		share_session_end(host, g->h, 1);
+		share_session_end(host, g->h, SHARE_EXIT_LOST);
 		buf_free(&g->err);
 		free(g);
 	}

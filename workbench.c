@@ -500,7 +500,7 @@ usage(FILE *f)
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--listen HOST:PORT] [--check]\n"
 	    "       [-V|--version] [-h|--help]\n"
-	    "       " WB_NAME " [-c FILE] --status [--json]\n"
+	    "       " WB_NAME " [-c FILE] [--mode MODE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
 }
@@ -641,7 +641,7 @@ parse_options(int argc, char *argv[], struct options *o)
 		    "--capabilities goes with --probe");
 	if (o->json && !o->probe && !o->status)
 		return usage_error("--json goes with --probe or --status");
-	if (o->status && (o->probe || o->check))
+	if (o->status && (o->probe || o->check || o->listen != NULL))
 		return usage_error("--status goes alone");
 	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
 	    strcmp(o->mode, "dynamic") != 0)

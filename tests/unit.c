@@ -1264,14 +1264,21 @@ test_config_http(void)
 	setenv("WB_T_TOKEN", "0123456789abcdef0123", 1);
 	CHECK(load("{\"toolboxes\":{},\"listen\":\"[::1]:8080\","
 	    "\"httpToken\":\"${WB_T_TOKEN}\",\"allowedOrigins\":"
-	    "[\"https://app.example.com\",\"http://h:1\"],"
+	    "[\"https://app.example.com\",\"http://h:1\","
+	    "\"HTTPS://App.Example:443\",\"Http://UP.example:80\","
+	    "\"http://h:8080\",\"https://h:80\"],"
 	    "\"maxConnections\":3,\"httpSessionTimeoutMs\":0}", &c,
 	    &err2) == 0);
 	CHECK(err2[0] == '\0');
 	CHECK(strcmp(c.listen, "[::1]:8080") == 0);
 	CHECK(strcmp(c.http_token, "0123456789abcdef0123") == 0);
 	CHECK(strcmp(c.origins[0], "https://app.example.com") == 0);
-	CHECK(strcmp(c.origins[1], "http://h:1") == 0 && c.origins[2] == NULL);
+	CHECK(strcmp(c.origins[1], "http://h:1") == 0);
+	/* Kept as browsers send them, the only form that can match. */
+	CHECK(strcmp(c.origins[2], "https://app.example") == 0);
+	CHECK(strcmp(c.origins[3], "http://up.example") == 0);
+	CHECK(strcmp(c.origins[4], "http://h:8080") == 0);
+	CHECK(strcmp(c.origins[5], "https://h:80") == 0 && c.origins[6] == NULL);
 	CHECK(c.max_conns == 3 && c.http_session_ms == 0);
 	cfg_free(&c);
 	free(err2);

@@ -74,7 +74,7 @@ describe('http: who may ask', () => {
 	});
 
 	test('Origin: loopback and allowedOrigins pass, others 403; a rebound Host 403; a real client unaffected', T, async () => {
-		await H.withListener({ ...FIXTURE, allowedOrigins: ['https://app.example.com'] }, {}, async (wb) => {
+		await H.withListener({ ...FIXTURE, allowedOrigins: ['https://app.example.com', 'HTTPS://Up.Example:443'] }, {}, async (wb) => {
 			const busy = await busyClient(wb.url);
 			const ping = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
 			assert.equal((await H.post(wb.url, ping, { origin: 'http://evil.example' })).status, 403);
@@ -82,6 +82,8 @@ describe('http: who may ask', () => {
 			assert.equal((await H.post(wb.url, ping, { origin: 'https://app.example.com.evil.example' })).status, 403);
 			assert.equal((await H.post(wb.url, ping, { origin: 'http://localhost:6274' })).status, 200);
 			assert.equal((await H.post(wb.url, ping, { origin: 'https://app.example.com' })).status, 200);
+			// An entry written otherwise matches what a browser sends.
+			assert.equal((await H.post(wb.url, ping, { origin: 'https://up.example' })).status, 200);
 			const rebound = await H.rawExchange(wb.port, `POST /mcp HTTP/1.1\r\nHost: attacker.example:${wb.port}\r\n` +
 				`Content-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`);
 			assert.match(rebound, /^HTTP\/1\.1 403 /);

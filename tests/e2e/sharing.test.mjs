@@ -371,6 +371,28 @@ describe('sharing: sessions and the shared workbench ending', () => {
 		}
 	});
 
+	test('the shared workbench stopped (SIGTERM): every session\'s front exits 4 saying it stopped, and its servers are stopped', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = statusOk(cfg);
+			const server = serverOf(st, 'fx', 'f')[0].pid;
+			process.kill(st.pid, 'SIGTERM');
+			const [ea, eb] = await Promise.all([a.exited, b.exited]);
+			assert.deepEqual([ea.code, eb.code], [4, 4]);
+			const line = new RegExp(`the shared workbench \\(pid ${st.pid}\\) stopped; this session ended with it`);
+			await L.waitFor(() => line.test(a.stderr) && line.test(b.stderr), T(3000), 'each front\'s last line');
+			await L.waitFor(() => !L.pidAlive(server), T(5000), 'the server stopped');
+			await L.waitFor(() => !L.pidAlive(st.pid), T(5000), 'the shared workbench gone');
+			assert.equal(status(cfg).code, 1);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
 	test('the linger: a session within shareLingerMs finds the server running (no process started, open_toolbox at once); after it, the shared workbench exits with its servers', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX(), { shareLingerMs: T(1500) });
 		const a = await L.startWorkbench(cfg);
@@ -668,6 +690,9 @@ describe('sharing: the command line', () => {
 		let r = L.runCli(['-c', cfg, '--status']);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, `no shared workbench serves ${cfg}\n`);
+		// With --json, standard output is JSON or nothing (for scripts).
+		r = L.runCli(['-c', cfg, '--status', '--json']);
+		assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', `no shared workbench serves ${cfg}\n`]);
 		const a = await L.startWorkbench(cfg);
 		try {
 			await L.openOk(a, 'fx');
@@ -685,6 +710,9 @@ describe('sharing: the command line', () => {
 			assert.deepEqual(st.sessions[0].open, ['fx']);
 			r = L.runCli(['-c', cfg, '--status', '--probe']);
 			assert.equal(r.status, 2);
+			r = L.runCli(['-c', cfg, '--status', '--listen', '127.0.0.1:1']);
+			assert.deepEqual([r.status, r.stdout], [2, '']);
+			assert.match(r.stderr, /--status goes alone/);
 		} finally {
 			await a.close();
 		}
