@@ -602,15 +602,16 @@ on_stop(int sig)
  * the status to exit with; end of file without it means the daemon
  * died, said in one line on stderr (SHARE_EXIT_LOST), whose flags the
  * daemon made non-blocking and could not put back.  END with
- * SHARE_EXIT_LOST (a daemon stopped with sessions) is said likewise.  SIGTERM, SIGINT or
- * SIGHUP from the client close the lifeline, which ends the session in
- * the daemon: 0.
+ * SHARE_EXIT_LOST (the daemon was stopped) is said likewise.  SIGTERM,
+ * SIGINT or SIGHUP from the client close the lifeline, which ends the
+ * session in the daemon: 0.  One ignored by whoever started us (nohup)
+ * stays ignored.
  */
 int
 share_wait(struct share_front *f)
 {
 	unsigned char m[SHARE_HDR + 1];
-	struct sigaction sa;
+	struct sigaction sa, old;
 	sigset_t during;
 	struct pollfd p;
 	size_t have = 0, i;
@@ -623,6 +624,9 @@ share_wait(struct share_front *f)
 	/* Blocked since the join but while in ppoll: none is lost. */
 	during = f->mask;
 	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++) {
+		if (sigaction(stop_sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		sigaction(stop_sigs[i], &sa, NULL);
 		sigdelset(&during, stop_sigs[i]);
 	}

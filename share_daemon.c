@@ -800,8 +800,8 @@ share_server_log(struct share_server *srv)
  * Stop: no more connections, and srv freed.  The socket file is removed
  * when the lock is free (no front is connecting or starting a daemon
  * then, so the file is surely ours); else it stays, stale, and the next
- * front replaces it under the lock.  Sessions still there end with
- * status 1: the caller ends its own first.
+ * front replaces it under the lock.  Sessions still there (not yet the
+ * caller's) end with SHARE_EXIT_LOST: the caller ends its own first.
  */
 void
 share_server_close(struct share_server *srv)

@@ -809,9 +809,9 @@ host_expired(long long now)
 }
 
 /*
- * The end: every session still there ends, the socket goes.  Sessions
- * are still there only when the shared workbench is stopped (a signal):
- * their fronts exit as when it dies, saying it stopped.
+ * The end: every session still there ends, the socket goes.  One whose
+ * client is still there is cut short (the shared workbench was stopped):
+ * its front exits as when it dies, saying it stopped.
  */
 void
 host_close(void)
@@ -822,7 +822,8 @@ host_close(void)
 	while ((g = guests) != NULL) {
 		guests = g->next;
 		err_flush(g);
-		share_session_end(host, g->h, SHARE_EXIT_LOST);
+		share_session_end(host, g->h, g->leaving || g->gone ? 0 :
+		    SHARE_EXIT_LOST);
 		buf_free(&g->err);
 		free(g);
 	}

@@ -642,7 +642,8 @@ parse_options(int argc, char *argv[], struct options *o)
 	if (o->json && !o->probe && !o->status)
 		return usage_error("--json goes with --probe or --status");
 	if (o->status && (o->probe || o->check || o->listen != NULL))
-		return usage_error("--status goes alone");
+		return usage_error("--status goes with -c, --mode and --json "
+		    "only");
 	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
 	    strcmp(o->mode, "dynamic") != 0)
 		return usage_error("--mode takes proxy or dynamic");

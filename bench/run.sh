@@ -636,11 +636,11 @@ rate4() {
 	isnum "$_agg" || err "error=sharing rate"
 	printf '%s' "$_agg"
 }
-# cpu_of PID...: their CPU time so far in us, together.
+# cpu_of PID...: their CPU time so far in us, together (n/a for none).
 cpu_of() {
 	for _p in "$@"; do cat "/proc/$_p/stat"; done 2>/dev/null |
 	    awk -v hz="$(getconf CLK_TCK)" '{ t += $14 + $15 }
-		END { printf "%.0f", t * 1e6 / hz }'
+		END { if (NR) printf "%.0f", t * 1e6 / hz; else print "n/a" }'
 }
 # The shared workbench's CPU time so far in us (its pid from --status),
 # then its servers'.
@@ -665,12 +665,16 @@ while [ "$_i" -lt "$ROUNDS" ]; do
 	if isnum "$_agg" && [ "$(calc "$_agg > $_best")" = 1 ]; then
 		_best=$_agg
 		_lcpu=$(cat "$T/shrate.lg")
-		# shellcheck disable=SC2086
-		set -- $_c0 $_c1
-		if [ $# = 4 ]; then
-			_cpu=$(calc "($3 - $1) / $RATE_N")
-			_scpu=$(calc "($4 - $2) / $RATE_N")
-		fi
+		read -r _w0 _s0 <<-EOF
+		$_c0
+		EOF
+		read -r _w1 _s1 <<-EOF
+		$_c1
+		EOF
+		isnum "${_w0:-}" && isnum "${_w1:-}" &&
+		    _cpu=$(calc "($_w1 - $_w0) / $RATE_N")
+		isnum "${_s0:-}" && isnum "${_s1:-}" &&
+		    _scpu=$(calc "($_s1 - $_s0) / $RATE_N")
 	fi
 	_agg=$(rate4 "$T/c4.json")
 	if isnum "$_agg" && [ "$(calc "$_agg > $_same")" = 1 ]; then

@@ -78,12 +78,14 @@ after(() => {
 // socket pairs; gate: a FIFO it reads a line from before it execs the
 // front (same pid), so that many start at one instant.
 class Front {
-	constructor(dir, config, { args = [], env, cwd, linger = 60000, shell = false, gate } = {}) {
+	constructor(dir, config, { args = [], env, cwd, linger = 60000, shell = false, gate, ignore } = {}) {
 		const argv = ['front', '-d', dir, '-l', String(linger), ...args, config];
 		const opts = { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env, cwd };
 		this.t0 = Date.now();
 		if (shell)
 			this.proc = spawn('bash', ['-c', 'cat | "$0" "$@" | cat; exit ${PIPESTATUS[1]}', PROBE, ...argv], opts);
+		else if (ignore)
+			this.proc = spawn('bash', ['-c', `trap '' ${ignore}; exec "$@"`, 'sh', PROBE, ...argv], opts);
 		else if (gate)
 			this.proc = spawn('bash', ['-c', 'read _ < "$0"; exec "$@"', gate, PROBE, ...argv], opts);
 		else
@@ -342,6 +344,22 @@ describe('share: one daemon, the client\'s own stdio', () => {
 		assert.deepEqual({ ...(await f.exit), at: 0 }, { code: 0, signal: null, at: 0 });
 		await L.withTimeout(f.eof, T(5000), 'the client\'s stdout to end');
 		await logSays(dir, new RegExp(`session of pid ${front} ended: its front is gone`));
+	});
+
+	test('a stop signal the front was started with ignored (nohup) stays ignored; the others still end it', { timeout: T(20000) }, async () => {
+		const dir = shareDir();
+		const f = new Front(dir, config(), { ignore: 'HUP' });
+		const { front, daemon } = await f.joined();
+		assert.equal(await f.ask('x'), `${daemon} echo x`);
+		// Its dispositions once it waits (SIGTERM caught): HUP still ignored.
+		const mask = (name) => BigInt('0x' + fs.readFileSync(`/proc/${front}/status`, 'utf8').match(new RegExp(`^${name}:\\s*(\\w+)`, 'm'))[1]);
+		const bit = (sig) => 1n << BigInt(sig - 1);
+		await L.waitFor(() => (mask('SigCgt') & bit(15)) !== 0n, T(10000), 'the front waiting');
+		assert.deepEqual([mask('SigIgn') & bit(1), mask('SigCgt') & bit(1)], [bit(1), 0n]);
+		process.kill(front, 'SIGHUP');
+		assert.equal(await f.ask('y'), `${daemon} echo y`);
+		process.kill(front, 'SIGTERM');
+		assert.deepEqual({ ...(await f.exit), at: 0 }, { code: 0, signal: null, at: 0 });
 	});
 
 	test('SIGKILL of the daemon: every front exits within 2 s saying so; the next front replaces the stale socket and starts another', { timeout: T(30000) }, async () => {

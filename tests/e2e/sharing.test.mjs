@@ -712,7 +712,7 @@ describe('sharing: the command line', () => {
 			assert.equal(r.status, 2);
 			r = L.runCli(['-c', cfg, '--status', '--listen', '127.0.0.1:1']);
 			assert.deepEqual([r.status, r.stdout], [2, '']);
-			assert.match(r.stderr, /--status goes alone/);
+			assert.match(r.stderr, /--status goes with -c, --mode and --json only/);
 		} finally {
 			await a.close();
 		}
