@@ -493,18 +493,35 @@ unlink_stale(const struct share_dir *d, const struct share_id *id,
 	return 0;
 }
 
+static const int stop_sigs[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void
+stop_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
+		sigaddset(set, stop_sigs[i]);
+}
+
 /*
  * Connect, or replace a stale socket and start the daemon, then hand
  * over; under the lock.  0 with the lifeline in f, or -1 with why.
+ * From the handover on, a stop signal from the client is share_wait's
+ * to take (it ends the session in the daemon): blocked until then, with
+ * the mask before in f.  Before it, one takes its course at once.
  */
 static int
 join_locked(const struct share_dir *d, const struct share_id *id,
     char *const *argv, char *const *opts, struct share_front *f,
     struct buf *why)
 {
+	sigset_t stops;
 	int tries, fd, r;
 	pid_t pid = 0;
 
+	stop_set(&stops);
 	for (tries = 0; tries < 3; tries++) {
 		fd = dial(d, id, &pid, why);
 		if (fd < 0 && errno == ECONNREFUSED &&
@@ -523,11 +540,13 @@ join_locked(const struct share_dir *d, const struct share_id *id,
 			return -1;
 		}
 		f->errfl = fcntl(STDERR_FILENO, F_GETFL);
+		sigprocmask(SIG_BLOCK, &stops, &f->mask);
 		if ((r = hand_over(fd, id, opts, pid, why)) == 0) {
 			f->sock = fd;
 			f->daemon = pid;
 			return 0;
 		}
+		sigprocmask(SIG_SETMASK, &f->mask, NULL);
 		close(fd);
 		if (r < 0)
 			return -1;
@@ -535,18 +554,6 @@ join_locked(const struct share_dir *d, const struct share_id *id,
 	buf_printf(why, "the shared workbench went away %d times as this "
 	    "session joined", tries);
 	return -1;
-}
-
-static const int stop_sigs[] = { SIGTERM, SIGINT, SIGHUP };
-
-static void
-stop_set(sigset_t *set)
-{
-	size_t i;
-
-	sigemptyset(set);
-	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		sigaddset(set, stop_sigs[i]);
 }
 
 /*
@@ -557,25 +564,21 @@ stop_set(sigset_t *set)
  * why: the stdio is untouched, the session runs on its own.  Call it
  * before installing signal handlers: it uses SIGALRM while it waits for
  * the lock, and waits for the child it forks.  The client may end the
- * session the moment it is joined, before share_wait: the stop signals
- * are blocked from here on, so one that comes meanwhile waits for
- * share_wait's handler; after a failed join it takes its course.
+ * session the moment it is joined, before share_wait: a stop signal
+ * from the handover on waits, blocked, for share_wait's handler.
  */
 int
 share_join(const struct share_dir *d, const struct share_id *id,
     char *const *argv, char *const *opts, struct share_front *f,
     struct buf *why)
 {
-	sigset_t stops;
 	int lock, r = -1;
 
 	memset(f, 0, sizeof(*f));
 	f->sock = -1;
 	f->errfl = -1;
-	stop_set(&stops);
-	sigprocmask(SIG_BLOCK, &stops, &f->mask);
 	if ((lock = share_lock_open(d, id->name, why)) < 0)
-		goto out;
+		return -1;
 	if (lock_wait(lock, SHARE_LOCK_MS) < 0)
 		buf_printf(why, "cannot lock %s/%s.lock: %s", d->path,
 		    id->name, errno == ETIMEDOUT ? "held for too long" :
@@ -585,9 +588,6 @@ share_join(const struct share_dir *d, const struct share_id *id,
 		flock(lock, LOCK_UN);
 	}
 	close(lock);
-out:
-	if (r < 0)
-		sigprocmask(SIG_SETMASK, &f->mask, NULL);
 	return r;
 }
 
@@ -621,7 +621,7 @@ share_wait(struct share_front *f)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	/* Blocked since the join but while in ppoll: none is lost. */
+	/* Blocked since the handover but while in ppoll: none is lost. */
 	during = f->mask;
 	for (i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++) {
 		if (sigaction(stop_sigs[i], NULL, &old) == 0 &&

@@ -118,7 +118,7 @@ struct share_front {
 	pid_t		 daemon;
 	bool		 started;	/* This front started it. */
 	int		 errfl;		/* fd 2's flags before the handover. */
-	sigset_t	 mask;		/* The mask before the join. */
+	sigset_t	 mask;		/* The mask before the handover. */
 };
 
 int	 share_join(const struct share_dir *, const struct share_id *,

@@ -239,6 +239,32 @@ describe('share: one daemon, the client\'s own stdio', () => {
 			assert.equal((await f.exit).code, 0);
 	});
 
+	test('SIGTERM of a front still waiting for the lock ends it at once; the one starting the daemon goes on', { timeout: T(30000) }, async () => {
+		const dir = shareDir();
+		const cfg = config();
+		const hold = path.join(L.makeTempDir('wb-hold-'), 'hold');
+		assert.equal(spawnSync('mkfifo', [hold]).status, 0);
+		const held = fs.openSync(hold, fs.constants.O_RDWR);
+		const env = { ...process.env, SHARE_PROBE_HOLD: hold };
+		const first = new Front(dir, cfg, { env });
+		const lock = await L.waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).find((n) => n.endsWith('.lock')),
+		    T(10000), 'the lock file');
+		const ino = fs.statSync(path.join(dir, lock)).ino;
+		const waiting = () => fs.readFileSync('/proc/locks', 'utf8').split('\n')
+		    .filter((l) => l.includes('->') && l.includes(`:${ino} `)).length;
+		const second = new Front(dir, cfg, { env });
+		await L.waitFor(() => waiting() === 1, T(10000), 'the second front waiting for the lock');
+		process.kill(second.proc.pid, 'SIGTERM');
+		const e = await L.withTimeout(second.exit, T(5000), 'the waiting front to end');
+		assert.equal(e.signal, 'SIGTERM');
+		assert.ok(!first.lines.length && waiting() === 0, 'the daemon is still held');
+		fs.closeSync(held);
+		const j = await first.joined();
+		assert.equal(await first.ask('x'), `${j.daemon} echo x`);
+		first.proc.stdin.end();
+		assert.equal((await first.exit).code, 0);
+	});
+
 	test('the daemon answers on the client\'s own pipes while the front is stopped: no extra hop; env, cwd, options and stderr come along', { timeout: T(30000) }, async () => {
 		const dir = shareDir();
 		const cfg = config();
