@@ -78,6 +78,22 @@ function statusOk(config, opts = {}) {
 	return s.json;
 }
 
+// Two sessions of one shared workbench with toolbox fx open: fn gets
+// them, the configuration, its --status and the fx server's pid.
+async function withTwoOnFx(fn) {
+	const cfg = shareConfig(FX());
+	const a = await L.startWorkbench(cfg);
+	const b = await L.startWorkbench(cfg);
+	try {
+		await L.openOk(a, 'fx');
+		await L.openOk(b, 'fx');
+		const st = statusOk(cfg);
+		await fn({ cfg, a, b, st, server: serverOf(st, 'fx', 'f')[0].pid });
+	} finally {
+		await Promise.all([a.close(), b.close()]);
+	}
+}
+
 function serverOf(st, toolbox, server) {
 	return st.servers.filter((s) => s.toolbox === toolbox && s.server === server);
 }
@@ -339,14 +355,7 @@ describe('sharing: sessions and the shared workbench ending', () => {
 	}
 
 	test('the shared workbench killed (SIGKILL): every session sees its end within 2 s (exit 4), no server is left, and the next session starts a new one', { timeout: T(60000) }, async () => {
-		const cfg = shareConfig(FX());
-		const a = await L.startWorkbench(cfg);
-		const b = await L.startWorkbench(cfg);
-		try {
-			await L.openOk(a, 'fx');
-			await L.openOk(b, 'fx');
-			const st = statusOk(cfg);
-			const server = serverOf(st, 'fx', 'f')[0].pid;
+		await withTwoOnFx(async ({ cfg, a, b, st, server }) => {
 			const t0 = Date.now();
 			L.killWorkbench(st.pid, 'deliberate: the shared workbench killed');
 			const [ea, eb] = await Promise.all([a.exited, b.exited]);
@@ -366,20 +375,11 @@ describe('sharing: sessions and the shared workbench ending', () => {
 			} finally {
 				await c.close();
 			}
-		} finally {
-			await Promise.all([a.close(), b.close()]);
-		}
+		});
 	});
 
 	test('the shared workbench stopped (SIGTERM): every session\'s front exits 4 saying it stopped, and its servers are stopped', { timeout: T(60000) }, async () => {
-		const cfg = shareConfig(FX());
-		const a = await L.startWorkbench(cfg);
-		const b = await L.startWorkbench(cfg);
-		try {
-			await L.openOk(a, 'fx');
-			await L.openOk(b, 'fx');
-			const st = statusOk(cfg);
-			const server = serverOf(st, 'fx', 'f')[0].pid;
+		await withTwoOnFx(async ({ cfg, a, b, st, server }) => {
 			process.kill(st.pid, 'SIGTERM');
 			const [ea, eb] = await Promise.all([a.exited, b.exited]);
 			assert.deepEqual([ea.code, eb.code], [4, 4]);
@@ -388,9 +388,7 @@ describe('sharing: sessions and the shared workbench ending', () => {
 			await L.waitFor(() => !L.pidAlive(server), T(5000), 'the server stopped');
 			await L.waitFor(() => !L.pidAlive(st.pid), T(5000), 'the shared workbench gone');
 			assert.equal(status(cfg).code, 1);
-		} finally {
-			await Promise.all([a.close(), b.close()]);
-		}
+		});
 	});
 
 	test('the linger: a session within shareLingerMs finds the server running (no process started, open_toolbox at once); after it, the shared workbench exits with its servers', { timeout: T(60000) }, async () => {
