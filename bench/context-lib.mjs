@@ -198,6 +198,19 @@ export async function listAllTools(client) {
 	return tools;
 }
 
+// The tools an open_toolbox answer lists, as {server, name}: from
+// {"tools": [{name, source_server | server}]}.
+export function openedTools(text) {
+	let j;
+	try {
+		j = JSON.parse(text);
+	} catch {
+		return [];
+	}
+	return (Array.isArray(j?.tools) ? j.tools : []).map((t) =>
+	    ({ server: hitServer(t), name: hitName(t) }));
+}
+
 // Every tool of every server, listed directly: server -> tools.
 export async function directTools(servers) {
 	const out = {};
@@ -277,12 +290,13 @@ export function readTasks(file = TASKS_FILE) {
 	return tasks;
 }
 
-// Search for every task, one search_tools call each.  Returns per task
-// {task, expected, text, results, rank, first}.
-export async function searchTasks(wb, tasks) {
+// Search for every task, one search_tools call each; call(name, args)
+// calls a tool of the workbench and returns its result's text.  Returns
+// per task {task, expected, text, results, rank, first}.
+export async function searchTasks(call, tasks) {
 	const out = [];
 	for (const t of tasks) {
-		const text = await wb.call('search_tools', { query: t.task });
+		const text = await call('search_tools', { query: t.task });
 		const results = searchResults(text)[0] ?? [];
 		const rank = rankOf(results, t.expected);
 		out.push({ task: t.task, expected: t.expected, text, results, rank,

@@ -100,7 +100,7 @@ try {
 	const metaTools = await L.listAllTools(wb.client);
 	base = await L.tokens(instructions) + await toolsTokens(metaTools);
 	say(`search_tools for ${tasks.length} tasks`);
-	searched = await L.searchTasks(wb, tasks);
+	searched = await L.searchTasks(wb.call, tasks);
 	for (const tb of Object.keys(L.TOOLBOXES))
 		openText[tb] = await wb.call('open_toolbox', { toolbox_name: tb });
 } finally {

@@ -721,6 +721,45 @@ if command -v node >/dev/null 2>&1 &&
 	row share_front_rss "a waiting front's RSS" MB "-" -
 fi
 
+# 11. What a model reads (DESIGN.md §5e): tokens, by a Claude tokenizer,
+# of what the workbench shows a model, against every tool of six real npm
+# servers loaded directly (d), and how often search_tools ranks a task's
+# tool first or in the top 3 (bench/context.mjs over bench/tasks.json;
+# needs the test suite's node_modules: make tests/node_modules).  The
+# tasks it misses go to the log (BENCH_KEEP=1 keeps it).
+NM=$ROOT/tests/node_modules
+if command -v node >/dev/null 2>&1 &&
+    [ -d "$NM/@anthropic-ai/tokenizer" ] &&
+    [ -d "$NM/@modelcontextprotocol/server-github" ] &&
+    [ -d "$NM/@modelcontextprotocol/server-sequential-thinking" ] &&
+    [ -d "$NM/@playwright/mcp" ]; then
+	$CC $BFLAGS -o "$T/mock-server" tests/mock-server.c
+	say "what a model reads: six npm servers, $(grep -c '"task"' bench/tasks.json) tasks"
+	_l=$(node "$ROOT/bench/context.mjs" --misses --mock "$T/mock-server" \
+	    "$WB" 2>>"$LOG") || err ""
+	_v() { printf '%s\n' "$_l" | sed -n "s/^BENCH $1 \([^ ]*\)$/\1/p"; }
+	D=$(_v context_direct); W=$(_v context_base)
+	row context_base "tokens: instructions + tools/list (d: every tool)" \
+	    tokens "<= 600" "$(check 'w <= 600' w)"
+	W=$(_v context_opened)
+	row context_opened "  the same + every toolbox opened" tokens \
+	    "<= 0.85x" "$(check 'w <= 0.85 * d')"
+	W=$(_v context_task_median)
+	row context_task "  a task: base + search + what a call needs, median" \
+	    tokens "<= 1200" "$(check 'w <= 1200' w)"
+	W=$(_v context_task_max)
+	row context_task_max "  a task, the largest" tokens - -
+	D=n/a; W=$(_v context_recall1)
+	row context_recall1 "search ranks a task's tool first (recall@1)" share \
+	    ">= 0.85" "$(check 'w >= 0.85' w)"
+	W=$(_v context_recall3)
+	row context_recall3 "  in the top 3 (recall@3)" share ">= 0.95" \
+	    "$(check 'w >= 0.95' w)"
+	W=$(_v context_search_10k)
+	row context_search_10k "search_tools, 10000 tools in 4 toolboxes, client" \
+	    ms "< 5 ms" "$(check 'w < 5' w)"
+fi
+
 END=$(date +%s)
 
 # The report.
