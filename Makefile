@@ -15,17 +15,17 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CPPFLAGS) $(CFLAGS)
 
 # The objects of each layer, top to bottom (ARCHITECTURE.md).
 TOPOBJ = workbench.o dispatch.o probe.o http_host.o share_host.o
-BOXOBJ = toolbox.o resources.o dynamic.o search.o listen.o
+BOXOBJ = toolbox.o lean.o resources.o dynamic.o search.o listen.o
 SRVOBJ = server.o server_io.o call.o stream.o relay.o bridge.o listing.o catalog.o
 SESSOBJ = session.o pace.o
 OBJ = $(TOPOBJ) $(BOXOBJ) $(SRVOBJ) $(SESSOBJ) \
-	era.o peer.o procmgr.o guard.o toolname.o terms.o config.o store.o \
+	era.o peer.o procmgr.o guard.o toolname.o terms.o thesaurus.o config.o store.o \
 	share.o share_wire.o share_daemon.o front.o \
 	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
-LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o config.o \
+LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o thesaurus.o config.o \
 	store.o share.o share_wire.o share_daemon.o front.o \
 	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
 # The unit tests: the libraries, and the layers above them but main

@@ -43,7 +43,7 @@ struct server *box_target(const struct session *, const char *, size_t,
 bool	 box_seen(const struct session *, const struct toolbox *);
 bool	 box_uses(const struct session *, const struct server *);
 void	 box_cancel(const struct session *, const char *, size_t);
-void	 box_stateless_open(struct session *, const struct toolbox *);
+void	 box_open_on_use(struct session *, const struct toolbox *);
 void	 box_open_tool(struct session *, const struct json *, int,
 	    const char *, size_t);
 void	 box_use_tool(struct session *, const struct json *, int, int,
@@ -93,6 +93,12 @@ void	 dyn_call(struct session *, const struct json *, const char *, int,
 	    int, const char *, size_t);
 void	 dyn_begin(struct session *);
 void	 dyn_notify(struct session *);
+
+/*
+ * lean.c: a tool as a model needs it to call it.
+ */
+void	 lean_put_tool(struct buf *, const struct item *, const struct buf *);
+void	 lean_put_schema(struct buf *, const struct item *);
 
 /*
  * search.c: search_tools, BM25 over every known tool.

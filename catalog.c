@@ -11,9 +11,12 @@
  * entries) of what makes the server's lists what they are: its
  * configuration as parsed and expanded (cfg_server_digest), and what of
  * the client's capabilities it was told can change what it offers
- * (era_caps_key).  Nothing of the configuration is stored, in a name or
- * in a file, and a server is never given another configuration's or
- * another capability set's entry.
+ * (era_caps_key); the name's first half is the same for every entry of
+ * one configuration of a server.  Nothing of the configuration is
+ * stored, in a name or in a file, and a server is never given another
+ * configuration's entry.  A server with no entry for its client's
+ * capabilities is given its newest for others (what --probe or another
+ * client listed), until it lists its tools itself.
  *
  * Nothing on disk is trusted for being there (store.c): the directory
  * must be ours and writable by no one else, entries and the key regular
@@ -25,7 +28,10 @@
  * directory that cannot be written is still read (a catalogue filled by
  * --probe may be part of a read-only system image).
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +40,18 @@
 #include "server_int.h"
 #include "store.h"
 
-#define CATALOG_VERSION	2
+#define CATALOG_VERSION	3
 #define ENTRY_MAX	(64u * 1024 * 1024)	/* An entry's file at most. */
 #define ENTRY_PIECE	(64u * 1024)		/* Written at a time. */
 #define KEY_FILE	"key"
-/* Version 1 named its entries by 16 hex digits and held the fingerprint. */
+/*
+ * Version 1 named its entries by 16 hex digits and held the fingerprint;
+ * version 2 by 32, of one digest that no server can be found by.
+ */
 #define OLD_HEAD	"{\"mcpWorkbenchCatalogue\":1,"
+#define V2_HEAD		"{\"mcpWorkbenchCatalogue\":2,"
+#define NAME_HEX	32	/* An entry's name: hex digits, */
+#define SERVER_HEX	16	/* the first of them the server's. */
 
 /* DIR_READ: entries are read, but not written. */
 static enum { DIR_UNKNOWN, DIR_OK, DIR_READ, DIR_NONE } dir_state;
@@ -107,33 +119,41 @@ key_load(bool writable)
 	return false;
 }
 
-/* An entry of version 1, whose name is 16 hex digits and ".json". */
-static bool
+/*
+ * The version of an entry of an earlier version named name: 1 (16 hex
+ * digits and ".json"), 2 (32), or 0.
+ */
+static int
 old_name(const char *name)
 {
-	return strlen(name) == 21 && strspn(name, "0123456789abcdef") == 16 &&
-	    strcmp(name + 16, ".json") == 0;
+	size_t n = strspn(name, "0123456789abcdef");
+
+	if (strcmp(name + n, ".json") != 0)
+		return 0;
+	return n == 16 ? 1 : n == NAME_HEX ? 2 : 0;
 }
 
 /*
- * Remove an entry of version 1, if name is one of ours: it holds the
- * configuration of a server in clear (store_names' fn).
+ * Remove an entry of an earlier version, if name is one of ours
+ * (store_names' fn; removed[v - 1] counts those of version v): version
+ * 1 holds the configuration of a server in clear, version 2 is named in
+ * a way no server is found by now.
  */
 static void
 remove_old(int d, const char *name, void *arg)
 {
 	char head[sizeof(OLD_HEAD) - 1];
 	const char *why;
-	int fd, *removed = arg;
+	int fd, *removed = arg, v = old_name(name);
 	ssize_t n;
 
-	if (!old_name(name) || (fd = store_open(d, name, 022, &why)) < 0)
+	if (v == 0 || (fd = store_open(d, name, 022, &why)) < 0)
 		return;
 	n = read(fd, head, sizeof(head));
 	close(fd);
-	if (n == (ssize_t)sizeof(head) && memcmp(head, OLD_HEAD,
-	    sizeof(head)) == 0 && store_remove(d, name) > 0)
-		++*removed;
+	if (n == (ssize_t)sizeof(head) && memcmp(head, v == 1 ? OLD_HEAD :
+	    V2_HEAD, sizeof(head)) == 0 && store_remove(d, name) > 0)
+		removed[v - 1]++;
 }
 
 /*
@@ -145,7 +165,7 @@ catalog_open(void)
 {
 	struct buf where = { 0 }, why = { 0 };
 	bool writable;
-	int e, removed = 0;
+	int e, removed[2] = { 0, 0 };
 
 	if (dir_state != DIR_UNKNOWN)
 		return dir_state != DIR_NONE;
@@ -172,45 +192,51 @@ catalog_open(void)
 	dir_state = DIR_OK;
 	if (!writable)
 		read_only(dir_path, strerror(e));
-	else if (store_names(dir, remove_old, &removed) && removed > 0)
+	else if (store_names(dir, remove_old, removed) && removed[0] > 0)
 		wb_log("catalogue: %s: removed %d entr%s of an older version, "
 		    "which held server configurations in clear", dir_path,
-		    removed, removed == 1 ? "y" : "ies");
+		    removed[0], removed[0] == 1 ? "y" : "ies");
 	return true;
+}
+
+/* The first n bytes of a keyed digest of the parts, as hex digits. */
+static void
+digest_hex(const char *domain, const unsigned char *cfg, const struct buf *told,
+    char *hex, int n)
+{
+	unsigned char id[SIP_TAG];
+	struct siphash h;
+	int i;
+
+	sip_init(&h, key);
+	sip_update(&h, domain, strlen(domain) + 1);
+	sip_update(&h, cfg, SIP_TAG);
+	if (told != NULL)
+		sip_update(&h, told->data, told->len);
+	sip_final(&h, id);
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 }
 
 /*
  * The name of the entry of a server told caps (members, as servers are
- * told them): 32 hex digits.
+ * told them): NAME_HEX hex digits, the first SERVER_HEX of them the
+ * same for every entry of the server, so that one made for other
+ * capabilities can be found (other_read).
  */
 static void
 entry_name(const struct server *s, const struct buf *caps, char *name)
 {
-	static const char domain[] = WB_NAME " catalogue entry 2";
-	unsigned char cfg[SIP_TAG], id[SIP_TAG];
+	unsigned char cfg[SIP_TAG];
 	struct buf told = { 0 };
-	struct siphash h;
-	int i;
 
 	cfg_server_digest(s->cfg, key, cfg);
 	era_caps_key(caps, &told);
-	sip_init(&h, key);
-	sip_update(&h, domain, sizeof(domain));
-	sip_update(&h, cfg, sizeof(cfg));
-	sip_update(&h, told.data, told.len);
-	sip_final(&h, id);
+	digest_hex(WB_NAME " catalogue server 3", cfg, NULL, name,
+	    SERVER_HEX / 2);
+	digest_hex(WB_NAME " catalogue entry 3", cfg, &told, name + SERVER_HEX,
+	    (NAME_HEX - SERVER_HEX) / 2);
 	buf_free(&told);
-	for (i = 0; i < SIP_TAG; i++)
-		snprintf(name + 2 * i, 3, "%02x", id[i]);
-}
-
-/* The entry's file name in the directory. */
-static const char *
-entry_file(const struct server *s, struct buf *b)
-{
-	b->len = 0;
-	buf_printf(b, "%s.json", s->catalog_name);
-	return buf_cstr(b);
 }
 
 /* Each list's member in an entry, by enum list_kind. */
@@ -271,21 +297,6 @@ catalog_entry_check(const char *text, size_t n, const char *name)
 	return NULL;
 }
 
-/* What --probe declares by default, as servers are told it (members). */
-static const struct buf *
-typical_caps(void)
-{
-	static struct buf told;
-	struct json j = { 0 };
-
-	if (told.len == 0 && json_parse(&j, ERA_TYPICAL_CAPS,
-	    strlen(ERA_TYPICAL_CAPS)) == JSON_OK)
-		(void)era_caps(&j, 0, &told);
-	json_release(&j);
-	free(j.tok);
-	return &told;
-}
-
 /*
  * The entry named name, read and checked: its text (n bytes), or NULL,
  * and then why (NULL when there is none).
@@ -311,21 +322,67 @@ entry_read(const struct server *s, const char *name, size_t *n,
 	return text;
 }
 
+/* The newest entry of a server but its own (store_names' fn). */
+struct other {
+	const char	*own;		/* Its own entry's name. */
+	char		 name[NAME_HEX + 1];
+	struct timespec	 mtime;
+};
+
+static bool
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec :
+	    a->tv_nsec > b->tv_nsec;
+}
+
+static void
+other_entry(int d, const char *name, void *arg)
+{
+	struct other *o = arg;
+	struct stat st;
+
+	if (strncmp(name, o->own, SERVER_HEX) != 0 ||
+	    strncmp(name, o->own, NAME_HEX) == 0 ||
+	    strspn(name, "0123456789abcdef") != NAME_HEX ||
+	    strcmp(name + NAME_HEX, ".json") != 0 ||
+	    fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (o->name[0] != '\0' && !newer(&st.st_mtim, &o->mtime)))
+		return;
+	memcpy(o->name, name, NAME_HEX);
+	o->name[NAME_HEX] = '\0';
+	o->mtime = st.st_mtim;
+}
+
+/*
+ * The server's entry made for other capabilities than its own, the
+ * newest (entry_read checks it as any entry).  NULL when there is none.
+ */
+static char *
+other_read(const struct server *s, size_t *len)
+{
+	struct other o = { .own = s->catalog_name };
+	const char *why;
+
+	if (!store_names(dir, other_entry, &o) || o.name[0] == '\0')
+		return NULL;
+	return entry_read(s, o.name, len, &why);
+}
+
 /*
  * Read a server's entry, once, if it has no list of its own yet: its
  * tools become the server's list until the server lists them itself.
  * It is the entry for what a server started now for a request of se
- * would be told (srv_told_for).  With
- * other_ok (search_tools), a server without one may be given the entry
- * made for a typical client (--probe's) instead: its tools are then
- * searched, said to be listed for other capabilities, but never offered
- * by open_toolbox as this client's.
+ * would be told (srv_told_for).  A server without one is given an entry
+ * made for other capabilities (other_read), so that every client opens
+ * and searches at once what any client or --probe listed; the server's
+ * own list replaces it when the server starts, and the client hears of
+ * the change as of any other.
  */
 void
-catalog_load(struct server *s, const struct session *se, bool other_ok)
+catalog_load(struct server *s, const struct session *se)
 {
 	const struct buf *caps = srv_told_for(se);
-	char other[sizeof(s->catalog_name)];
 	const char *why;
 	size_t len;
 	char *text;
@@ -335,15 +392,11 @@ catalog_load(struct server *s, const struct session *se, bool other_ok)
 		return;
 	s->catalog_read = true;
 	entry_name(s, caps, s->catalog_name);
-	if ((text = entry_read(s, s->catalog_name, &len, &why)) != NULL) {
+	if ((text = entry_read(s, s->catalog_name, &len, &why)) != NULL)
 		s->catalogued = true;
-	} else if (other_ok && why == NULL) {
-		entry_name(s, typical_caps(), other);
-		if (strcmp(other, s->catalog_name) == 0 ||
-		    (text = entry_read(s, other, &len, &why)) == NULL)
-			return;
+	else if (why == NULL && (text = other_read(s, &len)) != NULL)
 		s->catalog_other = true;
-	} else
+	else
 		return;
 	if (list_take_entry(s, text, len))
 		text = NULL;	/* A list keeps it. */
@@ -375,22 +428,38 @@ catalog_told(struct server *s, const struct buf *caps)
 /*
  * The server failed: its tools are no longer vouched for by its entry.
  * If it failed to start, what the entry says is not what it offers now:
- * the entry is removed, so that later sessions open the server as if
- * there were none and hear why it fails.
+ * its entries, for every capability set, are removed, so that later
+ * sessions open the server as if there were none and hear why it fails.
  */
+struct doomed {
+	const char	*server;	/* SERVER_HEX digits. */
+	int		 removed;
+};
+
+/* Remove an entry of the server (store_names' fn). */
+static void
+remove_entry(int d, const char *name, void *arg)
+{
+	struct doomed *x = arg;
+
+	if (strncmp(name, x->server, SERVER_HEX) == 0 &&
+	    strspn(name, "0123456789abcdef") == NAME_HEX &&
+	    strcmp(name + NAME_HEX, ".json") == 0 && store_remove(d, name) > 0)
+		x->removed++;
+}
+
 void
 catalog_failed(struct server *s)
 {
-	struct buf file = { 0 };
+	struct doomed x = { s->catalog_name, 0 };
 
-	s->catalogued = false;
+	s->catalogued = s->catalog_other = false;
 	if (srv_serving(s) || s->catalog_name[0] == '\0' || dir_state != DIR_OK)
 		return;
-	if (store_remove(dir, entry_file(s, &file)) > 0)
-		wb_log("catalogue: %s failed to start; its entry is removed",
-		    s->label);
+	if (store_names(dir, remove_entry, &x) && x.removed > 0)
+		wb_log("catalogue: %s failed to start; its entr%s removed",
+		    s->label, x.removed == 1 ? "y is" : "ies are");
 	s->catalog_hash = 0;
-	buf_free(&file);
 }
 
 /*
@@ -442,15 +511,21 @@ put_list(int fd, struct buf *b, const struct listing *l)
  * the lists it holds are as large as the server's, and are not copied
  * whole beside them.
  */
+struct entry_out {
+	const struct server	*s;
+	const char		*name;	/* The entry it is written as. */
+};
+
 static int
 entry_write(int fd, const void *arg)
 {
-	const struct server *s = arg;
+	const struct entry_out *e = arg;
+	const struct server *s = e->s;
 	struct buf b = { 0 };
 	int k, r = 0;
 
 	buf_printf(&b, "{\"mcpWorkbenchCatalogue\":%d,\"entry\":\"%s\"",
-	    CATALOG_VERSION, s->catalog_name);
+	    CATALOG_VERSION, e->name);
 	for (k = 0; k < LIST_KINDS && r == 0; k++) {
 		buf_printf(&b, ",\"%s\":[", members[k]);
 		r = put_list(fd, &b, &s->lists[k]);
@@ -467,6 +542,7 @@ entry_write(int fd, const void *arg)
 void
 catalog_store(struct server *s)
 {
+	struct entry_out out = { s, s->catalog_name };
 	struct buf file = { 0 }, what = { 0 };
 	unsigned long h;
 	int e;
@@ -475,7 +551,8 @@ catalog_store(struct server *s)
 	if (!wb.cfg.cache || s->catalog_name[0] == '\0' ||
 	    dir_state != DIR_OK || (h = lists_hash(s)) == s->catalog_hash)
 		return;
-	if (store_replace(dir, entry_file(s, &file), entry_write, s) < 0) {
+	buf_printf(&file, "%s.json", s->catalog_name);
+	if (store_replace(dir, file.data, entry_write, &out) < 0) {
 		e = errno;
 		buf_printf(&what, "%s/%s", dir_path, file.data);
 		read_only(what.data, strerror(e));

@@ -645,6 +645,35 @@ share_member(struct loader *l, const char *key, int t)
 	return true;
 }
 
+/* The keys of what a model reads; false when key is none of them. */
+static bool
+model_member(struct loader *l, const char *key, int t)
+{
+	struct cfg *c = l->cfg;
+	long long v;
+
+	if (strcmp(key, "searchTool") == 0) {
+		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "openOnUse") == 0) {
+		if (json_get_bool(&l->j, t, &c->open_on_use) < 0)
+			problem(l, true, "expected true or false");
+	} else if (strcmp(key, "toolDetail") == 0) {
+		if (json_eq(&l->j, t, "full") || json_eq(&l->j, t, "lean"))
+			c->full_tools = json_eq(&l->j, t, "full");
+		else
+			problem(l, true, "expected \"lean\" or \"full\"");
+	} else if (strcmp(key, "searchSchemas") == 0) {
+		if (!json_get_int(&l->j, t, &v) || v < 0 || v > WB_SEARCH_MAX)
+			problem(l, true, "expected a whole number from 0 to %d",
+			    WB_SEARCH_MAX);
+		else
+			c->search_schemas = (int)v;
+	} else
+		return false;
+	return true;
+}
+
 static void
 top_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -681,10 +710,8 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 			problem(l, true, "cacheDir is empty");
 		else if (c->cache_dir != NULL)
 			c->cache_dir = beside_config(l, c->cache_dir);
-	} else if (strcmp(key, "searchTool") == 0) {
-		if (json_get_bool(&l->j, t, &c->search_tool) < 0)
-			problem(l, true, "expected true or false");
-	}
+	} else if (model_member(l, key, t))
+		;
 	else if (strncmp(key, "http", 4) == 0 || strcmp(key, "listen") == 0 ||
 	    strcmp(key, "allowedOrigins") == 0 ||
 	    strcmp(key, "maxConnections") == 0)
@@ -782,6 +809,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->state_ttl_ms = WB_STATE_TTL_MS;
 	c->max_message = WB_MAX_MESSAGE;
 	c->cache = c->search_tool = true;
+	c->search_schemas = WB_SEARCH_SCHEMAS;
 	c->max_conns = WB_HTTP_CONNS;
 	c->http_session_ms = WB_HTTP_SESSION_MS;
 	c->share_linger_ms = 60000;

@@ -15,6 +15,8 @@
 #define WB_HTTP_SESSION_MS	1800000	/* httpSessionTimeoutMs */
 #define WB_HTTP_TOKEN_MIN	16	/* httpToken's bytes at least. */
 #define WB_SHARE_LINGER_MAX	86400000	/* shareLingerMs at most. */
+#define WB_SEARCH_MAX		50	/* search_tools' hits at most. */
+#define WB_SEARCH_SCHEMAS	3	/* searchSchemas */
 #define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
 
 enum tool_mode {
@@ -70,6 +72,10 @@ struct cfg {
 	bool			 cache;		/* The tool catalogue on disk. */
 	char			*cache_dir;	/* NULL: the XDG default. */
 	bool			 search_tool;	/* Offer search_tools. */
+	/* What a model reads (lean.c, search.c, toolbox.c). */
+	bool			 full_tools;	/* "toolDetail": "full" */
+	int			 search_schemas; /* Hits given their schema. */
+	bool			 open_on_use;	/* use_tool opens a toolbox. */
 	/* Serving Streamable HTTP (http_host.c). */
 	char			*listen;	/* "HOST:PORT", or NULL. */
 	char			*http_token;	/* httpToken, or NULL. */

@@ -430,6 +430,7 @@ fast_route(struct session *se, const struct span *v)
 	in.mlen = v[F_META].n;
 	in.token = v[F_TOKEN].p;
 	in.toklen = v[F_TOKEN].n;
+	box_open_on_use(se, box_of(s));
 	call_route(s, se, name.p, name.n, &in, v[F_ID].p, v[F_ID].n);
 	return true;
 }
@@ -645,38 +646,33 @@ no_toolboxes(struct buf *t)
 	    wb.cfg.path);
 }
 
+/*
+ * Every word here is read by the model every turn: the toolboxes, each
+ * with its description once, and how to reach a tool.
+ */
 static void
 list_toolboxes(struct buf *t)
 {
 	const struct cfg_toolbox *b;
 	int i;
 
-	buf_puts(t, "mcp-workbench groups MCP servers into toolboxes. A "
-	    "toolbox's servers start only when you open it.\n\n"
-	    "Available toolboxes:\n");
+	buf_puts(t, "Tools are grouped in toolboxes, whose servers start "
+	    "when used:\n");
 	for (i = 0; i < wb.cfg.nboxes; i++) {
 		b = &wb.cfg.boxes[i];
-		buf_printf(t, "%s (%d server%s)\n", b->name, b->nservers,
-		    b->nservers == 1 ? "" : "s");
-		if (b->description[0] != '\0')
-			buf_printf(t, "  Description: %s\n", b->description);
+		buf_printf(t, "- %s%s%s\n", b->name, b->description[0] !=
+		    '\0' ? ": " : "", b->description);
 	}
-	b = &wb.cfg.boxes[0];
-	buf_printf(t, "\nTo use a toolbox: first call open_toolbox with "
-	    "{\"toolbox_name\": \"%s\"}; it starts the toolbox's servers and "
-	    "lists their tools, each with its source_server and inputSchema. "
-	    "Then call use_tool with the tool's toolbox, server and name, "
-	    "for example {\"tool\": {\"toolbox\": \"%s\", \"server\": \"%s\", "
-	    "\"name\": \"<tool name from open_toolbox>\"}, \"arguments\": "
-	    "{}}.", b->name, b->name, b->nservers > 0 ?
-	    b->servers[0].name : "<server>");
-	if (wb.mode == MODE_DYNAMIC)
-		buf_puts(t, " Opened tools also appear in your tool list as "
-		    "{toolbox}__{server}__{tool} and can be called directly.");
 	if (wb.cfg.search_tool)
-		buf_puts(t, " When you do not know which toolbox has the tool "
-		    "you need, call search_tools with a few words saying what "
-		    "it should do.");
+		buf_puts(t, "search_tools finds a tool and gives its "
+		    "inputSchema; ");
+	buf_puts(t, "open_toolbox lists a toolbox's tools; use_tool calls "
+	    "one.");
+	if (!wb.cfg.open_on_use)
+		buf_puts(t, " A toolbox must be opened before use_tool.");
+	if (wb.mode == MODE_DYNAMIC)
+		buf_puts(t, " Opened tools are also listed as "
+		    "{toolbox}__{server}__{tool}.");
 }
 
 void

@@ -227,7 +227,7 @@ dyn_call(struct session *se, const struct json *j, const char *name,
 	if ((b = box_find(box, strlen(box))) != NULL)
 		s = box_server(se, b, srv, strlen(srv));
 	if (s != NULL && !box_seen(se, b) && session_era(se) != NULL) {
-		box_stateless_open(se, b);
+		box_open_on_use(se, b);
 		later = true;
 	} else if (s != NULL && box_seen(se, b))
 		t = list_find(s, LIST_TOOLS, tool, strlen(tool));

@@ -88,7 +88,7 @@ static void
 item_free(struct item *it)
 {
 	free(it->native);
-	free(it->words);
+	free(it->index);
 }
 
 static void

@@ -1,54 +1,109 @@
 /*
  * search.c: the search_tools meta-tool.  It ranks the tools of every
  * toolbox whose servers' lists are known (open now, or in the catalogue)
- * by BM25 over each tool's name (counted twice), title and description,
- * in terms made the same way for the query and the tools (terms.c).  It
- * never starts a server; toolboxes not indexed yet are named in the answer.
+ * and hands over the input schemas of the best few, so that a model can
+ * call the tool it found without opening anything.  It never starts a
+ * server; toolboxes not indexed yet are named in the answer.
+ *
+ * Ranking is BM25 over one weighted bag of terms a tool (a simple
+ * BM25F): each term counts by the weight of the field it came from
+ * (field_weight: the tool's name most, its parameters' descriptions
+ * least), and a tool's length is its weighted count.  A query's terms
+ * are made as a tool's are (terms.c), and each brings in the words
+ * people use for the same thing (thesaurus.c), which count for less
+ * than the words asked.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "box.h"
 #include "terms.h"
 
-#define LIMIT_DEFAULT	10
-#define LIMIT_MAX	50
-#define QUERY_TERMS	16	/* Terms of a query looked at. */
+#define LIMIT_DEFAULT	5
+#define QUERIES_MAX	5	/* Queries of one call. */
+#define QUERY_TERMS	16	/* Terms of a query looked at, */
+#define TERMS_MAX	64	/* with those the thesaurus adds. */
+#define RELATED_WEIGHT	0.5f	/* A related term's weight. */
+#define SLOTS		128	/* The query's hash table: > TERMS_MAX. */
 #define SUMMARY_MAX	240	/* A description's first sentence at most. */
-#define BM25_K1		1.2
-#define BM25_B		0.75
+#define BM25_K1		1.2f
+#define BM25_B		0.75f
+
+/* Where a tool's term came from, and what that counts. */
+enum tool_field {
+	F_NAME,			/* The tool's name. */
+	F_TITLE,		/* Its title. */
+	F_DESC,			/* Its description. */
+	F_PARAM,		/* Its parameters' names. */
+	F_PDESC,		/* Its parameters' descriptions. */
+	F_SERVER,		/* Its server's name. */
+	F_BOX,			/* Its toolbox's name and description. */
+	F_COUNT
+};
+
+static const float field_weight[F_COUNT] = {
+	[F_NAME] = 3,
+	[F_TITLE] = 1.5f,
+	[F_DESC] = 1,
+	[F_PARAM] = 1,
+	[F_PDESC] = 0.3f,
+	[F_SERVER] = 1,
+	[F_BOX] = 0.25f,
+};
+
+/* A tool's terms as hashes, each with its field: made once a tool. */
+struct tool_index {
+	float		 len;		/* Weighted count of terms. */
+	int		 n;
+	struct posting {
+		uint32_t hash;
+		uint32_t field;
+	}		 p[];
+};
+
+/*
+ * A query's terms.  A word asked and those the thesaurus brings in for
+ * it are one concept, scored as one term (their counts added, each by
+ * its weight, in the tools that have any of them): a rare synonym does
+ * not outweigh the word asked.
+ */
+struct query {
+	int		 n;
+	int		 nconcepts;
+	uint32_t	 hash[TERMS_MAX];
+	float		 weight[TERMS_MAX];
+	signed char	 concept[TERMS_MAX];
+	signed char	 slot[SLOTS];	/* hash % SLOTS: a term, or -1. */
+};
+
+/* One tool being ranked. */
+struct hit {
+	const struct server	*srv;
+	struct item		*tool;
+	float			 score;
+	int			 order;		/* Configuration order. */
+};
 
 static const char search_def[] =
 	",{\"name\":\"search_tools\",\"title\":\"Search the tools of every "
-	"toolbox\",\"description\":\"Find tools by what they do, across all "
-	"toolboxes, before opening any: give a few words (e.g. \\\"read a "
-	"file\\\", \\\"create github issue\\\"). Returns the best matches with "
-	"their toolbox, server and name, the first sentence of each "
-	"description, and whether its toolbox is open; then open_toolbox that "
-	"toolbox and call the tool with use_tool. Starts no server. Toolboxes "
-	"never opened on this machine are not indexed yet and are named in the "
-	"answer.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-	"\"query\":{\"type\":\"string\",\"minLength\":1,\"description\":\"What "
-	"the tool should do, in a few words.\"},\"toolbox\":{\"type\":"
-	"\"string\",\"description\":\"Search only this toolbox.\"},\"limit\":{"
-	"\"type\":\"integer\",\"minimum\":1,\"maximum\":50,\"description\":"
-	"\"How many results at most (default 10).\"}},\"required\":["
-	"\"query\"],\"additionalProperties\":false},\"annotations\":{"
+	"toolbox\",\"description\":\"Find tools by what they should do, in "
+	"every toolbox. Hits give toolbox, server and name for use_tool; the "
+	"best come with their inputSchema.\",\"inputSchema\":{\"type\":"
+	"\"object\",\"properties\":{\"query\":{\"type\":\"string\","
+	"\"minLength\":1,\"description\":\"What the tool should do.\"},"
+	"\"queries\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+	"\"minLength\":1},\"minItems\":1,\"maxItems\":5,\"description\":"
+	"\"Several searches at once, instead of query.\"},\"toolbox\":{"
+	"\"type\":\"string\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,"
+	"\"maximum\":50}},\"additionalProperties\":false},\"annotations\":{"
 	"\"title\":\"Search the tools of every toolbox\",\"readOnlyHint\":true,"
 	"\"destructiveHint\":false,\"idempotentHint\":true,"
 	"\"openWorldHint\":false}}";
 
 /* A tool object being read, and a string of it: kept between tools. */
 static struct json tj;
-static struct buf text;
-
-/* One tool being ranked. */
-struct hit {
-	const struct server	*srv;
-	struct item		*tool;
-	double			 score;
-	int			 order;		/* Configuration order. */
-};
+static struct buf text, words;
 
 void
 search_put_tool(struct buf *b)
@@ -58,7 +113,7 @@ search_put_tool(struct buf *b)
 }
 
 /* The natural logarithm, without libm. */
-static double
+static float
 ln(double x)
 {
 	double y, y2, sum = 0, term;
@@ -76,69 +131,209 @@ ln(double x)
 	y2 = y * y;
 	for (k = 1, term = y; k < 40; k += 2, term *= y2)
 		sum += term / k;
-	return 2 * sum + e * 0.69314718055994530942;
+	return (float)(2 * sum + e * 0.69314718055994530942);
 }
 
-/* A tool's terms: its name twice, its title and its description. */
-static void
-tool_terms(const struct item *t, struct buf *out)
+static uint32_t
+term_hash(const char *t, size_t n)
 {
-	const char *v;
-	int i;
-
-	term_put(out, t->key, strlen(t->key));
-	term_put(out, t->key, strlen(t->key));
-	if (json_parse(&tj, t->json, t->len) == JSON_OK) {
-		for (i = 0; i < 2; i++) {
-			v = json_str(&tj, json_get(&tj, 0, i == 0 ? "title" :
-			    "description"), &text);
-			if (v != NULL)
-				term_put(out, v, strlen(v));
-		}
-	}
-	json_release(&tj);
-}
-
-/* How often term (with its space) comes in words; the words' count too. */
-static int
-term_count(const char *words, const char *term, size_t n, int *total)
-{
-	const char *p = words, *sp;
-	int count = 0;
-
-	*total = 0;
-	for (; *p != '\0'; p = sp + 1) {
-		sp = strchr(p, ' ');
-		(*total)++;
-		if ((size_t)(sp - p + 1) == n && memcmp(p, term, n) == 0)
-			count++;
-	}
-	return count;
+	return (uint32_t)hash_bytes(HASH_INIT, t, n);
 }
 
 /*
- * The query's terms, each with its space, distinct, at most
- * QUERY_TERMS; returns how many.
+ * Index building: the terms of a text, added to the postings of a
+ * field.  words holds every term of the tool so far; each field's
+ * start is kept in from[].
  */
+static void
+add_text(const char *s, size_t n)
+{
+	term_put(&words, s, n);
+}
+
+static void
+add_string(int t)
+{
+	const char *v = json_str(&tj, t, &text);
+
+	if (v != NULL)
+		add_text(v, strlen(v));
+}
+
+/* The strings of an array (a parameter's enum). */
+static void
+add_strings(int a)
+{
+	int i, k;
+
+	if (!json_is(&tj, a, JSMN_ARRAY))
+		return;
+	for (i = a + 1, k = 0; k < tj.tok[a].size; k++, i = json_next(&tj, i))
+		if (json_is(&tj, i, JSMN_STRING))
+			add_string(i);
+}
+
+/*
+ * The parameters: their names to F_PARAM; their descriptions and the
+ * values they may take (enum: "state": "closed" is how an issue is
+ * closed) to F_PDESC.
+ */
+static void
+add_params(size_t *from)
+{
+	int props, i, k, n;
+
+	props = json_path(&tj, 0, "inputSchema.properties");
+	n = json_is(&tj, props, JSMN_OBJECT) ? tj.tok[props].size : 0;
+	for (i = props + 1, k = 0; k < n; k++, i = json_next(&tj, i + 1))
+		add_string(i);
+	from[F_PDESC] = words.len;
+	for (i = props + 1, k = 0; k < n; k++, i = json_next(&tj, i + 1)) {
+		add_string(json_get(&tj, i + 1, "description"));
+		add_strings(json_get(&tj, i + 1, "enum"));
+	}
+}
+
+static struct tool_index *
+index_make(const size_t *from)
+{
+	struct tool_index *x;
+	const char *p = buf_cstr(&words), *sp;
+	int f = 0, n = 0;
+
+	for (sp = p; (sp = strchr(sp, ' ')) != NULL; sp++)
+		n++;
+	x = xcalloc(1, sizeof(*x) + (size_t)n * sizeof(x->p[0]));
+	for (; *p != '\0'; p = sp + 1) {
+		while (f + 1 < F_COUNT && (size_t)(p - words.data) >=
+		    from[f + 1])
+			f++;
+		sp = strchr(p, ' ');
+		x->p[x->n].hash = term_hash(p, (size_t)(sp - p + 1));
+		x->p[x->n++].field = (uint32_t)f;
+		x->len += field_weight[f];
+	}
+	return x;
+}
+
+/* The tool's index: its fields' terms, in the order of enum field. */
+static struct tool_index *
+tool_index(const struct server *s, const struct item *t)
+{
+	const struct cfg_toolbox *box = box_of(s)->cfg;
+	size_t from[F_COUNT];
+	bool ok = json_parse(&tj, t->json, t->len) == JSON_OK;
+
+	words.len = 0;
+	from[F_NAME] = 0;
+	add_text(t->key, strlen(t->key));
+	from[F_TITLE] = words.len;
+	if (ok)
+		add_string(json_get(&tj, 0, "title"));
+	from[F_DESC] = words.len;
+	if (ok)
+		add_string(json_get(&tj, 0, "description"));
+	from[F_PARAM] = from[F_PDESC] = words.len;
+	if (ok)
+		add_params(from);
+	json_release(&tj);
+	from[F_SERVER] = words.len;
+	add_text(srv_name(s), strlen(srv_name(s)));
+	from[F_BOX] = words.len;
+	add_text(box->name, strlen(box->name));
+	add_text(box->description, strlen(box->description));
+	return index_make(from);
+}
+
+/*
+ * Add the term t (n bytes, with its space) to the query, once, in the
+ * given concept; false when it is there already or there is no room.
+ */
+static bool
+query_add(struct query *q, const char *t, size_t n, float weight,
+    int concept)
+{
+	uint32_t h = term_hash(t, n);
+	unsigned int i = h % SLOTS;
+
+	for (; q->slot[i] >= 0; i = (i + 1) % SLOTS)
+		if (q->hash[q->slot[i]] == h)
+			return false;
+	if (q->n == TERMS_MAX)
+		return false;
+	q->hash[q->n] = h;
+	q->weight[q->n] = weight;
+	q->concept[q->n] = (signed char)concept;
+	q->slot[i] = (signed char)q->n++;
+	return true;
+}
+
+/* The query's term of hash h, or -1. */
 static int
-query_terms(const char *query, struct buf *words, const char **term,
-    size_t *len)
+query_find(const struct query *q, uint32_t h)
+{
+	unsigned int i = h % SLOTS;
+
+	for (; q->slot[i] >= 0; i = (i + 1) % SLOTS)
+		if (q->hash[q->slot[i]] == h)
+			return q->slot[i];
+	return -1;
+}
+
+/* Each term of words (each with its space) to concept c. */
+static void
+query_add_all(struct query *q, struct buf *words, float weight, int c)
 {
 	const char *p, *sp;
-	int n = 0, k;
 
-	term_put(words, query, strlen(query));
-	for (p = buf_cstr(words); *p != '\0' && n < QUERY_TERMS; p = sp + 1) {
+	for (p = buf_cstr(words); *p != '\0'; p = sp + 1) {
 		sp = strchr(p, ' ');
-		for (k = 0; k < n && (len[k] != (size_t)(sp - p + 1) ||
-		    memcmp(term[k], p, len[k]) != 0); k++)
-			;
-		if (k == n) {
-			term[n] = p;
-			len[n++] = (size_t)(sp - p + 1);
-		}
+		(void)query_add(q, p, (size_t)(sp - p + 1), weight, c);
 	}
-	return n;
+}
+
+/*
+ * The query's terms, each a concept; then what the thesaurus has for
+ * each of them and for each phrase of two or three of them in a row,
+ * in the concept of the phrase's first: what means the same fully, what
+ * is related less.
+ */
+static void
+query_make(struct query *q, const char *query)
+{
+	struct buf terms = { 0 }, same = { 0 }, near = { 0 };
+	const char *at[QUERY_TERMS + 1], *p;
+	int concept[QUERY_TERMS], n = 0, i, w, c;
+
+	q->n = q->nconcepts = 0;
+	memset(q->slot, -1, sizeof(q->slot));
+	term_put(&terms, query, strlen(query));
+	for (p = buf_cstr(&terms); *p != '\0' && n < QUERY_TERMS; n++) {
+		at[n] = p;
+		p = strchr(p, ' ') + 1;
+		c = query_find(q, term_hash(at[n], (size_t)(p - at[n])));
+		if (c < 0 && query_add(q, at[n], (size_t)(p - at[n]), 1,
+		    q->nconcepts))
+			c = q->nconcepts++;
+		concept[n] = c >= 0 ? q->concept[c] : 0;
+	}
+	at[n] = p;
+	for (i = 0; i < n; i++)
+		for (w = 3; w >= 1; w--) {
+			if (i + w > n)
+				continue;
+			same.len = near.len = 0;
+			if (!term_related(at[i], (size_t)(at[i + w] - at[i]),
+			    &same, &near))
+				continue;
+			query_add_all(q, &same, 1, concept[i]);
+			query_add_all(q, &near, RELATED_WEIGHT, concept[i]);
+			if (w > 1)
+				break;
+		}
+	buf_free(&terms);
+	buf_free(&same);
+	buf_free(&near);
 }
 
 /* The tools searched: those of servers whose lists are known. */
@@ -156,7 +351,7 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 		if ((only != NULL && box_of(s) != only) ||
 		    !srv_used_by(s, se))
 			continue;
-		catalog_load(s, se, true);
+		catalog_load(s, se);
 		if (!srv_catalogued(s) && !list_indexed(s, LIST_TOOLS)) {
 			if (box_of(s) != last) {
 				buf_puts(missing, missing->len == 0 ? "" : ",");
@@ -171,9 +366,10 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 				cap *= 2;
 				h = xrealloc(h, (size_t)cap * sizeof(*h));
 			}
+			if (tools[t].index == NULL)
+				tools[t].index = tool_index(s, &tools[t]);
 			h[n].srv = s;
 			h[n].tool = &tools[t];
-			h[n].score = 0;
 			h[n++].order = order++;
 		}
 	}
@@ -181,43 +377,41 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 	return h;
 }
 
-/* BM25: score every hit for the query's terms. */
+/*
+ * BM25 over the weighted terms: tf[i][c], what concept c weighs in tool
+ * i; then every hit's score.
+ */
 static void
-rank(struct hit *h, int n, const char **term, const size_t *len, int nt)
+rank(struct hit *h, int n, const struct query *q)
 {
-	int i, k, df[QUERY_TERMS] = { 0 }, *tf, *dl;
-	double avgdl = 0, idf, f;
-	struct buf words = { 0 };
+	int i, c, p, k, nc = q->nconcepts, df[QUERY_TERMS] = { 0 };
+	float *tf = xcalloc((size_t)n * (size_t)nc + 1, sizeof(*tf));
+	float avglen = 0, idf, f, norm;
+	const struct tool_index *x;
 
-	tf = xcalloc((size_t)n * (size_t)nt + 1, sizeof(*tf));
-	dl = xcalloc((size_t)n + 1, sizeof(*dl));
 	for (i = 0; i < n; i++) {
-		if (h[i].tool->words == NULL) {
-			words.len = 0;
-			tool_terms(h[i].tool, &words);
-			h[i].tool->words = xstrdup(
-			    buf_cstr(&words));
-		}
-		for (k = 0; k < nt; k++) {
-			tf[i * nt + k] = term_count(h[i].tool->words, term[k],
-			    len[k], &dl[i]);
-			df[k] += tf[i * nt + k] > 0;
-		}
-		avgdl += dl[i];
+		x = h[i].tool->index;
+		for (p = 0; p < x->n; p++)
+			if ((k = query_find(q, x->p[p].hash)) >= 0)
+				tf[i * nc + q->concept[k]] += q->weight[k] *
+				    field_weight[x->p[p].field];
+		for (c = 0; c < nc; c++)
+			df[c] += tf[i * nc + c] > 0;
+		avglen += x->len;
 	}
-	avgdl = n > 0 ? avgdl / n : 1;
-	for (k = 0; k < nt; k++) {
-		idf = ln((n - df[k] + 0.5) / (df[k] + 0.5) + 1);
-		for (i = 0; i < n; i++) {
-			f = tf[i * nt + k];
-			h[i].score += idf * f * (BM25_K1 + 1) / (f + BM25_K1 *
-			    (1 - BM25_B + BM25_B * dl[i] / (avgdl > 0 ? avgdl :
-			    1)));
+	avglen = n > 0 && avglen > 0 ? avglen / n : 1;
+	for (i = 0; i < n; i++) {
+		h[i].score = 0;
+		norm = BM25_K1 * (1 - BM25_B + BM25_B * h[i].tool->index->len /
+		    avglen);
+		for (c = 0; c < nc; c++) {
+			if ((f = tf[i * nc + c]) == 0)
+				continue;
+			idf = ln((n - df[c] + 0.5) / (df[c] + 0.5) + 1);
+			h[i].score += idf * f * (BM25_K1 + 1) / (f + norm);
 		}
 	}
 	free(tf);
-	free(dl);
-	buf_free(&words);
 }
 
 static int
@@ -256,8 +450,10 @@ put_summary(struct buf *b, const struct item *t)
 	json_release(&tj);
 }
 
+/* A hit; the rank'th of its query (0 the best). */
 static void
-put_hit(struct buf *b, const struct session *se, const struct hit *h)
+put_hit(struct buf *b, const struct session *se, const struct hit *h,
+    int rank)
 {
 	buf_puts(b, "{\"toolbox\":");
 	json_put_cstr(b, box_of(h->srv)->cfg->name);
@@ -267,92 +463,168 @@ put_hit(struct buf *b, const struct session *se, const struct hit *h)
 	json_put_cstr(b, h->tool->key);
 	buf_puts(b, ",\"description\":");
 	put_summary(b, h->tool);
-	buf_printf(b, ",\"toolbox_open\":%s", box_seen(se, box_of(h->srv)) ?
-	    "true" : "false");
-	/* Listed for a client of other capabilities: it may not be offered. */
-	if (srv_catalog_other(h->srv))
-		buf_puts(b, ",\"listed_for_other_capabilities\":true");
+	if (rank < wb.cfg.search_schemas) {
+		buf_puts(b, ",\"inputSchema\":");
+		lean_put_schema(b, h->tool);
+	}
+	/* Said only when use_tool would refuse it. */
+	if (!wb.cfg.open_on_use && session_era(se) == NULL &&
+	    !box_seen(se, box_of(h->srv)))
+		buf_puts(b, ",\"toolbox_open\":false");
 	buf_putc(b, '}');
 }
 
-/* The answer: the best hits, and the toolboxes not indexed. */
+/* One query's ranked hits, the best limit of those that match. */
 static void
 put_results(struct buf *b, const struct session *se, const char *query,
-    struct hit *h, int n, int limit, const struct buf *missing)
+    struct hit *h, int n, int limit)
 {
+	struct query q;
 	int i;
 
-	buf_puts(b, "{\"query\":");
-	json_put_cstr(b, query);
-	buf_puts(b, ",\"results\":[");
+	query_make(&q, query);
+	rank(h, n, &q);
+	if (n > 1)
+		qsort(h, (size_t)n, sizeof(*h), by_score);
+	buf_puts(b, "\"results\":[");
 	for (i = 0; i < n && i < limit && h[i].score > 0; i++) {
 		if (i > 0)
 			buf_putc(b, ',');
-		put_hit(b, se, &h[i]);
+		put_hit(b, se, &h[i], i);
 	}
-	buf_puts(b, "],\"not_indexed\":[");
+	buf_putc(b, ']');
+}
+
+/* The toolboxes not indexed, and how to index them. */
+static void
+put_missing(struct buf *b, const struct buf *missing)
+{
+	if (missing->len == 0)
+		return;
+	buf_puts(b, ",\"not_indexed\":[");
 	buf_put(b, missing->data, missing->len);
-	buf_puts(b, "]}");
+	buf_puts(b, "],\"note\":\"These toolboxes' tools are not known yet: "
+	    "open_toolbox lists one (and indexes it); mcp-workbench --probe "
+	    "indexes them all.\"");
+}
+
+/* The arguments of search_tools, read. */
+struct search_args {
+	char			*query[QUERIES_MAX];
+	int			 nquery;
+	bool			 several;	/* queries, not query. */
+	const struct toolbox	*only;
+	long long		 limit;
+};
+
+static bool
+read_queries(const struct json *j, int v, struct search_args *a,
+    struct buf *why)
+{
+	int i, k;
+
+	if (!json_is(j, v, JSMN_ARRAY) || j->tok[v].size < 1 ||
+	    j->tok[v].size > QUERIES_MAX) {
+		buf_printf(why, "queries: expected an array of 1 to %d "
+		    "strings", QUERIES_MAX);
+		return false;
+	}
+	a->several = true;
+	for (i = v + 1, k = 0; k < j->tok[v].size; k++, i = json_next(j, i))
+		if ((a->query[a->nquery++] = json_strdup(j, i)) == NULL ||
+		    a->query[a->nquery - 1][0] == '\0') {
+			buf_printf(why, "queries[%d]: expected a non-empty "
+			    "string", k);
+			return false;
+		}
+	return true;
 }
 
 /* Read search_tools' arguments; false with the reason in why. */
 static bool
-search_args(const struct json *j, int args, char **query,
-    const struct toolbox **only, long long *limit, struct buf *why)
+search_args(const struct json *j, int args, struct search_args *a,
+    struct buf *why)
 {
-	int v;
+	int v, q = json_get(j, args, "query");
 	char *box;
 
-	*query = json_strdup(j, json_get(j, args, "query"));
-	if (*query == NULL || (*query)[0] == '\0') {
+	if ((v = json_get(j, args, "queries")) >= 0 && q >= 0) {
+		buf_puts(why, "give query or queries, not both");
+		return false;
+	}
+	if (v >= 0 && !read_queries(j, v, a, why))
+		return false;
+	if (v < 0 && ((a->query[a->nquery++] = json_strdup(j, q)) == NULL ||
+	    a->query[0][0] == '\0')) {
 		buf_puts(why, "query: expected a non-empty string");
 		return false;
 	}
 	if ((v = json_get(j, args, "limit")) >= 0 && (!json_get_int(j, v,
-	    limit) || *limit < 1 || *limit > LIMIT_MAX)) {
-		buf_puts(why, "limit: expected an integer from 1 to 50");
+	    &a->limit) || a->limit < 1 || a->limit > WB_SEARCH_MAX)) {
+		buf_printf(why, "limit: expected an integer from 1 to %d",
+		    WB_SEARCH_MAX);
 		return false;
 	}
 	if ((v = json_get(j, args, "toolbox")) < 0)
 		return true;
 	if ((box = json_strdup(j, v)) == NULL ||
-	    (*only = box_find(box, strlen(box))) == NULL)
+	    (a->only = box_find(box, strlen(box))) == NULL)
 		buf_printf(why, "toolbox: no toolbox '%s' is configured",
 		    box != NULL ? box : "?");
 	free(box);
 	return why->len == 0;
 }
 
+/*
+ * The answer: {"results": [...]} for a query, {"searches": [{"query",
+ * "results"}, ...]} for queries; and the toolboxes not indexed.
+ */
+static void
+put_answer(struct buf *out, const struct session *se,
+    const struct search_args *a)
+{
+	struct buf missing = { 0 };
+	struct hit *h;
+	int n, i;
+
+	h = collect(se, a->only, &n, &missing);
+	buf_puts(out, a->several ? "{\"searches\":[" : "{");
+	for (i = 0; i < a->nquery; i++) {
+		if (a->several) {
+			buf_puts(out, i > 0 ? ",{\"query\":" : "{\"query\":");
+			json_put_cstr(out, a->query[i]);
+			buf_putc(out, ',');
+		}
+		put_results(out, se, a->query[i], h, n, (int)a->limit);
+		if (a->several)
+			buf_putc(out, '}');
+	}
+	if (a->several)
+		buf_putc(out, ']');
+	put_missing(out, &missing);
+	buf_putc(out, '}');
+	free(h);
+	buf_free(&missing);
+}
+
 void
 search_tool(struct session *se, const struct json *j, int args,
     const char *id, size_t idlen)
 {
-	const struct toolbox *only = NULL;
-	struct buf why = { 0 }, words = { 0 }, missing = { 0 }, out = { 0 };
-	const char *term[QUERY_TERMS];
-	size_t len[QUERY_TERMS];
-	long long limit = LIMIT_DEFAULT;
-	struct hit *h;
-	char *query = NULL;
-	int n, nt;
+	struct search_args a = { .limit = LIMIT_DEFAULT };
+	struct buf why = { 0 }, out = { 0 };
+	int i;
 
-	if (!search_args(j, args, &query, &only, &limit, &why)) {
+	if (!search_args(j, args, &a, &why)) {
 		buf_printf(&out, "Invalid tool invocation parameters: %s",
 		    buf_cstr(&why));
 		reply_text(se, id, idlen, buf_cstr(&out), true);
 	} else {
-		nt = query_terms(query, &words, term, len);
-		h = collect(se, only, &n, &missing);
-		rank(h, n, term, len, nt);
-		if (n > 1)
-			qsort(h, (size_t)n, sizeof(*h), by_score);
-		put_results(&out, se, query, h, n, (int)limit, &missing);
+		put_answer(&out, se, &a);
 		reply_structured(se, id, idlen, &out);
-		free(h);
 	}
-	free(query);
+	for (i = 0; i < a.nquery; i++)
+		free(a.query[i]);
 	buf_free(&why);
-	buf_free(&words);
-	buf_free(&missing);
 	buf_free(&out);
 }

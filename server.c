@@ -437,14 +437,7 @@ srv_ready_ms(const struct server *s)
 bool
 srv_catalogued(const struct server *s)
 {
-	return s->catalogued;
-}
-
-/* Is that entry one made for other capabilities (search_tools)? */
-bool
-srv_catalog_other(const struct server *s)
-{
-	return s->catalog_other;
+	return s->catalogued || s->catalog_other;
 }
 
 /* Does it take calls now? */
@@ -458,7 +451,8 @@ srv_serving(const struct server *s)
 bool
 srv_known(const struct server *s)
 {
-	return srv_serving(s) || (s->catalogued && s->state == SRV_STARTING);
+	return srv_serving(s) || ((s->catalogued || s->catalog_other) &&
+	    s->state == SRV_STARTING);
 }
 
 /*

@@ -30,13 +30,13 @@ enum list_kind {
 
 /*
  * An entry of a server's list, as the server listed it.  The layer above
- * keeps two notes on it: words (search_tools) and shadowed (resources).
+ * keeps two notes on it: index (search_tools) and shadowed (resources).
  */
 struct item {
 	char		*key;		/* Its name, URI or URI template. */
 	const char	*json;		/* The object, raw (no NUL after). */
 	char		*native;	/* As the client is shown it, or NULL. */
-	char		*words;		/* search_tools' terms, once searched. */
+	struct tool_index *index;	/* search_tools' terms, once searched. */
 	unsigned int	 len;		/* Of json; a line is at most 1 GiB. */
 	bool		 shadowed;	/* Said once: another server has it. */
 };
@@ -88,7 +88,6 @@ unsigned srv_caps(const struct server *);
 bool	 srv_modern(const struct server *);
 long long srv_ready_ms(const struct server *);
 bool	 srv_catalogued(const struct server *);
-bool	 srv_catalog_other(const struct server *);
 bool	 srv_serving(const struct server *);
 bool	 srv_known(const struct server *);
 bool	 srv_busy(const struct server *, long long);
@@ -119,7 +118,7 @@ struct item *list_items(const struct server *, enum list_kind, int *);
 int	 list_count(const struct server *, enum list_kind);
 bool	 list_indexed(const struct server *, enum list_kind);
 void	 list_free_retired(void);
-void	 catalog_load(struct server *, const struct session *, bool);
+void	 catalog_load(struct server *, const struct session *);
 void	 catalog_close(void);
 
 /*

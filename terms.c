@@ -182,7 +182,8 @@ put_word(struct buf *out, const char *s, size_t n)
 	for (k = 0; k < n; k++)
 		w[k] = s[k] >= 'A' && s[k] <= 'Z' ? s[k] - 'A' + 'a' : s[k];
 	w[n] = '\0';
-	if (term_stop(w, n))
+	/* A letter alone is what is left of "it's" or "repo's". */
+	if (n < 2 || term_stop(w, n))
 		return;
 	buf_put(out, w, term_stem(w, n));
 	buf_putc(out, ' ');

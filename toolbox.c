@@ -21,44 +21,28 @@ static void	box_settle(struct toolbox *);
  */
 static const char meta_tools[] =
 	"{\"name\":\"open_toolbox\",\"title\":\"Open a toolbox\","
-	"\"description\":\"Open a toolbox by name: starts its MCP servers "
-	"(if not already running) and returns every tool they offer, with "
-	"each tool's server name and input schema. Call this before use_tool. "
-	"The available toolboxes are listed in the server instructions. "
-	"Opening an open toolbox again is cheap and returns the same list.\","
+	"\"description\":\"List a toolbox's tools with their input schemas, "
+	"starting its servers.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-	"\"toolbox_name\":{\"type\":\"string\",\"minLength\":1,"
-	"\"description\":\"Name of the toolbox to open, e.g. \\\"dev\\\".\"}},"
+	"\"toolbox_name\":{\"type\":\"string\",\"minLength\":1}},"
 	"\"required\":[\"toolbox_name\"],\"additionalProperties\":false},"
 	"\"annotations\":{\"title\":\"Open a toolbox\",\"readOnlyHint\":false,"
 	"\"destructiveHint\":false,\"idempotentHint\":true,"
 	"\"openWorldHint\":false}},"
-	"{\"name\":\"use_tool\",\"title\":\"Use a tool of an open toolbox\","
-	"\"description\":\"Call a tool of an opened toolbox. Identify the tool "
-	"with the toolbox name, the server name (source_server in the "
-	"open_toolbox result) and the tool's own name, and pass the tool's "
-	"arguments as an object matching its input schema. Example: "
-	"{\\\"tool\\\": {\\\"toolbox\\\": \\\"dev\\\", \\\"server\\\": "
-	"\\\"filesystem\\\", \\\"name\\\": \\\"read_file\\\"}, "
-	"\\\"arguments\\\": {\\\"path\\\": \\\"/tmp/notes.txt\\\"}}. "
-	"The tool's result is returned unchanged.\","
+	"{\"name\":\"use_tool\",\"title\":\"Use a tool of a toolbox\","
+	"\"description\":\"Call a tool found by search_tools or open_toolbox "
+	"(server: its source_server), with arguments matching its "
+	"inputSchema. Returns the tool's result.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-	"\"tool\":{\"type\":\"object\",\"description\":\"Which tool to call.\","
-	"\"properties\":{"
-	"\"toolbox\":{\"type\":\"string\",\"minLength\":1,"
-	"\"description\":\"Toolbox name, as passed to open_toolbox.\"},"
-	"\"server\":{\"type\":\"string\",\"minLength\":1,"
-	"\"description\":\"Server name within the toolbox (the tool's "
-	"source_server).\"},"
-	"\"name\":{\"type\":\"string\",\"minLength\":1,"
-	"\"description\":\"The tool's name as listed by open_toolbox.\"}},"
+	"\"tool\":{\"type\":\"object\",\"properties\":{"
+	"\"toolbox\":{\"type\":\"string\",\"minLength\":1},"
+	"\"server\":{\"type\":\"string\",\"minLength\":1},"
+	"\"name\":{\"type\":\"string\",\"minLength\":1}},"
 	"\"required\":[\"toolbox\",\"server\",\"name\"],"
 	"\"additionalProperties\":false},"
-	"\"arguments\":{\"type\":\"object\",\"description\":\"Arguments for "
-	"the tool, matching its inputSchema. Defaults to {}.\","
-	"\"additionalProperties\":true}},"
+	"\"arguments\":{\"type\":\"object\"}},"
 	"\"required\":[\"tool\"],\"additionalProperties\":false},"
-	"\"annotations\":{\"title\":\"Use a tool of an open toolbox\","
+	"\"annotations\":{\"title\":\"Use a tool of a toolbox\","
 	"\"readOnlyHint\":false,\"destructiveHint\":true,"
 	"\"idempotentHint\":false,\"openWorldHint\":true}}";
 
@@ -237,10 +221,12 @@ box_target(const struct session *se, const char *box, size_t boxlen,
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
 		    "configured. Available toolboxes: ", (int)boxlen, box);
 		toolbox_names(t);
-	} else if (!box_seen(se, b) && session_era(se) == NULL)
+	} else if (!box_seen(se, b) && session_era(se) == NULL &&
+	    !wb.cfg.open_on_use)
 		buf_printf(t, "Error executing tool: Toolbox '%.*s' is not "
-		    "open; call open_toolbox first in this session",
-		    (int)boxlen, box);
+		    "open; call open_toolbox first in this session (or set "
+		    "\"openOnUse\": true in the configuration)", (int)boxlen,
+		    box);
 	else if ((s = box_server(se, b, srv, srvlen)) == NULL)
 		buf_printf(t, "Error executing tool: Server '%.*s' not found "
 		    "in toolbox '%.*s'", (int)srvlen, srv, (int)boxlen, box);
@@ -269,10 +255,17 @@ tool_origin(struct buf *b, const struct server *s)
 	buf_putc(b, '}');
 }
 
-/* A tool object with its origin (tool_origin) added. */
+/*
+ * A tool object with its origin (tool_origin) added: lean (lean.c), or
+ * as its server gave it with "toolDetail": "full".
+ */
 static void
 put_tool(struct buf *b, const struct item *t, const struct buf *origin)
 {
+	if (!wb.cfg.full_tools) {
+		lean_put_tool(b, t, origin);
+		return;
+	}
 	json_add_members(b, t->json, t->len);
 	buf_put(b, origin->data, origin->len);
 }
@@ -578,7 +571,7 @@ box_open(struct session *se, struct toolbox *b, const char *cid,
 	w->cidlen = cidlen;
 	w->modern = session_era(se) != NULL;
 	for (i = 0; i < b->nservers; i++)
-		catalog_load(box_srv(se, b, i), se, false);
+		catalog_load(box_srv(se, b, i), se);
 	/* A server failing at once must not answer before the rest start. */
 	b->starting = true;
 	for (i = 0; i < b->nservers; i++)
@@ -629,14 +622,29 @@ box_session_gone(struct session *se)
 }
 
 /*
- * A modern request is stateless: one naming a toolbox that is not open
- * opens it, and the server it calls starts as the call needs it.
+ * A call that names a toolbox not open opens it when the request is
+ * modern (stateless: the server it calls starts as the call needs it)
+ * or "openOnUse" is set: then as open_toolbox does, from the catalogue
+ * and by starting its servers, without waiting for them.
  */
 void
-box_stateless_open(struct session *se, const struct toolbox *b)
+box_open_on_use(struct session *se, const struct toolbox *b)
 {
+	int i;
+
+	if ((session_era(se) == NULL && !wb.cfg.open_on_use) ||
+	    box_seen(se, b))
+		return;
+	session_open_box(se, (int)(b - boxes));
 	if (session_era(se) != NULL)
-		session_open_box(se, (int)(b - boxes));
+		return;
+	for (i = 0; i < b->nservers; i++) {
+		catalog_load(box_srv(se, b, i), se);
+		srv_open(box_srv(se, b, i), se);
+	}
+	/* A 2025 session hears that its lists grew, as after open_toolbox. */
+	dyn_notify(se);
+	res_notify(se);
 }
 
 /*
@@ -693,7 +701,7 @@ box_use_tool(struct session *se, const struct json *j, int args, int params,
 		    "not contain \\u0000");
 	else if ((s = box_target(se, box, strlen(box), srv, strlen(srv), name,
 	    strlen(name), &t)) != NULL) {
-		box_stateless_open(se, box_of(s));
+		box_open_on_use(se, box_of(s));
 		call_in_tokens(j, top[U_ARGS], params, &in);
 		call_route(s, se, name, strlen(name), &in, id, idlen);
 	}

@@ -1483,6 +1483,35 @@ terms(const char *s)
 	return buf_cstr(&b);
 }
 
+/* What the thesaurus brings in for a term or a phrase (thesaurus.c). */
+static void
+test_thesaurus(void)
+{
+	struct buf same = { 0 }, near = { 0 };
+
+	CHECK(term_related("pr ", 3, &same, &near));
+	CHECK(strcmp(buf_cstr(&same), "pull request ") == 0);
+	same.len = near.len = 0;
+	/* "folder" means "directory"; both are the others' too. */
+	CHECK(term_related("folder ", 7, &same, &near));
+	CHECK(strstr(buf_cstr(&same), "directory ") != NULL &&
+	    strstr(same.data, "folder ") == NULL);
+	same.len = near.len = 0;
+	/* A phrase in a row brings its group in; one word of it, nothing. */
+	CHECK(term_related("keep mind ", 10, &same, &near));
+	CHECK(strstr(buf_cstr(&near), "remember ") != NULL);
+	same.len = near.len = 0;
+	CHECK(!term_related("keep ", 5, &same, &near) && same.len == 0 &&
+	    near.len == 0);
+	/* A number stands for a number. */
+	CHECK(term_related("42 ", 3, &same, &near));
+	CHECK(strcmp(buf_cstr(&near), "number ") == 0 && same.len == 0);
+	same.len = near.len = 0;
+	CHECK(!term_related("zebra ", 6, &same, &near));
+	buf_free(&same);
+	buf_free(&near);
+}
+
 static void
 test_terms(void)
 {
@@ -1558,7 +1587,9 @@ test_terms(void)
 	CHECK(strcmp(terms("knowledge-graph.v2"), "knowledg graph v2 ") == 0);
 	CHECK(strcmp(terms("The Of a, IN"), "") == 0);
 	CHECK(strcmp(terms(""), "") == 0);
-	CHECK(strcmp(terms("\"x\": [1]"), "x 1 ") == 0);
+	CHECK(strcmp(terms("\"xy\": [12]"), "xy 12 ") == 0);
+	/* A letter or digit alone is what "it's" and "repo's" leave. */
+	CHECK(strcmp(terms("it's the repo's x 7"), "repo ") == 0);
 	/* A long word is cut at TERM_MAX bytes, then stemmed. */
 	memset(long_word, 'a', sizeof(long_word) - 1);
 	long_word[sizeof(long_word) - 1] = '\0';
@@ -1567,6 +1598,7 @@ test_terms(void)
 	memcpy(expect, long_word, TERM_MAX - 5);
 	strcpy(expect + TERM_MAX - 5, "at ");
 	CHECK(strcmp(terms(long_word), expect) == 0);
+	test_thesaurus();
 }
 
 /*

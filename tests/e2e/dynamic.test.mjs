@@ -152,7 +152,9 @@ describe('mode selection and list_changed on open', () => {
 
 describe('native tool entries', () => {
 	test('mock: names, description prefix, _meta, copied fields, config order', T, async () => {
-		const config = { toolMode: 'dynamic', ...MOCK_CONFIG };
+		// toolDetail full: open_toolbox gives the tools as the server did,
+		// which dynamic mode's tools/list keeps (for clients, not models).
+		const config = { toolMode: 'dynamic', toolDetail: 'full', ...MOCK_CONFIG };
 		await withWorkbench(config, {}, async (wb) => {
 			// Open in the reverse of config order: listing stays in config order.
 			const other = await openOk(wb, 'other');
@@ -188,7 +190,7 @@ describe('native tool entries', () => {
 	});
 
 	test('server-everything: title, annotations, schemas and _meta kept', TE, async () => {
-		const config = { toolMode: 'dynamic', toolboxes: { ev: box({ everything: L.everythingServer() }) } };
+		const config = { toolMode: 'dynamic', toolDetail: 'full', toolboxes: { ev: box({ everything: L.everythingServer() }) } };
 		await withWorkbench(config, {}, async (wb) => {
 			await openOk(wb, 'ev');
 			// server-everything registers a few tools after initialize and

@@ -957,3 +957,26 @@ describe('sharing: the tool catalogue', () => {
 		}
 	});
 });
+
+describe('sharing: openOnUse (issue 37)', () => {
+	test('a session calls a tool of a toolbox it never opened: the running shared server answers, and a dynamic session hears its list grew', { timeout: T(60000) }, async () => {
+		const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig(FX(), { openOnUse: true, toolMode: 'dynamic' });
+		const a = await L.startWorkbench(cfg);
+		const b = await L.startWorkbench(cfg);
+		try {
+			await L.openOk(a, 'fx');
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			const changed = L.collectNotifications(b.client, ToolListChangedNotificationSchema);
+			assert.ok(!(await b.client.listTools()).tools.some((t) => t.name === 'fx__f__wait'), 'not open in b');
+			assert.equal(L.text(await b.useTool('fx', 'f', 'wait', { ms: 2 })), 'waited 2');
+			await changed.waitCount(1, T(10000));
+			assert.ok((await b.client.listTools()).tools.some((t) => t.name === 'fx__f__wait'), 'open in b now');
+			const fx = serverOf(statusOk(cfg), 'fx', 'f');
+			assert.equal(fx.length, 1, 'one process');
+			assert.equal(fx[0].sessions, 2, 'used by both sessions');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});

@@ -69,10 +69,17 @@ describe('open_toolbox', () => {
 			assert.ok(alpha.includes('only_alpha'));
 			assert.ok(!beta.includes('only_alpha'));
 			assert.deepEqual(beta, [...FIXED_TOOLS, 'tool_0', 'tool_1']);
-			// The downstream Tool object comes through as sent (outputSchema of add).
+			// Lean: what a model needs to call it, no outputSchema.
+			const add = json.tools.find((t) => t.name === 'add' && t.source_server === 'alpha');
+			assert.deepEqual(Object.keys(add), ['name', 'description', 'inputSchema', 'toolbox_name', 'source_server']);
+			assert.equal(typeof add.description, 'string');
+		});
+		// "toolDetail": "full": the downstream Tool object comes through as
+		// sent (outputSchema of add).
+		await withWorkbench({ toolDetail: 'full', ...CONFIG }, {}, async (wb) => {
+			const json = await openOk(wb, 'dev');
 			const add = json.tools.find((t) => t.name === 'add' && t.source_server === 'alpha');
 			assert.equal(add.outputSchema?.type, 'object', `add keeps its outputSchema: ${JSON.stringify(add)}`);
-			assert.equal(typeof add.description, 'string');
 		});
 	});
 
@@ -344,7 +351,7 @@ describe('use_tool', () => {
 			await openOk(wb, 'dev');
 			let r = await wb.useTool('closed', 'mock', 'echo', { message: 'x' });
 			assert.equal(r.isError, true);
-			assert.equal(text(r), "Error executing tool: Toolbox 'closed' is not open; call open_toolbox first in this session");
+			assert.equal(text(r), `Error executing tool: Toolbox 'closed' is not open; call open_toolbox first in this session (or set "openOnUse": true in the configuration)`);
 			r = await wb.useTool('nope', 'mock', 'echo', { message: 'x' });
 			assert.equal(r.isError, true);
 			assert.ok(text(r).startsWith("Error executing tool: Toolbox 'nope'"), text(r));
@@ -796,7 +803,9 @@ describe('shutdown', () => {
 
 describe('interop with the reference servers', () => {
 	test('server-everything: echo, get-sum, structured content, image, errors', { timeout: 30000 }, async () => {
-		const config = { toolboxes: { ev: box({ everything: L.everythingServer() }) } };
+		// toolDetail full: the server's tools as it gave them (lean.test.mjs
+		// has what the default leaves out).
+		const config = { toolDetail: 'full', toolboxes: { ev: box({ everything: L.everythingServer() }) } };
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'ev');
 			const names = json.tools.map((t) => t.name);
