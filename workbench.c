@@ -316,12 +316,27 @@ client_left(struct session *se, bool gone)
 		begin_shutdown();
 }
 
-/* A session's input: its lines, or its leaving. */
+/*
+ * A session's input: its lines, or its leaving.  An input that fails
+ * for good (a directory as stdin: EISDIR) is readable again at once:
+ * left watched it would spin the loop, so the session ends, its answers
+ * still written.
+ */
 static void
 on_client_in(struct session *se, const struct pollfd *p)
 {
+	ssize_t n = 1;
+
+	if (p->events != 0)
+		n = dispatch_read(se);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		wb_log("the client's input cannot be read (%s); the session "
+		    "ends", strerror(errno));
+		client_left(se, false);
+		return;
+	}
 	/* Watched for its hang-up alone: the client left. */
-	if (p->events == 0 || dispatch_read(se) == 0 ||
+	if (p->events == 0 || n == 0 ||
 	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
 		client_left(se, false);
 }

@@ -435,6 +435,40 @@ describe('sharing: sessions and the shared workbench ending', () => {
 	});
 });
 
+// A client spawned with descriptors of its own: stdio as given, its
+// stderr collected; exited resolves to its exit status.
+function spawnClient(cfg, stdio) {
+	const p = spawn(L.WORKBENCH, ['-c', cfg], { stdio: [...stdio, 'pipe'], env: L.workbenchEnv() });
+	const c = { proc: p, stderr: '' };
+	p.stderr.setEncoding('utf8');
+	p.stderr.on('data', (d) => { c.stderr += d; });
+	c.exited = L.exitOf(p);
+	return c;
+}
+
+const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`;
+
+describe('sharing: a client whose descriptors fail', () => {
+	for (const shared of [true, false]) {
+		const what = shared ? 'shared' : 'unshared';
+		test(`${what}: a directory as stdin ends the session with one line (no spin)`, { timeout: T(30000) }, async () => {
+			const cfg = shared ? shareConfig(FX()) : L.writeConfig({ toolboxes: FX() });
+			const dir = fs.openSync(L.makeTempDir('wb-dir-'), 'r');
+			const c = spawnClient(cfg, [dir, 'pipe']);
+			fs.closeSync(dir);
+			try {
+				const e = await L.withTimeout(c.exited, T(10000), 'the session ended');
+				assert.equal(e.code, 0, c.stderr);
+				const lines = c.stderr.split('\n').filter((l) => /cannot be read/.test(l));
+				assert.deepEqual(lines, ['mcp-workbench: the client\'s input cannot be read (Is a directory); the session ends']);
+			} finally {
+				c.proc.kill('SIGKILL');
+			}
+		});
+
+	}
+});
+
 describe('sharing: a client that does not read', () => {
 	test('holds up no other session: the servers are still read for them, and it is ended once more than 4 MiB and a message wait for it', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX(), { maxMessageBytes: 1024 * 1024 });
