@@ -392,10 +392,12 @@ clients_written(void)
 	return true;
 }
 
-static void
+/* Write every queue: true if a client left meanwhile (it cannot be). */
+static bool
 flush_all(void)
 {
 	struct session *se;
+	bool left = false;
 
 	SESSION_EACH(se) {
 		/* A probe has no client: nothing is said to one. */
@@ -404,11 +406,13 @@ flush_all(void)
 		else if (session_flush(se) < 0 || session_overrun(se)) {
 			session_drop(se);
 			client_left(se, true);
+			left = true;
 		}
 	}
 	srv_write_all(now_ms());
 	hhost_flush();
 	wb_log_flush();
+	return left;
 }
 
 /*
@@ -463,7 +467,13 @@ run(void)
 		if (host_active())
 			host_tick();
 		before_poll();
-		flush_all();
+		/*
+		 * A client whose output failed is ended by the next turn's
+		 * first step (host_tick): poll, with nothing of it to watch,
+		 * could wait for ever.
+		 */
+		if (flush_all())
+			continue;
 		SESSION_EACH(se)
 			dispatch_resume(se);
 		/* A probe ends once none of its servers is starting. */

@@ -466,6 +466,25 @@ describe('sharing: a client whose descriptors fail', () => {
 			}
 		});
 
+		for (const out of ['/dev/full', 'a closed pipe']) {
+			test(`${what}: a session whose stdout fails (${out}) ends`, { timeout: T(30000) }, async () => {
+				const cfg = shared ? shareConfig(FX()) : L.writeConfig({ toolboxes: FX() });
+				const fd = out === '/dev/full' ? fs.openSync('/dev/full', 'w') : 'pipe';
+				const c = spawnClient(cfg, ['pipe', fd]);
+				if (typeof fd === 'number')
+					fs.closeSync(fd);
+				else
+					c.proc.stdout.destroy();
+				try {
+					// Its stdin stays open: only the failed write can end it.
+					c.proc.stdin.write(INIT);
+					const e = await L.withTimeout(c.exited, T(10000), 'the session ended');
+					assert.equal(e.code, 0, c.stderr);
+				} finally {
+					c.proc.kill('SIGKILL');
+				}
+			});
+		}
 	}
 });
 
