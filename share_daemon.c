@@ -458,22 +458,24 @@ static int
 hello_read(struct share_server *srv, struct conn *c, long long now,
     struct buf *why)
 {
-	size_t need = SHARE_HDR;
+	size_t need = SHARE_HDR, body;
 	unsigned version;
 	char text[96];
 	int r;
 
+	/* The length is the peer's, up to 2^32 - 1: added as a size_t. */
 	if (c->in.len >= SHARE_HDR)
-		need += share_get32((unsigned char *)c->in.data);
+		need += (size_t)share_get32((unsigned char *)c->in.data);
 	if ((r = conn_read(c, need - c->in.len, why)) <= 0)
 		return r;
 	if (c->in.len == SHARE_HDR) {
 		version = share_get16((unsigned char *)c->in.data + 6);
-		need = SHARE_HDR + share_get32((unsigned char *)c->in.data);
+		body = share_get32((unsigned char *)c->in.data);
 		if (version != SHARE_PROTO) {
-			snprintf(text, sizeof(text), "it speaks version %u of "
-			    "the protocol, not %u", (unsigned)SHARE_PROTO,
-			    version);
+			/* Read by the front and in our log: whose is whose. */
+			snprintf(text, sizeof(text), "a hello of protocol "
+			    "version %u; this shared workbench speaks version "
+			    "%u", version, (unsigned)SHARE_PROTO);
 			conn_refuse(srv, c, now, text);
 			return 0;
 		}
@@ -481,11 +483,12 @@ hello_read(struct share_server *srv, struct conn *c, long long now,
 			buf_printf(why, "a message before its hello");
 			return -1;
 		}
-		if (need - SHARE_HDR > SHARE_HELLO_MAX) {
+		if (body > SHARE_HELLO_MAX) {
 			buf_printf(why, "a hello of %zu bytes (at most %d)",
-			    need - SHARE_HDR, SHARE_HELLO_MAX);
+			    body, SHARE_HELLO_MAX);
 			return -1;
 		}
+		need = SHARE_HDR + body;
 	}
 	if (c->in.len < need)
 		return 0;

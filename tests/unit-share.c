@@ -725,7 +725,11 @@ test_share_peers(void)
 	/* Another version of the protocol: refused, saying so. */
 	header(&b, 0, 1, 2);
 	CHECK(exchange(&b, NULL, 0, &body) == 3 &&
-	    contains(&body, "version 1 of the protocol, not 2"));
+	    contains(&body, "a hello of protocol version 2; this shared "
+	    "workbench speaks version 1"));
+	/* The largest length a peer can claim, said as it is (the log). */
+	header(&b, 0xffffffffu, 1, 1);
+	CHECK(exchange(&b, NULL, 0, NULL) == 0);
 	/* Something before the hello; a hello too large; garbage. */
 	header(&b, 0, 4, 1);
 	CHECK(exchange(&b, NULL, 0, NULL) == 0);
@@ -1116,6 +1120,7 @@ test_share_logged(void)
 		buf_put(&log, text, len);
 		CHECK(contains(&log, "refused pid") &&
 		    contains(&log, "another build or configuration"));
+		CHECK(contains(&log, "a hello of 4294967295 bytes (at most"));
 		if (strstr(text, "FAIL ") != NULL)
 			fputs(text, stderr);
 	}
