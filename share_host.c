@@ -430,6 +430,13 @@ host_status(bool json)
 	struct share_id id;
 	int r = -1;
 
+	/* Not "none serves it": none would, and the user should know why. */
+	if (!wb.cfg.share) {
+		fprintf(json ? stderr : stdout, "sharing is off in %s (it has "
+		    "no \"share\": true): its sessions run on their own\n",
+		    wb.cfg.path);
+		return 1;
+	}
 	if (identify(&d, &id, &why) == 0) {
 		r = share_status(&d, &id, &answer, &why);
 		share_dir_close(&d);

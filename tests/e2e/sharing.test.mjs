@@ -736,6 +736,15 @@ describe('sharing: the command line', () => {
 		assert.deepEqual(daemons(cfg), [], '--check never starts one');
 	});
 
+	test('--status of a configuration without "share": true says that sharing is off (exit 1; with --json on stderr)', () => {
+		const cfg = L.writeConfig({ toolboxes: FX() });
+		const line = `sharing is off in ${cfg} (it has no "share": true): its sessions run on their own\n`;
+		let r = L.runCli(['-c', cfg, '--status']);
+		assert.deepEqual([r.status, r.stdout, r.stderr], [1, line, '']);
+		r = L.runCli(['-c', cfg, '--status', '--json']);
+		assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', line]);
+	});
+
 	test('--status in words; exit 1 and says so when none serves; --json goes with it alone', { timeout: T(30000) }, async () => {
 		const cfg = shareConfig(FX());
 		let r = L.runCli(['-c', cfg, '--status']);
