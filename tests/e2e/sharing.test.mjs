@@ -153,6 +153,17 @@ describe('sharing: one server for the sessions alike', () => {
 	});
 });
 
+// The status once every server with a process has answered initialize:
+// open_toolbox may answer from the catalogue while its servers start,
+// and until a server has exec'd, /proc shows the shared workbench's own
+// environment and directory, not the server's.
+async function readyStatus(config, opts = {}) {
+	return L.waitFor(() => {
+		const st = statusOk(config, opts);
+		return st.servers.every((s) => s.pid === null || s.state === 'ready') && st;
+	}, T(10000), 'every server started ready');
+}
+
 // What a process runs with, from /proc: its directory and environment.
 function procCwd(pid) {
 	return fs.readlinkSync(`/proc/${pid}/cwd`);
@@ -173,7 +184,7 @@ describe('sharing: instances by what a server runs with', () => {
 			for (const s of [a, b, c])
 				await L.openOk(s, 'fx');
 			const red = { env: { ...process.env, WB_TAG: 'red' } };
-			const st = statusOk(cfg, red);
+			const st = await readyStatus(cfg, red);
 			assert.equal(st.sessions.length, 3, 'one shared workbench for all three');
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.equal(fx.length, 2, JSON.stringify(st.servers));
@@ -209,7 +220,7 @@ describe('sharing: instances by what a server runs with', () => {
 				await L.openOk(s, 'fx');
 				await L.openOk(s, 'all');
 			}
-			const st = statusOk(cfg);
+			const st = await readyStatus(cfg);
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.deepEqual(fx.map((s) => procEnv(s.pid).LANG).sort(), ['C.UTF-8', 'POSIX']);
 			assert.equal(fx.find((s) => procEnv(s.pid).LANG === 'C.UTF-8').sessions, 2, 'WB_OTHER is not passed: a and b share');
@@ -238,7 +249,7 @@ describe('sharing: instances by what a server runs with', () => {
 				await L.openOk(s, 'fx');
 				await L.openOk(s, 'pinned');
 			}
-			const st = statusOk(cfg);
+			const st = await readyStatus(cfg);
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.equal(fx.length, 2, JSON.stringify(st.servers));
 			const byDir = Object.fromEntries(fx.map((s) => [procCwd(s.pid), s]));
@@ -590,7 +601,7 @@ describe('sharing: security', () => {
 		const a = await L.startWorkbench(cfg, { env: { WB_SECRET: secret } });
 		try {
 			await L.openOk(a, 'fx');
-			assert.equal(procEnv(serverOf(statusOk(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
+			assert.equal(procEnv(serverOf(await readyStatus(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
 			for (const f of fs.readdirSync(dir)) {
 				assert.ok(!f.includes(secret));
 				const st = fs.lstatSync(path.join(dir, f));
