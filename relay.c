@@ -381,7 +381,7 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
 	else if (json_eq(j, method, "notifications/resources/updated"))
-		srv_updated(j, line, n);
+		srv_updated(s, j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
 	    (se = relay_session(s, &why)) != NULL &&
 	    session_has(se, CAN_ELICIT))

@@ -311,10 +311,11 @@ srv_native(const struct server *s, enum list_kind k, const struct json *jj,
 
 /* A server said that a resource changed (relay.c). */
 void
-srv_updated(const struct json *jj, const char *line, size_t n)
+srv_updated(const struct server *s, const struct json *jj, const char *line,
+    size_t n)
 {
 	if (up.updated != NULL)
-		up.updated(jj, line, n);
+		up.updated(s, jj, line, n);
 }
 
 /*

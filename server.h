@@ -211,7 +211,8 @@ struct srv_upcalls {
 	char	*(*native)(const struct server *, enum list_kind,
 		    const struct json *, int, const char *);
 	/* A server said a resource changed (resources/updated). */
-	void	(*updated)(const struct json *, const char *, size_t);
+	void	(*updated)(const struct server *, const struct json *,
+		    const char *, size_t);
 };
 
 void	 srv_upcalls(const struct srv_upcalls *);

@@ -191,7 +191,8 @@ void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
 	    const struct json *, int, const char *);
-void	 srv_updated(const struct json *, const char *, size_t);
+void	 srv_updated(const struct server *, const struct json *, const char *,
+	    size_t);
 /*
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.

@@ -1001,6 +1001,35 @@ describe('sharing: subscriptions', () => {
 	});
 });
 
+describe('sharing: subscriptions are to an instance', () => {
+	test('two sessions subscribed to one URI on two instances of a server (another env value): each hears of its own instance\'s update only', { timeout: T(30000) }, async () => {
+		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig({ d: { mcpServers: { s: { ...L.mock('--name', 'S', '--resources', '2'), env: { TAG: '${WB_TAG}' } } } } });
+		const a = await L.startWorkbench(cfg, { env: { WB_TAG: 'red' } });
+		const b = await L.startWorkbench(cfg, { env: { WB_TAG: 'blue' } });
+		try {
+			const ua = L.collectNotifications(a.client, ResourceUpdatedNotificationSchema);
+			const ub = L.collectNotifications(b.client, ResourceUpdatedNotificationSchema);
+			await L.openOk(a, 'd');
+			await L.openOk(b, 'd');
+			assert.equal(serverOf(await readyStatus(cfg, { env: { ...process.env, WB_TAG: 'red' } }), 'd', 's').filter((x) => x.pid !== null).length, 2, 'two instances');
+			await a.client.subscribeResource({ uri: 'mock://r/0' });
+			await b.client.subscribeResource({ uri: 'mock://r/0' });
+			// An update goes out before the answer to the call that made
+			// it: once the call is answered, its session has it, and what
+			// was routed to the other session before it too.
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			assert.equal(ub.list.length, 1);
+			L.assertOk(await a.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			assert.equal(ua.list.length, 1, 'a heard of b\'s instance');
+			L.assertOk(await b.useTool('d', 's', 'echo', { message: 'after' }));
+			assert.equal(ub.list.length, 1, 'b heard of a\'s instance');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
+
 describe('sharing: the tool catalogue', () => {
 	test('a shared server is told every capability, and its entry is kept and found under that: a later session declaring none opens from it, capability-gated tools included (server-everything)', { timeout: T(120000) }, async () => {
 		const GATED = ['trigger-elicitation-request', 'trigger-sampling-request', 'get-roots-list'];
