@@ -25,6 +25,8 @@ struct pollfd;
 #define SHARE_PENDING_MAX	16	/* Connections in their handshake. */
 #define SHARE_POLLFDS		(1 + SHARE_PENDING_MAX)
 #define SHARE_EXIT_LOST		4	/* The front's status: daemon gone. */
+#define SHARE_PRUNE_MS	(24LL * 3600 * 1000)	/* Files of a text unserved. */
+#define SHARE_PRUNE_MAX		64	/* Names pruned at a daemon's start. */
 
 enum share_kind {
 	SHARE_SESSION = 1,	/* A client's session: its stdio comes. */

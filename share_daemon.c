@@ -184,6 +184,7 @@ share_listen(const struct share_dir *d, const struct share_id *id, int max,
 	srv->sock_dev = st.st_dev;
 	srv->sock_ino = st.st_ino;
 	srv->idle_since = now_ms();
+	share_prune(&srv->dir, id->name);
 	return srv;
 fail:
 	if (srv->fd >= 0)
@@ -818,9 +819,14 @@ share_server_close(struct share_server *srv)
 		snprintf(name, sizeof(name), "%s.sock", srv->id.name);
 		lock = share_lock_open(&srv->dir, srv->id.name, &why);
 		if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0 &&
+		    share_lock_current(&srv->dir, srv->id.name, lock) &&
 		    fstatat(srv->dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    st.st_dev == srv->sock_dev && st.st_ino == srv->sock_ino)
+		    st.st_dev == srv->sock_dev && st.st_ino == srv->sock_ino) {
 			unlinkat(srv->dir.fd, name, 0);
+			/* Held: a front waiting on it opens it anew. */
+			snprintf(name, sizeof(name), "%s.lock", srv->id.name);
+			unlinkat(srv->dir.fd, name, 0);
+		}
 		close(srv->fd);
 		srv->fd = -1;
 		if (lock >= 0)

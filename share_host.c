@@ -526,7 +526,8 @@ host_listen(const char *hex, int ready)
 	if (!needs_cwd() && chdir("/") < 0)
 		wb_log("cannot leave the front's directory: %s",
 		    strerror(errno));
-	wb_log("shared workbench %ld serves %s", (long)getpid(), wb.cfg.path);
+	wb_log("shared workbench %ld (" WB_NAME " %s) started: serves %s",
+	    (long)getpid(), wb_version, wb.cfg.path);
 	wb_log_sink(host_sink);
 	share_ready(ready, NULL);
 	return true;
@@ -821,11 +822,17 @@ host_expired(long long now)
  * its front exits as when it dies, saying it stopped.
  */
 void
-host_close(void)
+host_close(const char *why)
 {
 	struct guest *g;
+	int n = 0;
 
 	wb_log_sink(NULL);
+	for (g = guests; g != NULL; g = g->next)
+		n++;
+	wb_log("shared workbench %ld stops: %s; %d session%s still there",
+	    (long)getpid(), why != NULL ? why : "it was stopped", n,
+	    n == 1 ? "" : "s");
 	while ((g = guests) != NULL) {
 		guests = g->next;
 		err_flush(g);

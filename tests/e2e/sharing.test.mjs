@@ -499,6 +499,63 @@ describe('sharing: a client whose descriptors fail', () => {
 	}
 });
 
+describe('sharing: the files in shareDir', () => {
+	test('a shared workbench that exits removes its socket and lock, its log saying why it stopped; a SIGKILLed one\'s socket goes when the next starts, and the lock of a text no one serves too, and its log once a day old', { timeout: T(60000) }, async () => {
+		const dir = L.makeTempDir('wb-share-');
+		const cfgOf = (n, linger) => {
+			const file = L.writeConfig({ share: true, shareDir: dir, shareLingerMs: linger, toolboxes: { [`fx${n}`]: { mcpServers: { f: L.fixtureServer() } } } });
+			configs.add(fs.realpathSync(file));
+			return file;
+		};
+		const names = (suffix) => fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, 16)).sort();
+		const logOf = (n) => fs.readFileSync(path.join(dir, `${n}.log`), 'utf8');
+		// The first, SIGKILLed: its socket, lock and log stay behind.
+		const cfg1 = cfgOf(1, 60000);
+		const a = await L.startWorkbench(cfg1);
+		const st1 = statusOk(cfg1);
+		const [one] = names('.log');
+		assert.match(logOf(one), new RegExp(`^mcp-workbench: shared workbench ${st1.pid} \\(mcp-workbench \\S+\\) started: serves ${L.escapeRe(cfg1)}$`, 'm'));
+		L.killWorkbench(st1.pid, 'deliberate: a shared workbench SIGKILLed');
+		assert.equal((await a.exited).code, 4);
+		assert.deepEqual(names('.sock'), [one]);
+		// The next to start, of another text, removes the dead socket; the
+		// log and lock of that text stay while the log is young.
+		const cfg2 = cfgOf(2, T(300));
+		const b = await L.startWorkbench(cfg2);
+		const st2 = statusOk(cfg2);
+		const two = names('.sock')[0];
+		assert.deepEqual(names('.sock'), [two], 'the SIGKILLed one\'s socket is gone');
+		assert.notEqual(two, one);
+		assert.deepEqual(names('.lock'), [two], 'and its lock');
+		assert.deepEqual(names('.log'), [one, two].sort(), 'its log is kept while young');
+		// It exits after its linger: socket and lock go, the log says why.
+		await b.close();
+		await L.waitFor(() => !L.pidAlive(st2.pid), T(10000), 'the second exits after its linger');
+		assert.deepEqual(names('.sock'), []);
+		assert.deepEqual(names('.lock'), []);
+		assert.match(logOf(two), new RegExp(`^mcp-workbench: shared workbench ${st2.pid} stops: no session for shareLingerMs; 0 sessions still there$`, 'm'));
+		// A day later, the files of the first text go at the next start.
+		const old = new Date(Date.now() - 2 * 86400 * 1000);
+		fs.utimesSync(path.join(dir, `${one}.log`), old, old);
+		const cfg3 = cfgOf(3, 60000);
+		const c = await L.startWorkbench(cfg3);
+		try {
+			const st3 = statusOk(cfg3);
+			const three = names('.sock')[0];
+			assert.deepEqual(names('.log'), [two, three].sort(), 'the first text\'s log pruned, the second\'s kept');
+			assert.deepEqual(names('.lock'), [three]);
+			process.kill(st3.pid, 'SIGTERM');
+			assert.equal((await c.exited).code, 4);
+			await L.waitFor(() => !L.pidAlive(st3.pid), T(10000), 'the third exits');
+			assert.match(logOf(three), new RegExp(`^mcp-workbench: shared workbench ${st3.pid} stops: SIGTERM; 1 session still there$`, 'm'));
+			assert.deepEqual(names('.sock'), []);
+			assert.deepEqual(names('.lock'), []);
+		} finally {
+			await c.close();
+		}
+	});
+});
+
 describe('sharing: a client that does not read', () => {
 	test('holds up no other session: the servers are still read for them, and it is ended once more than 4 MiB and a message wait for it', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX(), { maxMessageBytes: 1024 * 1024 });
