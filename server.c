@@ -196,6 +196,7 @@ srv_bind(const struct session *se, int n, const unsigned char *key,
 		srv_append(s);
 	}
 	b->inst[n] = s;
+	s->unused_at = 0;
 }
 
 /* Key the first instance of n: sessions with this key use it. */
@@ -276,12 +277,17 @@ static void
 srv_unbind(const struct session *se)
 {
 	struct binding **p, *b;
+	int i;
 
 	for (p = &bindings; *p != NULL && (*p)->se != se; p = &(*p)->next)
 		;
 	if ((b = *p) == NULL)
 		return;
 	*p = b->next;
+	/* An instance no session uses lingers, then stops (server_io.c). */
+	for (i = 0; i < nconfigured; i++)
+		if (srv_sessions(b->inst[i]) == 0)
+			b->inst[i]->unused_at = loop_ms();
 	free(b->inst);
 	free(b);
 }

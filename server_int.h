@@ -126,6 +126,7 @@ struct server {
 	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
 	bool			 keyed;		/* when given. */
 	struct cfg_server	*own;		/* An instance's configuration. */
+	long long		 unused_at;	/* Its last session left. */
 	int			 box;		/* Its toolbox, by index. */
 	const struct cfg_toolbox *boxcfg;
 	const struct cfg_server	*cfg;

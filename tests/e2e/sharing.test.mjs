@@ -430,6 +430,32 @@ describe('sharing: sessions and the shared workbench ending', () => {
 		assert.equal(status(cfg).code, 1);
 	});
 
+	test('an instance no session uses any more (another project\'s, whose session left) stops after shareLingerMs, while the shared workbench serves others', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: T(2000) });
+		const d1 = fs.realpathSync(L.makeTempDir('wb-proj1-'));
+		const d2 = fs.realpathSync(L.makeTempDir('wb-proj2-'));
+		const a = await L.startWorkbench(cfg, { cwd: d1 });
+		const b = await L.startWorkbench(cfg, { cwd: d2 });
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = await readyStatus(cfg);
+			const fx = serverOf(st, 'fx', 'f');
+			assert.equal(fx.length, 2, JSON.stringify(st.servers));
+			const byDir = Object.fromEntries(fx.map((x) => [procCwd(x.pid), x.pid]));
+			await b.close();
+			await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'b\'s session ended');
+			assert.ok(L.pidAlive(byDir[d2]), 'it lingers at first');
+			await L.waitFor(() => !L.pidAlive(byDir[d2]), T(15000), 'b\'s instance stopped after its linger');
+			await L.waitFor(() => serverOf(statusOk(cfg), 'fx', 'f').length === 1, T(5000), 'and gone from --status');
+			assert.deepEqual(serverOf(statusOk(cfg), 'fx', 'f').map((x) => x.pid), [byDir[d1]]);
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			assert.equal(statusOk(cfg).pid, st.pid, 'the same shared workbench');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
 	test('sessions starting at the same instant make exactly one shared workbench', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX());
 		const all = await Promise.all(Array.from({ length: 6 }, () => L.startWorkbench(cfg)));
