@@ -315,6 +315,13 @@ srv_native(const struct server *s, enum list_kind k, const struct json *jj,
 	return up.native != NULL ? up.native(s, k, jj, t, key) : NULL;
 }
 
+/* Does the session use s: its toolbox open, or being opened? */
+bool
+srv_in_use_by(const struct server *s, const struct session *se)
+{
+	return up.uses != NULL ? up.uses(se, s) : srv_used_by(s, se);
+}
+
 /* A server said that a resource changed (relay.c). */
 void
 srv_updated(const struct server *s, const struct json *jj, const char *line,

@@ -192,6 +192,7 @@ void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
 	    const struct json *, int, const char *);
+bool	 srv_in_use_by(const struct server *, const struct session *);
 void	 srv_updated(const struct server *, const struct json *, const char *,
 	    size_t);
 /*

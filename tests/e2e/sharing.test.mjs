@@ -1051,6 +1051,59 @@ describe('sharing: roots', () => {
 	});
 });
 
+describe('sharing: a server\'s roots/list that no call attributes', () => {
+	// Two sessions declaring roots, each answering with rootsOf(it); the
+	// workbench asks each at its start and again on roots/list_changed
+	// (sent once the handler is there).  A request's answer comes after
+	// what was sent before it: once tools/list is answered, the
+	// workbench's roots/list was handled.
+	async function twoWithRoots(cfg, rootsOf) {
+		const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const all = [];
+		for (const who of ['a', 'b']) {
+			const s = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+			s.asked = 0;
+			s.client.setRequestHandler(ListRootsRequestSchema, async () => {
+				s.asked++;
+				return { roots: rootsOf(who) };
+			});
+			await s.client.sendRootsListChanged();
+			await s.client.listTools();
+			assert.ok(s.asked >= 1, 'asked on roots/list_changed');
+			s.before = s.asked;
+			all.push(s);
+		}
+		return all;
+	}
+
+	for (const same of [true, false]) {
+		test(same ? 'the sessions using the server gave the same roots: the workbench answers it, asking no session' :
+		    'the sessions using the server gave different roots: it is refused, saying so', { timeout: T(30000) }, async () => {
+			const cfg = shareConfig({ fx: { mcpServers: { f: L.fixtureServer('--roots-on-init') } } });
+			const roots = (who) => [{ uri: `file:///tmp/wb-roots-${same ? 'x' : who}`, name: 'R' }];
+			const [a, b] = await twoWithRoots(cfg, roots);
+			try {
+				// Both open it before the server starts and asks at once.
+				await Promise.all([L.openOk(a, 'fx'), L.openOk(b, 'fx')]);
+				const got = await L.waitFor(async () => {
+					const t = L.text(await a.useTool('fx', 'f', 'init_roots', {}));
+					return t !== 'none' && JSON.parse(t);
+				}, T(10000), 'the server\'s roots/list answered');
+				if (same)
+					assert.deepEqual(got.result, { roots: roots('a') });
+				else {
+					assert.equal(got.result, undefined, JSON.stringify(got));
+					assert.match(got.error.message, /the sessions using it declared different roots/);
+				}
+				assert.deepEqual([a.asked, b.asked], [a.before, b.before], 'no session asked on the server\'s behalf');
+				assert.doesNotMatch(a.stderr + b.stderr, /Failed to request roots/);
+			} finally {
+				await Promise.all([a.close(), b.close()]);
+			}
+		});
+	}
+});
+
 describe('sharing: subscriptions', () => {
 	test('a resource update reaches the sessions subscribed to it only; a session that ends takes its subscriptions with it', { timeout: T(30000) }, async () => {
 		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
