@@ -380,6 +380,13 @@ srv_name(const struct server *s)
 	return s->cfg->name;
 }
 
+/* The directory it runs in, when set (an instance's: its session's). */
+const char *
+srv_cwd(const struct server *s)
+{
+	return s->cfg->cwd;
+}
+
 /* Its toolbox's index in the configuration (and in box.h's toolboxes). */
 int
 srv_box(const struct server *s)

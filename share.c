@@ -722,3 +722,30 @@ share_prune(const struct share_dir *d, const char *own)
 	for (i = 0; i < n; i++)
 		prune_name(d, names[i], now);
 }
+
+/*
+ * The names (NAME of NAME.sock) of the daemons' sockets in d, up to max:
+ * how many.  Whether one listens is for the caller to find out.
+ */
+int
+share_socket_names(const struct share_dir *d, char (*names)[SHARE_NAME_LEN + 1],
+    int max)
+{
+	struct dirent *e;
+	DIR *dir;
+	int fd, n = 0;
+
+	if ((fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (n < max && (e = readdir(dir)) != NULL)
+		if (daemon_file(e->d_name) &&
+		    strcmp(e->d_name + SHARE_NAME_LEN, ".sock") == 0)
+			snprintf(names[n++], SHARE_NAME_LEN + 1, "%.16s",
+			    e->d_name);
+	closedir(dir);
+	return n;
+}

@@ -424,13 +424,18 @@ hello_done(struct share_server *srv, struct conn *c, long long now,
 		free(s);
 		return -1;
 	}
-	if (memcmp(s->h.id, srv->id.id, SHARE_ID_LEN) != 0)
-		conn_refuse(srv, c, now, "it serves another build or "
-		    "configuration");
-	else if (s->h.kind == SHARE_STATUS && c->nfds > 0)
+	/*
+	 * A status is answered whatever the identity (the peer is this
+	 * user): --status lists every shared workbench, also those of an
+	 * earlier configuration text.  A session joins its own only.
+	 */
+	if (s->h.kind == SHARE_STATUS && c->nfds > 0)
 		buf_printf(why, "a status request with descriptors");
 	else if (s->h.kind == SHARE_STATUS)
 		status_answer(srv, c, now);
+	else if (memcmp(s->h.id, srv->id.id, SHARE_ID_LEN) != 0)
+		conn_refuse(srv, c, now, "it serves another build or "
+		    "configuration");
 	else if (c->nfds != 3)
 		buf_printf(why, "a session with %d descriptors, not 3",
 		    c->nfds);

@@ -717,9 +717,15 @@ test_share_peers(void)
 	share_hello_encode(&b, SHARE_STATUS, sid.id, NULL, NULL, NULL);
 	CHECK(exchange(&b, NULL, 0, &body) == 5 && status_calls == 1 &&
 	    contains(&body, "\"arg\":\"probe\""));
-	/* Another identity: refused, with the reason. */
+	/*
+	 * Another identity: a status is answered (--status lists every
+	 * shared workbench); a session is refused, with the reason.
+	 */
 	b.len = 0;
 	share_hello_encode(&b, SHARE_STATUS, sdir.key, NULL, NULL, NULL);
+	CHECK(exchange(&b, NULL, 0, &body) == 5 && status_calls == 2);
+	b.len = 0;
+	share_hello_encode(&b, SHARE_SESSION, sdir.key, "/", NULL, NULL);
 	CHECK(exchange(&b, NULL, 0, &body) == 3 &&
 	    contains(&body, "another build or configuration"));
 	/* Another version of the protocol: refused, saying so. */

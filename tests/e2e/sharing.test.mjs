@@ -873,6 +873,56 @@ describe('sharing: the command line', () => {
 	});
 });
 
+describe('sharing: --status of every shared workbench', () => {
+	test('after an edit, --status says none serves the new text and lists the one of the earlier text with its sessions and servers; then both; copies of a server say their directory and "env differs", never a value', { timeout: T(60000) }, async () => {
+		const fx = (description) => ({ fx: { description, mcpServers: { f: { ...L.fixtureServer(), env: { TAG: '${WB_TAG:-none}' } } } } });
+		const cfg = shareConfig(fx('first'));
+		const d1 = fs.realpathSync(L.makeTempDir('wb-proj1-'));
+		const d2 = fs.realpathSync(L.makeTempDir('wb-proj2-'));
+		const all = [];
+		const start = async (cwd, tag) => {
+			const s = await L.startWorkbench(cfg, { cwd, env: { WB_TAG: tag } });
+			all.push(s);
+			await L.openOk(s, 'fx');
+			return s;
+		};
+		try {
+			const a = await start(d1, 'secret-red');
+			const old = statusOk(cfg).pid;
+			const text = JSON.parse(fs.readFileSync(cfg, 'utf8'));
+			fs.writeFileSync(cfg, JSON.stringify({ ...text, toolboxes: fx('second') }));
+			let r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 1, r.all);
+			let lines = r.stdout.trimEnd().split('\n');
+			assert.equal(lines[0], `no shared workbench serves ${cfg}`);
+			assert.match(lines[1], new RegExp(`^shared workbench pid ${old}, serves an earlier text of ${L.escapeRe(cfg)}, up \\d+s, 1 session, 1 server$`));
+			assert.match(lines[2], new RegExp(`^session pid ${a.pid}, `));
+			assert.match(lines[3], /^server fx\/f: pid \d+, \w+, 1 session, 0 calls$/, 'one copy: no directory');
+			r = L.runCli(['-c', cfg, '--status', '--json']);
+			assert.equal(r.status, 1);
+			assert.deepEqual(JSON.parse(r.stdout).others.map((o) => o.pid), [old]);
+			assert.equal(JSON.parse(r.stdout).pid, null);
+			// The new text gets its own; three copies of f in it.
+			await start(d1, 'secret-red');
+			await start(d2, 'secret-red');
+			await start(d1, 'secret-blue');
+			const st = statusOk(cfg);
+			assert.notEqual(st.pid, old);
+			assert.deepEqual(st.others.map((o) => [o.pid, o.sessions.length, o.servers.length]), [[old, 1, 1]]);
+			r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 0, r.all);
+			lines = r.stdout.trimEnd().split('\n');
+			assert.match(lines[0], new RegExp(`^shared workbench pid ${st.pid}, up \\d+s, 3 sessions, 3 servers$`));
+			const copies = lines.filter((l) => l.startsWith('server fx/f: ')).slice(0, 3).map((l) => l.replace(/pid \d+, /, '').replace(/, \w+, \d+ sessions?, \d+ calls?$/, '')).sort();
+			assert.deepEqual(copies, [`server fx/f: in ${d1}, env differs`, `server fx/f: in ${d1}, env differs`, `server fx/f: in ${d2}`].sort());
+			assert.ok(lines.some((l) => new RegExp(`^shared workbench pid ${old}, serves an earlier text of `).test(l)), r.stdout);
+			assert.doesNotMatch(r.stdout, /secret/);
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
+		}
+	});
+});
+
 describe('sharing: each session its own', () => {
 	test('the same request id in two sessions: one cancels, only its call is cancelled at the server; progress reaches each session for its own calls', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX());
