@@ -35,7 +35,7 @@ APPOBJ = dispatch.o probe.o http_host.o $(BOXOBJ) $(SRVOBJ) $(SESSOBJ)
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h json.h json_out.h rpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
-	session.h session_int.h server.h box.h dispatch.h
+	session.h session_int.h server.h server_int.h box.h dispatch.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 

@@ -76,7 +76,8 @@ void	 res_unsubscribe(struct session *, const struct json *, int,
 	    const char *, size_t);
 void	 res_complete(struct session *, const struct json *, int,
 	    const char *, size_t);
-void	 res_updated(const struct json *, const char *, size_t);
+void	 res_updated(const struct server *, const struct json *, const char *,
+	    size_t);
 bool	 res_watch(const struct session *, const char *, bool);
 void	 res_session_gone(struct session *);
 
@@ -120,7 +121,8 @@ enum listen_kind {
 
 void	 listen_open(struct session *, const struct json *, int,
 	    const char *, size_t);
-void	 listen_updated(const char *, const struct json *, int);
+void	 listen_updated(const struct server *, const char *, const struct json *,
+	    int);
 void	 listen_cancel(const struct session *, const char *, size_t);
 void	 listen_changed(struct session *, enum listen_kind);
 void	 listen_end_all(void);

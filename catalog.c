@@ -86,36 +86,85 @@ dir_where(struct buf *b)
 }
 
 /*
+ * The key file: 1 with the key read; 0 when there is none; -1 when it
+ * is not ours to use (*why: a link, another's, open to others); -2 when
+ * it is ours but no key (of another size: cut short, or garbage).
+ */
+static int
+key_read(const char **why)
+{
+	unsigned char k[SIP_KEY + 1];
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	if ((fd = store_open(dir, KEY_FILE, 077, why)) < 0)
+		return *why == NULL ? 0 : -1;
+	/* One byte more than a key: a longer file is told apart. */
+	while (len < sizeof(k) && ((n = read(fd, k + len, sizeof(k) - len)) >
+	    0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	close(fd);
+	if (len != SIP_KEY)
+		return -2;
+	memcpy(key, k, SIP_KEY);
+	return 1;
+}
+
+static int
+fill_key(int fd, const void *k)
+{
+	return fd_write_all(fd, k, SIP_KEY);
+}
+
+/*
+ * A new key in place (replace: of our malformed one), then read back:
+ * two processes making one at once use the one that stayed.
+ */
+static int
+key_make(bool replace, const char **why)
+{
+	unsigned char fresh[SIP_KEY];
+
+	if (!wb_random(fresh, sizeof(fresh))) {
+		*why = "no random bytes for a new one";
+		return -1;
+	}
+	if ((replace ? store_replace(dir, KEY_FILE, fill_key, fresh) :
+	    store_create(dir, KEY_FILE, fresh, sizeof(fresh))) < 0 &&
+	    errno != EEXIST) {
+		*why = strerror(errno);
+		return -1;
+	}
+	return key_read(why);
+}
+
+/*
  * The key, read; made first if there is none and the directory can be
- * written.  False, said once, when there is no usable key.
+ * written.  Our own file that holds no key (cut short by a full disk, or
+ * garbage) is replaced, as a corrupt entry is, with one warning: the
+ * entries made with the key it held are of no use without it anyway.
+ * One not ours is never touched.  False, said once, when there is no
+ * usable key.
  */
 static bool
 key_load(bool writable)
 {
-	unsigned char fresh[SIP_KEY];
-	const char *why;
-	size_t len = 0;
-	char *k;
+	const char *why = NULL;
+	int r;
 
-	k = store_read(dir, KEY_FILE, SIP_KEY, 077, &len, &why);
-	if (k == NULL && why == NULL && writable) {
-		if (!wb_random(fresh, sizeof(fresh)))
-			why = "no random bytes for a new one";
-		else if (store_create(dir, KEY_FILE, fresh, sizeof(fresh)) <
-		    0 && errno != EEXIST)
-			why = strerror(errno);
-		else	/* Ours, or the one another process made first. */
-			k = store_read(dir, KEY_FILE, SIP_KEY, 077, &len, &why);
-	}
-	if (k != NULL && len == SIP_KEY) {
-		memcpy(key, k, SIP_KEY);
-		free(k);
+	r = key_read(&why);
+	if (r == -2 && writable && (r = key_make(true, &why)) == 1)
+		wb_log("catalogue: %s/" KEY_FILE ": not a key (16 bytes); "
+		    "replaced with a new one", dir_path);
+	else if (r == 0 && writable)
+		r = key_make(false, &why);
+	if (r == 1)
 		return true;
-	}
 	wb_log("catalogue: %s/" KEY_FILE ": %s; tool lists are kept in memory "
-	    "only", dir_path, k != NULL ? "not a key (16 bytes)" : why != NULL ?
+	    "only", dir_path, r == -2 ? "not a key (16 bytes)" : why != NULL ?
 	    why : "missing, and the directory cannot be written");
-	free(k);
 	return false;
 }
 

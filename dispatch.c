@@ -290,6 +290,8 @@ client_notification(struct session *se, int method)
 		call_cancel(se, raw, len, "cancelled by the client");
 	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
 		relay_roots_changed(se);
+	else if (json_eq(&j, method, "notifications/initialized"))
+		relay_roots_ask(se);
 }
 
 /*

@@ -55,6 +55,6 @@ bool	 host_leaving(const struct session *);
 void	 host_tick(void);
 long long host_deadline(void);
 bool	 host_expired(long long);
-void	 host_close(void);
+void	 host_close(const char *);
 
 #endif /* DISPATCH_H */

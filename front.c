@@ -572,21 +572,34 @@ share_join(const struct share_dir *d, const struct share_id *id,
     char *const *argv, char *const *opts, struct share_front *f,
     struct buf *why)
 {
-	int lock, r = -1;
+	int lock, r = -1, tries;
 
 	memset(f, 0, sizeof(*f));
 	f->sock = -1;
 	f->errfl = -1;
-	if ((lock = share_lock_open(d, id->name, why)) < 0)
-		return -1;
-	if (lock_wait(lock, SHARE_LOCK_MS) < 0)
-		buf_printf(why, "cannot lock %s/%s.lock: %s", d->path,
-		    id->name, errno == ETIMEDOUT ? "held for too long" :
-		    strerror(errno));
-	else {
-		r = join_locked(d, id, argv, opts, f, why);
-		flock(lock, LOCK_UN);
+	/* The lock file may be removed while we wait: then the new one. */
+	for (tries = 0; tries < 3; tries++) {
+		if ((lock = share_lock_open(d, id->name, why)) < 0)
+			return -1;
+		if (lock_wait(lock, SHARE_LOCK_MS) < 0) {
+			buf_printf(why, "cannot lock %s/%s.lock: %s", d->path,
+			    id->name, errno == ETIMEDOUT ?
+			    "held for too long" : strerror(errno));
+			close(lock);
+			return -1;
+		}
+		if (share_lock_current(d, id->name, lock))
+			break;
+		close(lock);
+		lock = -1;
 	}
+	if (lock < 0) {
+		buf_printf(why, "%s/%s.lock was removed %d times as this "
+		    "session joined", d->path, id->name, tries);
+		return -1;
+	}
+	r = join_locked(d, id, argv, opts, f, why);
+	flock(lock, LOCK_UN);
 	close(lock);
 	return r;
 }

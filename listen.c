@@ -185,7 +185,8 @@ listen_changed(struct session *se, enum listen_kind k)
 
 /* A resource changed (its URI, and the token of it in j): who asked? */
 void
-listen_updated(const char *uri, const struct json *j, int tok)
+listen_updated(const struct server *s, const char *uri, const struct json *j,
+    int tok)
 {
 	struct buf *b;
 	const char *raw;
@@ -195,7 +196,9 @@ listen_updated(const char *uri, const struct json *j, int tok)
 	raw = json_raw(j, tok, &len);
 	for (i = 0; i < nlisteners; i++)
 		for (k = 0; k < listeners[i].nuris; k++) {
-			if (strcmp(listeners[i].uris[k], uri) != 0)
+			/* Of the instance its session uses, not another's. */
+			if (strcmp(listeners[i].uris[k], uri) != 0 ||
+			    !srv_used_by(s, listeners[i].sess))
 				continue;
 			b = session_out(listeners[i].sess);
 			rpc_put_notification(b,

@@ -28,7 +28,7 @@ struct proc {
 };
 
 int	 proc_signals(void);
-bool	 proc_signal_take(void);
+int	 proc_signal_take(void);
 char	**proc_child_env(const struct cfg_server *);
 int	 proc_spawn(struct proc *, const struct cfg_server *, struct buf *);
 int	 proc_exec_status(struct proc *, const struct cfg_server *,

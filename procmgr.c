@@ -61,7 +61,7 @@ on_signal(int sig)
 	char c = (char)sig;
 
 	if (sig != SIGCHLD)
-		got_stop = 1;
+		got_stop = sig;
 	if (write(sigpipe_fds[1], &c, 1) < 0) {
 		/* The pipe is full: a wakeup is already pending. */
 	}
@@ -99,15 +99,15 @@ proc_signals(void)
 	return sigpipe_fds[0];
 }
 
-/* Empty the self-pipe; true when a stop signal has arrived. */
-bool
+/* Empty the self-pipe; the stop signal that arrived last, or 0. */
+int
 proc_signal_take(void)
 {
 	char tmp[64];
 
 	while (read(sigpipe_fds[0], tmp, sizeof(tmp)) > 0)
 		;
-	return got_stop != 0;
+	return got_stop;
 }
 
 /*

@@ -29,6 +29,22 @@ struct upreq {
 
 static struct upreq *ups;
 static int nups;
+
+/*
+ * In a shared workbench, the roots each 2025 session gave when asked
+ * (at its start, and again when it says they changed): a server's
+ * roots/list that no call attributes is answered from them when every
+ * session using the server gave the same.  ROOTS_MAX bytes a session.
+ */
+#define ROOTS_MAX	(64 * 1024)
+struct rootset {
+	const struct session	*sess;
+	char			*roots;	/* The raw array, or NULL: unknown. */
+	size_t			 len;
+};
+
+static struct rootset *rootsets;
+static int nrootsets;
 static long long next_up;
 static int log_level = -1;		/* The most verbose set, or -1. */
 
@@ -59,6 +75,35 @@ relay_forget(const struct server *s, long long rid)
 		    "\"reason\":\"the server stopped\"}}\n", ups[i].up);
 		up_remove(i);
 	}
+}
+
+/* The session's roots entry, made when make and none is there. */
+static struct rootset *
+rootset_of(const struct session *se, bool make)
+{
+	int i;
+
+	for (i = 0; i < nrootsets; i++)
+		if (rootsets[i].sess == se)
+			return &rootsets[i];
+	if (!make)
+		return NULL;
+	rootsets = xrealloc(rootsets, ((size_t)nrootsets + 1) *
+	    sizeof(*rootsets));
+	memset(&rootsets[nrootsets], 0, sizeof(*rootsets));
+	rootsets[nrootsets].sess = se;
+	return &rootsets[nrootsets++];
+}
+
+static void
+rootset_drop(const struct session *se)
+{
+	struct rootset *r = rootset_of(se, false);
+
+	if (r == NULL)
+		return;
+	free(r->roots);
+	*r = rootsets[--nrootsets];
 }
 
 /* Does the client owe the server an answer? */
@@ -126,6 +171,85 @@ up_add(struct server *s, struct session *se)
 	u->sess = se;
 	u->srv = s;
 	return u;
+}
+
+/*
+ * Ask a 2025 session of a shared workbench that declared roots for them,
+ * for ourselves (an upreq of no server); what it knew before is
+ * forgotten until it answers.
+ */
+void
+relay_roots_ask(struct session *se)
+{
+	struct upreq *u;
+	struct buf *b;
+	int i;
+
+	if (!wb.shared || !session_legacy(se) || !session_has(se, CAN_ROOTS))
+		return;
+	rootset_drop(se);
+	for (i = nups - 1; i >= 0; i--)
+		if (ups[i].sess == se && ups[i].srv == NULL)
+			up_remove(i);
+	u = up_add(NULL, se);
+	b = session_out(se);
+	rpc_put_request_raw(b, u->up, "\"roots/list\"", 12);
+	buf_puts(b, "}\n");
+}
+
+/* The session's answer to relay_roots_ask: its roots, kept when sound. */
+static void
+roots_take(const struct session *se, const struct json *j)
+{
+	int t = json_path(j, 0, "result.roots");
+	struct rootset *r;
+	const char *raw;
+	size_t len;
+
+	if (!json_is(j, t, JSMN_ARRAY) ||
+	    (raw = json_raw(j, t, &len)) == NULL || len > ROOTS_MAX)
+		return;
+	r = rootset_of(se, true);
+	free(r->roots);
+	r->roots = xstrndup(raw, len);
+	r->len = len;
+}
+
+/*
+ * Answer a server's roots/list that no call attributes, when every
+ * session using the server gave its roots and they are the same; else
+ * false, with why.
+ */
+static bool
+roots_common(struct server *s, const char *id, size_t idlen,
+    const char **why)
+{
+	const struct rootset *r, *first = NULL;
+	struct session *se;
+
+	SESSION_EACH(se) {
+		if (!srv_in_use_by(s, se))
+			continue;
+		if ((r = rootset_of(se, false)) == NULL) {
+			*why = "no call in flight on this server, and a session "
+			    "using it has not given its roots";
+			return false;
+		}
+		if (first != NULL && (first->len != r->len ||
+		    memcmp(first->roots, r->roots, r->len) != 0)) {
+			*why = "no call in flight on this server, and the "
+			    "sessions using it declared different roots";
+			return false;
+		}
+		first = r;
+	}
+	if (first == NULL)
+		return false;
+	rpc_put_result(&s->proc.io.out, id, idlen);
+	buf_puts(&s->proc.io.out, "{\"roots\":");
+	buf_put(&s->proc.io.out, first->roots, first->len);
+	buf_puts(&s->proc.io.out, "}}\n");
+	return true;
 }
 
 /* Pass a server's request to the client under a fresh upstream id. */
@@ -205,6 +329,9 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	if (bridge_server_request(s, j, id, method))
 		return;
 	raw = json_raw(j, id, &len);
+	if (se == NULL && wb.shared && json_eq(j, method, "roots/list") &&
+	    roots_common(s, raw, len, &why))
+		return;
 	if (se == NULL && era_input_cap(j, method) != 0)
 		relay_refuse(s, raw, len, -32603, why);
 	else if (client_can_answer(se, j, method))
@@ -241,7 +368,9 @@ relay_answer(const struct session *se, const struct json *j, int id,
 	u = ups[i];
 	ups[i] = ups[--nups];
 	raw = json_raw(j, id, &len);
-	if (u.key != NULL)
+	if (u.srv == NULL)
+		roots_take(se, j);
+	else if (u.key != NULL)
 		bridge_client_answer(u.srv, u.rid, u.key, u.keylen, j);
 	else if (u.srv->proc.io.wfd >= 0)
 		rpc_splice_line(&u.srv->proc.io.out, line, n, raw, len, u.sid,
@@ -381,7 +510,7 @@ relay_notification(struct server *s, const struct json *j, int method,
 	else if (json_eq(j, method, "notifications/cancelled"))
 		on_server_cancel(s, j, line, n);
 	else if (json_eq(j, method, "notifications/resources/updated"))
-		srv_updated(j, line, n);
+		srv_updated(s, j, line, n);
 	else if (json_eq(j, method, "notifications/elicitation/complete") &&
 	    (se = relay_session(s, &why)) != NULL &&
 	    session_has(se, CAN_ELICIT))
@@ -460,19 +589,25 @@ relay_session_gone(const struct session *se)
 	for (i = nups - 1; i >= 0; i--) {
 		if (ups[i].sess != se)
 			continue;
-		if (ups[i].key == NULL && ups[i].srv->proc.io.wfd >= 0)
+		if (ups[i].srv != NULL && ups[i].key == NULL &&
+		    ups[i].srv->proc.io.wfd >= 0)
 			relay_refuse(ups[i].srv, ups[i].sid, ups[i].sidlen,
 			    -32603, "the client session ended");
 		up_remove(i);
 	}
+	rootset_drop(se);
 }
 
-/* The client's roots changed: every ready server it uses is told. */
+/*
+ * The client's roots changed: every ready server it uses is told, and
+ * we ask for them anew.
+ */
 void
-relay_roots_changed(const struct session *se)
+relay_roots_changed(struct session *se)
 {
 	struct server *s;
 
+	relay_roots_ask(se);
 	SRV_EACH(s)
 		if (srv_serving(s) && !s->modern && srv_used_by(s, se) &&
 		    (!wb.shared || session_box_open(se, s->box)))

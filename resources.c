@@ -25,8 +25,14 @@
 #define BOTH(r, t)	((r) * 31 + (t))
 
 /* A URI a 2025 session subscribed to. */
+/*
+ * A subscription is to a URI of an instance: the one of configured
+ * server n that its session uses (one per session: a shared workbench
+ * runs several instances of a server, for sessions that differ).
+ */
 struct sub {
 	struct session	*sess;
+	int		 n;
 	char		*uri;
 };
 
@@ -406,27 +412,38 @@ res_resources_read(struct session *se, const struct json *j, int params,
  * Subscriptions: the URIs each 2025 session subscribed to are kept, so
  * that only their updates reach it.
  */
-/* A session's subscription to the URI (any session's, se NULL), or -1. */
+/* Is subs[i] to this URI of instance s? */
+static bool
+sub_is(int i, const struct server *s, const char *uri)
+{
+	return subs[i].n == srv_index(s) && srv_used_by(s, subs[i].sess) &&
+	    strcmp(subs[i].uri, uri) == 0;
+}
+
+/*
+ * A session's subscription to the URI of s (any session's, se NULL), or
+ * -1.
+ */
 static int
-sub_find(const struct session *se, const char *uri)
+sub_find(const struct session *se, const struct server *s, const char *uri)
 {
 	int i;
 
 	for (i = 0; i < nsubs; i++)
-		if ((se == NULL || subs[i].sess == se) &&
-		    strcmp(subs[i].uri, uri) == 0)
+		if ((se == NULL || subs[i].sess == se) && sub_is(i, s, uri))
 			return i;
 	return -1;
 }
 
-/* Does another session subscribe to the URI of subs[i] too? */
+/* Does another session subscribe to the URI of subs[i]'s instance too? */
 static bool
 sub_shared(int i)
 {
+	const struct server *s = srv_for(subs[i].sess, subs[i].n);
 	int k;
 
 	for (k = 0; k < nsubs; k++)
-		if (k != i && strcmp(subs[k].uri, subs[i].uri) == 0)
+		if (k != i && sub_is(k, s, subs[i].uri))
 			return true;
 	return false;
 }
@@ -452,7 +469,7 @@ subscribe(struct session *se, const struct json *j, int params,
 		    "server of this resource does not offer subscriptions");
 		return;
 	}
-	i = sub_find(se, text.data);
+	i = sub_find(se, s, text.data);
 	if (on && i < 0 && nsubs == SUBS_MAX) {
 		reply_error(se, id, idlen, -32603, "Internal error: too many "
 		    "subscriptions");
@@ -461,6 +478,7 @@ subscribe(struct session *se, const struct json *j, int params,
 	if (on && i < 0) {
 		subs = xrealloc(subs, ((size_t)nsubs + 1) * sizeof(*subs));
 		subs[nsubs].sess = se;
+		subs[nsubs].n = srv_index(s);
 		subs[nsubs++].uri = xstrdup(text.data);
 	} else if (!on && i >= 0)
 		sub_remove(i);
@@ -484,20 +502,22 @@ res_unsubscribe(struct session *se, const struct json *j, int params,
 
 /*
  * A server's resources/updated: to each 2025 session that subscribed to
- * the URI it goes on; to a modern listener of that URI, tagged as its
- * own.
+ * the URI on that instance it goes on; to a modern listener of that URI
+ * whose session uses the instance, tagged as its own.  Never by the URI
+ * alone: another instance's resource of the same URI is another's.
  */
 void
-res_updated(const struct json *j, const char *line, size_t n)
+res_updated(const struct server *s, const struct json *j, const char *line,
+    size_t n)
 {
 	int uri = json_path(j, 0, "params.uri"), i;
 
 	if (json_str(j, uri, &text) == NULL)
 		return;
 	for (i = 0; i < nsubs; i++)
-		if (strcmp(subs[i].uri, text.data) == 0)
+		if (sub_is(i, s, text.data))
 			session_send_line(subs[i].sess, line, n);
-	listen_updated(text.data, j, uri);
+	listen_updated(s, text.data, j, uri);
 }
 
 /*
@@ -554,7 +574,7 @@ watch_tell(struct watch *w, bool on)
 		buf_puts(&p, "]}");
 		w->listen = srv_request_open(s, "subscriptions/listen", p.data,
 		    p.len);
-	} else if (on || sub_find(NULL, w->uri) < 0) {
+	} else if (on || sub_find(NULL, s, w->uri) < 0) {
 		/* Not while a 2025 session still wants it. */
 		uri_members(&p, w->uri);
 		srv_request(s, on ? "resources/subscribe" :

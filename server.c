@@ -196,6 +196,7 @@ srv_bind(const struct session *se, int n, const unsigned char *key,
 		srv_append(s);
 	}
 	b->inst[n] = s;
+	s->unused_at = 0;
 }
 
 /* Key the first instance of n: sessions with this key use it. */
@@ -276,12 +277,17 @@ static void
 srv_unbind(const struct session *se)
 {
 	struct binding **p, *b;
+	int i;
 
 	for (p = &bindings; *p != NULL && (*p)->se != se; p = &(*p)->next)
 		;
 	if ((b = *p) == NULL)
 		return;
 	*p = b->next;
+	/* An instance no session uses lingers, then stops (server_io.c). */
+	for (i = 0; i < nconfigured; i++)
+		if (srv_sessions(b->inst[i]) == 0)
+			b->inst[i]->unused_at = loop_ms();
 	free(b->inst);
 	free(b);
 }
@@ -309,12 +315,20 @@ srv_native(const struct server *s, enum list_kind k, const struct json *jj,
 	return up.native != NULL ? up.native(s, k, jj, t, key) : NULL;
 }
 
+/* Does the session use s: its toolbox open, or being opened? */
+bool
+srv_in_use_by(const struct server *s, const struct session *se)
+{
+	return up.uses != NULL ? up.uses(se, s) : srv_used_by(s, se);
+}
+
 /* A server said that a resource changed (relay.c). */
 void
-srv_updated(const struct json *jj, const char *line, size_t n)
+srv_updated(const struct server *s, const struct json *jj, const char *line,
+    size_t n)
 {
 	if (up.updated != NULL)
-		up.updated(jj, line, n);
+		up.updated(s, jj, line, n);
 }
 
 /*
@@ -364,6 +378,13 @@ const char *
 srv_name(const struct server *s)
 {
 	return s->cfg->name;
+}
+
+/* The directory it runs in, when set (an instance's: its session's). */
+const char *
+srv_cwd(const struct server *s)
+{
+	return s->cfg->cwd;
 }
 
 /* Its toolbox's index in the configuration (and in box.h's toolboxes). */

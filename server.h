@@ -81,6 +81,7 @@ void	 srv_reclaim(bool);
 /* What it is. */
 const char *srv_label(const struct server *);
 const char *srv_name(const struct server *);
+const char *srv_cwd(const struct server *);
 int	 srv_box(const struct server *);
 enum srv_state srv_state(const struct server *);
 const char *srv_error(const struct server *);
@@ -165,7 +166,8 @@ void	 relay_answer(const struct session *, const struct json *, int,
 	    const char *, size_t);
 void	 relay_set_level(void);
 void	 relay_level_gone(void);
-void	 relay_roots_changed(const struct session *);
+void	 relay_roots_ask(struct session *);
+void	 relay_roots_changed(struct session *);
 
 /*
  * The loop.  A server's descriptors, each with the events to poll for
@@ -210,7 +212,10 @@ struct srv_upcalls {
 	char	*(*native)(const struct server *, enum list_kind,
 		    const struct json *, int, const char *);
 	/* A server said a resource changed (resources/updated). */
-	void	(*updated)(const struct json *, const char *, size_t);
+	void	(*updated)(const struct server *, const struct json *,
+		    const char *, size_t);
+	/* Does the session use the server: its toolbox open or opening? */
+	bool	(*uses)(const struct session *, const struct server *);
 };
 
 void	 srv_upcalls(const struct srv_upcalls *);

@@ -126,6 +126,7 @@ struct server {
 	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
 	bool			 keyed;		/* when given. */
 	struct cfg_server	*own;		/* An instance's configuration. */
+	long long		 unused_at;	/* Its last session left. */
 	int			 box;		/* Its toolbox, by index. */
 	const struct cfg_toolbox *boxcfg;
 	const struct cfg_server	*cfg;
@@ -191,7 +192,9 @@ void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
 	    const struct json *, int, const char *);
-void	 srv_updated(const struct json *, const char *, size_t);
+bool	 srv_in_use_by(const struct server *, const struct session *);
+void	 srv_updated(const struct server *, const struct json *, const char *,
+	    size_t);
 /*
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.

@@ -263,6 +263,21 @@ idle_deadline(const struct server *s)
 	return s->active_at + s->cfg->idle_ms;
 }
 
+/*
+ * When a server of a shared workbench that no session uses is to be
+ * stopped, or 0: shareLingerMs after its last session left (a session
+ * in another project opened a toolbox and went), as the shared
+ * workbench itself lingers after its last session.
+ */
+static long long
+linger_deadline(const struct server *s)
+{
+	if (!wb.shared || s->unused_at == 0 || (s->state != SRV_STARTING &&
+	    s->state != SRV_READY && s->state != SRV_RELISTING))
+		return 0;
+	return s->unused_at + wb.cfg.share_linger_ms;
+}
+
 long long
 srv_deadline(const struct server *s)
 {
@@ -276,6 +291,7 @@ srv_deadline(const struct server *s)
 	t = earliest(t, call_deadline(s));
 	t = earliest(t, stream_deadline(s));
 	t = earliest(t, idle_deadline(s));
+	t = earliest(t, linger_deadline(s));
 	t = earliest(t, ratelog_deadline(&s->warned));
 	t = earliest(t, ratelog_deadline(&s->proc.errlog));
 	return t > 0 ? t : -1;
@@ -289,7 +305,7 @@ void
 srv_check_timers(struct server *s, long long now)
 {
 	struct buf why = { 0 };
-	long long idle = idle_deadline(s);
+	long long idle = idle_deadline(s), linger = linger_deadline(s);
 
 	ratelog_flush(&s->warned, now, s->label, false);
 	ratelog_flush(&s->proc.errlog, now, s->label, false);
@@ -301,6 +317,12 @@ srv_check_timers(struct server *s, long long now)
 	if (idle > 0 && now >= idle) {
 		wb_log("%s: stopped after %d ms without traffic (idleTimeoutMs)",
 		    s->label, s->cfg->idle_ms);
+		srv_stop(s);
+		return;
+	}
+	if (linger > 0 && now >= linger) {
+		wb_log("%s: stopped: no session has used it for %d ms "
+		    "(shareLingerMs)", s->label, wb.cfg.share_linger_ms);
 		srv_stop(s);
 		return;
 	}

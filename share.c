@@ -18,6 +18,12 @@
  *	NAME.log	the daemon's standard error; at 1 MiB it becomes
  *	NAME.log.old	and a new one begins.
  *
+ * A daemon that exits removes its socket and lock (under the lock); its
+ * log stays, saying why it stopped.  A daemon that starts prunes the
+ * files of other names that no daemon serves: a socket no one listens
+ * on (one SIGKILLed) and the lock at once, the log once it is
+ * SHARE_PRUNE_MS old (share_prune).
+ *
  * NAME is 16 hex digits of the identity: the keyed SipHash-2-4 of the
  * version, of a digest of the running executable's bytes and of the
  * configuration's text.  Without the key, a name tells nothing of the
@@ -26,6 +32,7 @@
  * end.  Nothing else is written: the configuration, the environment and
  * the identity travel only over the socket.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,6 +46,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -523,6 +531,24 @@ share_lock_open(const struct share_dir *d, const char *name, struct buf *why)
 }
 
 /*
+ * Is the locked fd still NAME.lock?  A lock file is removed under its
+ * lock (by the daemon that exits, and by pruning): who waited on it
+ * holds a lock on a file no one else will open, and must open the new
+ * one.  Only the holder of the current file may remove it.
+ */
+bool
+share_lock_current(const struct share_dir *d, const char *name, int fd)
+{
+	char file[SHARE_NAME_LEN + 8];
+	struct stat a, b;
+
+	snprintf(file, sizeof(file), "%.16s.lock", name);
+	return fstat(fd, &a) == 0 && fstatat(d->fd, file, &b,
+	    AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino;
+}
+
+/*
  * The log NAME.log, opened to append, bounded: one over SHARE_LOG_MAX
  * becomes NAME.log.old first.  -1 with why.
  */
@@ -550,4 +576,176 @@ share_log_open(const struct share_dir *d, const char *name, struct buf *why)
 	if (fd >= 0 && (flags = fcntl(fd, F_GETFL)) >= 0)
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	return fd;
+}
+
+/*
+ * Pruning: the files of texts no longer served.
+ */
+
+/* Is f a daemon's file (NAME.lock, .log, .log.old or .sock)? */
+static bool
+daemon_file(const char *f)
+{
+	static const char *const suffix[] = { "lock", "log", "log.old",
+	    "sock" };
+	size_t i;
+
+	for (i = 0; i < SHARE_NAME_LEN; i++)
+		if (strchr("0123456789abcdef", f[i]) == NULL || f[i] == '\0')
+			return false;
+	if (f[i++] != '.')
+		return false;
+	for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++)
+		if (strcmp(f + i, suffix[k]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Does a daemon listen on NAME.sock?  Only a socket that refuses the
+ * connection is known dead; anything else (a daemon too busy to
+ * accept, a file that is not a socket) is left alone.  The daemon that
+ * is there sees a connection end before its hello, and says nothing.
+ */
+static bool
+sock_dead(const struct share_dir *d, const char *name)
+{
+	char file[SHARE_NAME_LEN + 8];
+	struct sockaddr_un sun;
+	struct buf why = { 0 };
+	struct stat st;
+	int fd, len, r = 0;
+
+	snprintf(file, sizeof(file), "%.16s.sock", name);
+	if (fstatat(d->fd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT;
+	if (!S_ISSOCK(st.st_mode) ||
+	    (len = share_sockaddr(d, file, &sun, &why)) < 0 ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) < 0) {
+		buf_free(&why);
+		return false;
+	}
+	r = connect(fd, (struct sockaddr *)&sun, (socklen_t)len);
+	r = r < 0 && errno == ECONNREFUSED;
+	close(fd);
+	if (r)
+		unlinkat(d->fd, file, 0);
+	return r;
+}
+
+/* When NAME's log (or its old one) was last written; 0 when none is. */
+static time_t
+log_written(const struct share_dir *d, const char *name)
+{
+	static const char *const logs[] = { "log", "log.old" };
+	char file[SHARE_NAME_LEN + 16];
+	struct stat st;
+	time_t t = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		snprintf(file, sizeof(file), "%.16s.%s", name, logs[i]);
+		if (fstatat(d->fd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_mtime > t)
+			t = st.st_mtime;
+	}
+	return t;
+}
+
+/*
+ * Under NAME's lock (taken without waiting: a front or a daemon busy
+ * with it keeps it), a dead daemon's socket and the lock go; the log
+ * once it is old, so that what it says can still be read meanwhile.
+ * True if something went.
+ */
+static bool
+prune_name(const struct share_dir *d, const char *name, time_t now)
+{
+	char file[SHARE_NAME_LEN + 16];
+	struct buf why = { 0 };
+	bool pruned = false;
+	int lock;
+
+	if ((lock = share_lock_open(d, name, &why)) < 0) {
+		buf_free(&why);
+		return false;
+	}
+	if (flock(lock, LOCK_EX | LOCK_NB) == 0 &&
+	    share_lock_current(d, name, lock) && sock_dead(d, name)) {
+		pruned = true;
+		if (now - log_written(d, name) >= SHARE_PRUNE_MS / 1000) {
+			snprintf(file, sizeof(file), "%.16s.log", name);
+			unlinkat(d->fd, file, 0);
+			snprintf(file, sizeof(file), "%.16s.log.old", name);
+			unlinkat(d->fd, file, 0);
+		}
+		/* Held: a front waiting on it opens it anew. */
+		snprintf(file, sizeof(file), "%.16s.lock", name);
+		unlinkat(d->fd, file, 0);
+	}
+	close(lock);
+	return pruned;
+}
+
+/*
+ * Prune the files of names other than own that no daemon serves, at
+ * most SHARE_PRUNE_MAX names a time (the rest the next time).
+ */
+void
+share_prune(const struct share_dir *d, const char *own)
+{
+	char names[SHARE_PRUNE_MAX][SHARE_NAME_LEN + 1];
+	struct dirent *e;
+	DIR *dir;
+	time_t now = time(NULL);
+	int fd, n = 0, i;
+
+	if ((fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while (n < SHARE_PRUNE_MAX && (e = readdir(dir)) != NULL) {
+		if (!daemon_file(e->d_name) ||
+		    strncmp(e->d_name, own, SHARE_NAME_LEN) == 0)
+			continue;
+		for (i = 0; i < n && strncmp(names[i], e->d_name,
+		    SHARE_NAME_LEN) != 0; i++)
+			;
+		if (i == n)
+			snprintf(names[n++], SHARE_NAME_LEN + 1, "%.16s",
+			    e->d_name);
+	}
+	closedir(dir);
+	for (i = 0; i < n; i++)
+		prune_name(d, names[i], now);
+}
+
+/*
+ * The names (NAME of NAME.sock) of the daemons' sockets in d, up to max:
+ * how many.  Whether one listens is for the caller to find out.
+ */
+int
+share_socket_names(const struct share_dir *d, char (*names)[SHARE_NAME_LEN + 1],
+    int max)
+{
+	struct dirent *e;
+	DIR *dir;
+	int fd, n = 0;
+
+	if ((fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (n < max && (e = readdir(dir)) != NULL)
+		if (daemon_file(e->d_name) &&
+		    strcmp(e->d_name + SHARE_NAME_LEN, ".sock") == 0)
+			snprintf(names[n++], SHARE_NAME_LEN + 1, "%.16s",
+			    e->d_name);
+	closedir(dir);
+	return n;
 }

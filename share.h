@@ -25,6 +25,9 @@ struct pollfd;
 #define SHARE_PENDING_MAX	16	/* Connections in their handshake. */
 #define SHARE_POLLFDS		(1 + SHARE_PENDING_MAX)
 #define SHARE_EXIT_LOST		4	/* The front's status: daemon gone. */
+#define SHARE_PRUNE_MS	(24LL * 3600 * 1000)	/* Files of a text unserved. */
+#define SHARE_PRUNE_MAX		64	/* Names pruned at a daemon's start. */
+#define SHARE_LIST_MAX		64	/* Shared workbenches --status asks. */
 
 enum share_kind {
 	SHARE_SESSION = 1,	/* A client's session: its stdio comes. */
@@ -73,6 +76,8 @@ void	 share_digest(const unsigned char *, const void *, size_t,
 	    unsigned char *);
 int	 share_sockaddr(const struct share_dir *, const char *, void *,
 	    struct buf *);
+int	 share_socket_names(const struct share_dir *,
+	    char (*)[SHARE_NAME_LEN + 1], int);
 
 /* share.c: the wire. */
 void	 share_msg(struct buf *, int, const void *, size_t);

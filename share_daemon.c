@@ -184,6 +184,7 @@ share_listen(const struct share_dir *d, const struct share_id *id, int max,
 	srv->sock_dev = st.st_dev;
 	srv->sock_ino = st.st_ino;
 	srv->idle_since = now_ms();
+	share_prune(&srv->dir, id->name);
 	return srv;
 fail:
 	if (srv->fd >= 0)
@@ -423,13 +424,18 @@ hello_done(struct share_server *srv, struct conn *c, long long now,
 		free(s);
 		return -1;
 	}
-	if (memcmp(s->h.id, srv->id.id, SHARE_ID_LEN) != 0)
-		conn_refuse(srv, c, now, "it serves another build or "
-		    "configuration");
-	else if (s->h.kind == SHARE_STATUS && c->nfds > 0)
+	/*
+	 * A status is answered whatever the identity (the peer is this
+	 * user): --status lists every shared workbench, also those of an
+	 * earlier configuration text.  A session joins its own only.
+	 */
+	if (s->h.kind == SHARE_STATUS && c->nfds > 0)
 		buf_printf(why, "a status request with descriptors");
 	else if (s->h.kind == SHARE_STATUS)
 		status_answer(srv, c, now);
+	else if (memcmp(s->h.id, srv->id.id, SHARE_ID_LEN) != 0)
+		conn_refuse(srv, c, now, "it serves another build or "
+		    "configuration");
 	else if (c->nfds != 3)
 		buf_printf(why, "a session with %d descriptors, not 3",
 		    c->nfds);
@@ -458,22 +464,24 @@ static int
 hello_read(struct share_server *srv, struct conn *c, long long now,
     struct buf *why)
 {
-	size_t need = SHARE_HDR;
+	size_t need = SHARE_HDR, body;
 	unsigned version;
 	char text[96];
 	int r;
 
+	/* The length is the peer's, up to 2^32 - 1: added as a size_t. */
 	if (c->in.len >= SHARE_HDR)
-		need += share_get32((unsigned char *)c->in.data);
+		need += (size_t)share_get32((unsigned char *)c->in.data);
 	if ((r = conn_read(c, need - c->in.len, why)) <= 0)
 		return r;
 	if (c->in.len == SHARE_HDR) {
 		version = share_get16((unsigned char *)c->in.data + 6);
-		need = SHARE_HDR + share_get32((unsigned char *)c->in.data);
+		body = share_get32((unsigned char *)c->in.data);
 		if (version != SHARE_PROTO) {
-			snprintf(text, sizeof(text), "it speaks version %u of "
-			    "the protocol, not %u", (unsigned)SHARE_PROTO,
-			    version);
+			/* Read by the front and in our log: whose is whose. */
+			snprintf(text, sizeof(text), "a hello of protocol "
+			    "version %u; this shared workbench speaks version "
+			    "%u", version, (unsigned)SHARE_PROTO);
 			conn_refuse(srv, c, now, text);
 			return 0;
 		}
@@ -481,11 +489,12 @@ hello_read(struct share_server *srv, struct conn *c, long long now,
 			buf_printf(why, "a message before its hello");
 			return -1;
 		}
-		if (need - SHARE_HDR > SHARE_HELLO_MAX) {
+		if (body > SHARE_HELLO_MAX) {
 			buf_printf(why, "a hello of %zu bytes (at most %d)",
-			    need - SHARE_HDR, SHARE_HELLO_MAX);
+			    body, SHARE_HELLO_MAX);
 			return -1;
 		}
+		need = SHARE_HDR + body;
 	}
 	if (c->in.len < need)
 		return 0;
@@ -815,9 +824,14 @@ share_server_close(struct share_server *srv)
 		snprintf(name, sizeof(name), "%s.sock", srv->id.name);
 		lock = share_lock_open(&srv->dir, srv->id.name, &why);
 		if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0 &&
+		    share_lock_current(&srv->dir, srv->id.name, lock) &&
 		    fstatat(srv->dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    st.st_dev == srv->sock_dev && st.st_ino == srv->sock_ino)
+		    st.st_dev == srv->sock_dev && st.st_ino == srv->sock_ino) {
 			unlinkat(srv->dir.fd, name, 0);
+			/* Held: a front waiting on it opens it anew. */
+			snprintf(name, sizeof(name), "%s.lock", srv->id.name);
+			unlinkat(srv->dir.fd, name, 0);
+		}
 		close(srv->fd);
 		srv->fd = -1;
 		if (lock >= 0)

@@ -58,6 +58,7 @@ static char *host_text;			/* The configuration, as read. */
 static size_t host_len;
 static unsigned long long nguests;	/* Sessions so far: their numbers. */
 static long long log_checked;		/* When the log's size was. */
+static char *first_cwd;			/* Where the first instances run. */
 
 static bool	host_sink(const char *, size_t);
 static void	key_first(void);
@@ -285,6 +286,14 @@ status_server(struct buf *b, const struct server *s)
 		buf_printf(b, ",\"pid\":%ld", (long)srv_pid(s));
 	else
 		buf_puts(b, ",\"pid\":null");
+	/*
+	 * What tells copies apart; never the env (values stay here).  A
+	 * first instance runs where the shared workbench began.
+	 */
+	if (srv_cwd(s) != NULL || first_cwd != NULL) {
+		buf_puts(b, ",\"cwd\":");
+		json_put_cstr(b, srv_cwd(s) != NULL ? srv_cwd(s) : first_cwd);
+	}
 	buf_printf(b, ",\"state\":\"%s\",\"sessions\":%d,\"calls\":%lld}",
 	    state_name(srv_state(s)), sessions_of(s), srv_calls(s));
 }
@@ -302,6 +311,8 @@ status_json(struct buf *b, void *arg)
 	buf_printf(b, "{\"pid\":%ld,\"uptime_ms\":%lld,\"config\":",
 	    (long)getpid(), now - host_since);
 	json_put_cstr(b, wb.cfg.path);
+	buf_printf(b, ",\"mode\":\"%s\",\"version\":", mode_name());
+	json_put_cstr(b, wb_version);
 	buf_puts(b, ",\"sessions\":[");
 	for (g = guests; g != NULL; g = g->next) {
 		if (n++ > 0)
@@ -381,20 +392,69 @@ text_session(const struct json *j, int t, struct buf *f)
 	printf("\n");
 }
 
-static void
-text_server(const struct json *j, int t, struct buf *f)
+/* Are servers t and u of one configured server (and cwd, when cwd)? */
+static bool
+same_server(const struct json *j, int t, int u, bool cwd, struct buf *f)
 {
-	long long n = number(j, t, "sessions"), calls = number(j, t, "calls");
+	static const char *const keys[] = { "toolbox", "server", "cwd" };
+	int k;
 
-	printf("server %s/%s: pid %s, %s, %lld session%s, %lld call%s\n",
-	    field(j, t, "toolbox", &f[0]), field(j, t, "server", &f[1]),
-	    field(j, t, "pid", &f[2]), field(j, t, "state", &f[3]), n,
-	    plural(n), calls, plural(calls));
+	for (k = 0; k < (cwd ? 3 : 2); k++)
+		if (strcmp(field(j, t, keys[k], &f[0]),
+		    field(j, u, keys[k], &f[1])) != 0)
+			return false;
+	return true;
 }
 
-/* The answer in words: a line for it, then one per session and server. */
+/*
+ * Server t of the nv from first.  Copies of one server (another
+ * session's directory or environment) say their directory, and
+ * "env differs" when another copy runs in the same one: never a value.
+ */
 static void
-status_text(const char *text, size_t len)
+text_server(const struct json *j, int first, int nv, int t, struct buf *f)
+{
+	long long n = number(j, t, "sessions"), calls = number(j, t, "calls");
+	int copies = 0, here = 0, i, u;
+
+	for (i = 0, u = first; i < nv; i++, u = json_next(j, u)) {
+		copies += same_server(j, t, u, false, f);
+		here += same_server(j, t, u, true, f);
+	}
+	printf("server %s/%s: pid %s", field(j, t, "toolbox", &f[0]),
+	    field(j, t, "server", &f[1]), field(j, t, "pid", &f[2]));
+	if (copies > 1)
+		printf(", in %s%s", field(j, t, "cwd", &f[0]),
+		    here > 1 ? ", env differs" : "");
+	printf(", %s, %lld session%s, %lld call%s\n",
+	    field(j, t, "state", &f[3]), n, plural(n), calls, plural(calls));
+}
+
+/*
+ * What another shared workbench serves, against this configuration
+ * (what says it is not this text: the name of its socket).
+ */
+static void
+serves(const struct json *j, struct buf *f)
+{
+	const char *config = field(j, 0, "config", &f[0]);
+
+	if (strcmp(config, wb.cfg.path) != 0)
+		printf(", serves %s", config);
+	else if (strcmp(field(j, 0, "version", &f[1]), wb_version) != 0)
+		printf(", serves %s for " WB_NAME " %s", config, f[1].data);
+	else if (strcmp(field(j, 0, "mode", &f[1]), mode_name()) != 0)
+		printf(", serves %s in %s mode", config, f[1].data);
+	else
+		printf(", serves an earlier text of %s", config);
+}
+
+/*
+ * An answer in words: a line for it (other: of another text), then one
+ * per session and server.
+ */
+static void
+status_text(const char *text, size_t len, bool other)
 {
 	struct buf f[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
 	struct json j = { 0 };
@@ -406,43 +466,126 @@ status_text(const char *text, size_t len)
 	}
 	ns = elements(&j, 0, "sessions", &first);
 	nv = elements(&j, 0, "servers", &srv);
-	printf("shared workbench pid %s, up %llds, %d session%s, %d "
-	    "server%s\n", field(&j, 0, "pid", &f[0]),
+	printf("shared workbench pid %s", field(&j, 0, "pid", &f[0]));
+	if (other)
+		serves(&j, f);
+	printf(", up %llds, %d session%s, %d server%s\n",
 	    number(&j, 0, "uptime_ms") / 1000, ns, plural(ns), nv, plural(nv));
 	for (i = 0, t = first; i < ns; i++, t = json_next(&j, t))
 		text_session(&j, t, f);
 	for (i = 0, t = srv; i < nv; i++, t = json_next(&j, t))
-		text_server(&j, t, f);
+		text_server(&j, srv, nv, t, f);
 	free(j.tok);
 	for (i = 0; i < 4; i++)
 		buf_free(&f[i]);
 }
 
+/* Is text a JSON object (what a shared workbench answers)? */
+static bool
+is_object(const char *text, size_t len)
+{
+	struct json j = { 0 };
+	bool ok = json_parse(&j, text, len) == JSON_OK &&
+	    json_is(&j, 0, JSMN_OBJECT);
+
+	free(j.tok);
+	return ok;
+}
+
 /*
- * --status: 0 and what serves this configuration, or 1 when nothing
- * does (or it cannot be asked, said why).
+ * The answers of the other shared workbenches of d (of an earlier text,
+ * another configuration, build or mode), at most SHARE_LIST_MAX, into
+ * others: how many.  One that cannot be asked is said on stderr.
+ */
+static int
+status_others(const struct share_dir *d, const struct share_id *id,
+    struct buf *others)
+{
+	char names[SHARE_LIST_MAX][SHARE_NAME_LEN + 1];
+	struct buf why = { 0 };
+	struct share_id o = *id;
+	int n, i, k = 0;
+
+	n = share_socket_names(d, names, SHARE_LIST_MAX);
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], id->name) == 0)
+			continue;
+		memcpy(o.name, names[i], sizeof(o.name));
+		why.len = 0;
+		others[k].len = 0;
+		if (share_status(d, &o, &others[k], &why) == 0 &&
+		    is_object(others[k].data, others[k].len))
+			k++;
+		else if (why.len > 0)
+			fprintf(stderr, WB_NAME ": --status: %s\n",
+			    buf_cstr(&why));
+	}
+	buf_free(&why);
+	return k;
+}
+
+/* With --json: this one's answer (or a null pid), with "others". */
+static void
+json_all(const struct buf *answer, bool served, const struct buf *others,
+    int n)
+{
+	int i;
+
+	if (served)
+		printf("%.*s", (int)answer->len - 1, answer->data);
+	else
+		printf("{\"pid\":null");
+	printf(",\"others\":[");
+	for (i = 0; i < n; i++)
+		printf("%s%.*s", i > 0 ? "," : "", (int)others[i].len,
+		    others[i].data);
+	printf("]}\n");
+}
+
+/*
+ * --status: what serves this configuration, and every other shared
+ * workbench of the user (an earlier text of it still serving its
+ * sessions, another configuration): 0 when one serves this text, 1 when
+ * none does (or it cannot be asked, said why).
  */
 int
 host_status(bool json)
 {
-	struct buf why = { 0 }, answer = { 0 };
+	struct buf why = { 0 }, answer = { 0 }, others[SHARE_LIST_MAX];
 	struct share_dir d;
 	struct share_id id;
-	int r = -1;
+	int r = -1, n = 0, i;
 
+	/* Not "none serves it": none would, and the user should know why. */
+	if (!wb.cfg.share) {
+		fprintf(json ? stderr : stdout, "sharing is off in %s (it has "
+		    "no \"share\": true): its sessions run on their own\n",
+		    wb.cfg.path);
+		return 1;
+	}
+	memset(others, 0, sizeof(others));
 	if (identify(&d, &id, &why) == 0) {
 		r = share_status(&d, &id, &answer, &why);
+		if (r >= 0)
+			n = status_others(&d, &id, others);
 		share_dir_close(&d);
 	}
-	if (r == 0 && json)
-		printf("%s\n", buf_cstr(&answer));
-	else if (r == 0)
-		status_text(answer.data, answer.len);
-	else if (r > 0)	/* With --json, stdout has JSON or nothing. */
+	if (r == 0 && !is_object(answer.data, answer.len))
+		r = 1;
+	if (r > 0)	/* With --json, stdout has JSON or nothing. */
 		fprintf(json ? stderr : stdout, "no shared workbench serves "
 		    "%s\n", wb.cfg.path);
-	else
+	else if (r < 0)
 		fprintf(stderr, WB_NAME ": --status: %s\n", buf_cstr(&why));
+	if (json && (r == 0 || n > 0))
+		json_all(&answer, r == 0, others, n);
+	else if (r == 0)
+		status_text(answer.data, answer.len, false);
+	for (i = 0; i < n; i++) {
+		if (!json)
+			status_text(others[i].data, others[i].len, true);
+		buf_free(&others[i]);
+	}
 	buf_free(&why);
 	buf_free(&answer);
 	return r == 0 ? 0 : 1;
@@ -519,7 +662,8 @@ host_listen(const char *hex, int ready)
 	if (!needs_cwd() && chdir("/") < 0)
 		wb_log("cannot leave the front's directory: %s",
 		    strerror(errno));
-	wb_log("shared workbench %ld serves %s", (long)getpid(), wb.cfg.path);
+	wb_log("shared workbench %ld (" WB_NAME " %s) started: serves %s",
+	    (long)getpid(), wb_version, wb.cfg.path);
 	wb_log_sink(host_sink);
 	share_ready(ready, NULL);
 	return true;
@@ -539,6 +683,7 @@ key_first(void)
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return;	/* Every session gets instances of its own. */
+	first_cwd = xstrdup(cwd);
 	for (i = 0; i < wb.cfg.nboxes; i++)
 		for (k = 0; k < wb.cfg.boxes[i].nservers; k++, n++) {
 			cs = &wb.cfg.boxes[i].servers[k];
@@ -814,11 +959,17 @@ host_expired(long long now)
  * its front exits as when it dies, saying it stopped.
  */
 void
-host_close(void)
+host_close(const char *why)
 {
 	struct guest *g;
+	int n = 0;
 
 	wb_log_sink(NULL);
+	for (g = guests; g != NULL; g = g->next)
+		n++;
+	wb_log("shared workbench %ld stops: %s; %d session%s still there",
+	    (long)getpid(), why != NULL ? why : "it was stopped", n,
+	    n == 1 ? "" : "s");
 	while ((g = guests) != NULL) {
 		guests = g->next;
 		err_flush(g);

@@ -43,6 +43,8 @@ share_get16(const unsigned char *p)
 }
 
 int	 share_lock_open(const struct share_dir *, const char *, struct buf *);
+bool	 share_lock_current(const struct share_dir *, const char *, int);
+void	 share_prune(const struct share_dir *, const char *);
 int	 share_log_open(const struct share_dir *, const char *, struct buf *);
 bool	 share_peer_ours(int, pid_t *, struct buf *);
 void	 share_file(struct buf *, const struct share_dir *, const char *,

@@ -26,6 +26,7 @@ static long long stop_at;
 static bool probing;			/* --probe: no client, a report. */
 static bool probe_json;
 static int exit_status;			/* The exit status. */
+static const char *stop_why;		/* Why shutdown began. */
 
 /* A new pipe must never land on fds 0-2: keep them open. */
 static void
@@ -290,11 +291,16 @@ reap(void)
 	}
 }
 
+/*
+ * Shutdown begins, for why (said in a shared workbench's log when it
+ * stops: a user reading it after the fact asks first why it is gone).
+ */
 static void
-begin_shutdown(void)
+begin_shutdown(const char *why)
 {
 	if (wb.stopping)
 		return;
+	stop_why = why;
 	wb.stopping = true;
 	stop_at = now_ms() + SHUTDOWN_MS;
 	hhost_shutdown();
@@ -313,15 +319,30 @@ client_left(struct session *se, bool gone)
 	if (host_active())
 		host_leave(se, gone);
 	else
-		begin_shutdown();
+		begin_shutdown("its client left");
 }
 
-/* A session's input: its lines, or its leaving. */
+/*
+ * A session's input: its lines, or its leaving.  An input that fails
+ * for good (a directory as stdin: EISDIR) is readable again at once:
+ * left watched it would spin the loop, so the session ends, its answers
+ * still written.
+ */
 static void
 on_client_in(struct session *se, const struct pollfd *p)
 {
+	ssize_t n = 1;
+
+	if (p->events != 0)
+		n = dispatch_read(se);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		wb_log("the client's input cannot be read (%s); the session "
+		    "ends", strerror(errno));
+		client_left(se, false);
+		return;
+	}
 	/* Watched for its hang-up alone: the client left. */
-	if (p->events == 0 || dispatch_read(se) == 0 ||
+	if (p->events == 0 || n == 0 ||
 	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
 		client_left(se, false);
 }
@@ -329,7 +350,7 @@ on_client_in(struct session *se, const struct pollfd *p)
 static void
 dispatch(long long now)
 {
-	int i;
+	int i, sig;
 
 	for (i = 0; i < npfd; i++) {
 		if (pfd[i].revents == 0)
@@ -337,8 +358,10 @@ dispatch(long long now)
 		host_about(slots[i].srv, slots[i].sess);
 		switch (slots[i].kind) {
 		case SLOT_SIGNAL:
-			if (proc_signal_take())
-				begin_shutdown();
+			if ((sig = proc_signal_take()) != 0)
+				begin_shutdown(sig == SIGTERM ? "SIGTERM" :
+				    sig == SIGINT ? "SIGINT" : sig == SIGHUP ?
+				    "SIGHUP" : "a signal");
 			reap();
 			break;
 		case SLOT_CLIENT_IN:
@@ -377,10 +400,12 @@ clients_written(void)
 	return true;
 }
 
-static void
+/* Write every queue: true if a client left meanwhile (it cannot be). */
+static bool
 flush_all(void)
 {
 	struct session *se;
+	bool left = false;
 
 	SESSION_EACH(se) {
 		/* A probe has no client: nothing is said to one. */
@@ -389,11 +414,13 @@ flush_all(void)
 		else if (session_flush(se) < 0 || session_overrun(se)) {
 			session_drop(se);
 			client_left(se, true);
+			left = true;
 		}
 	}
 	srv_write_all(now_ms());
 	hhost_flush();
 	wb_log_flush();
+	return left;
 }
 
 /*
@@ -448,18 +475,24 @@ run(void)
 		if (host_active())
 			host_tick();
 		before_poll();
-		flush_all();
+		/*
+		 * A client whose output failed is ended by the next turn's
+		 * first step (host_tick): poll, with nothing of it to watch,
+		 * could wait for ever.
+		 */
+		if (flush_all())
+			continue;
 		SESSION_EACH(se)
 			dispatch_resume(se);
 		/* A probe ends once none of its servers is starting. */
 		if (probing && !wb.stopping && !probe_waiting()) {
 			exit_status = probe_report(probe_json);
-			begin_shutdown();
+			begin_shutdown("the probe is done");
 		}
 		now = now_ms();
 		/* A shared workbench ends its linger after the last session. */
 		if (host_active() && !wb.stopping && host_expired(now))
-			begin_shutdown();
+			begin_shutdown("no session for shareLingerMs");
 		/* Servers still exiting are the guardian's (proc_hand_over). */
 		if (wb.stopping && ((clients_written() && hhost_written() &&
 		    proc_hand_over()) ||
@@ -475,6 +508,7 @@ run(void)
 		if ((n = poll(pfd, (nfds_t)npfd, timeout)) < 0 &&
 		    errno != EINTR) {
 			wb_log("poll: %s", strerror(errno));
+			stop_why = "poll failed";
 			break;
 		}
 		if (n == 0 && trim)
@@ -484,7 +518,7 @@ run(void)
 	}
 	hhost_end();
 	if (host_active())
-		host_close();
+		host_close(stop_why);
 	proc_kill_all();
 	reap();
 	guard_end();

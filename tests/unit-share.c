@@ -717,15 +717,25 @@ test_share_peers(void)
 	share_hello_encode(&b, SHARE_STATUS, sid.id, NULL, NULL, NULL);
 	CHECK(exchange(&b, NULL, 0, &body) == 5 && status_calls == 1 &&
 	    contains(&body, "\"arg\":\"probe\""));
-	/* Another identity: refused, with the reason. */
+	/*
+	 * Another identity: a status is answered (--status lists every
+	 * shared workbench); a session is refused, with the reason.
+	 */
 	b.len = 0;
 	share_hello_encode(&b, SHARE_STATUS, sdir.key, NULL, NULL, NULL);
+	CHECK(exchange(&b, NULL, 0, &body) == 5 && status_calls == 2);
+	b.len = 0;
+	share_hello_encode(&b, SHARE_SESSION, sdir.key, "/", NULL, NULL);
 	CHECK(exchange(&b, NULL, 0, &body) == 3 &&
 	    contains(&body, "another build or configuration"));
 	/* Another version of the protocol: refused, saying so. */
 	header(&b, 0, 1, 2);
 	CHECK(exchange(&b, NULL, 0, &body) == 3 &&
-	    contains(&body, "version 1 of the protocol, not 2"));
+	    contains(&body, "a hello of protocol version 2; this shared "
+	    "workbench speaks version 1"));
+	/* The largest length a peer can claim, said as it is (the log). */
+	header(&b, 0xffffffffu, 1, 1);
+	CHECK(exchange(&b, NULL, 0, NULL) == 0);
 	/* Something before the hello; a hello too large; garbage. */
 	header(&b, 0, 4, 1);
 	CHECK(exchange(&b, NULL, 0, NULL) == 0);
@@ -1116,6 +1126,7 @@ test_share_logged(void)
 		buf_put(&log, text, len);
 		CHECK(contains(&log, "refused pid") &&
 		    contains(&log, "another build or configuration"));
+		CHECK(contains(&log, "a hello of 4294967295 bytes (at most"));
 		if (strstr(text, "FAIL ") != NULL)
 			fputs(text, stderr);
 	}

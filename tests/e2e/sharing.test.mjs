@@ -153,6 +153,17 @@ describe('sharing: one server for the sessions alike', () => {
 	});
 });
 
+// The status once every server with a process has answered initialize:
+// open_toolbox may answer from the catalogue while its servers start,
+// and until a server has exec'd, /proc shows the shared workbench's own
+// environment and directory, not the server's.
+async function readyStatus(config, opts = {}) {
+	return L.waitFor(() => {
+		const st = statusOk(config, opts);
+		return st.servers.every((s) => s.pid === null || s.state === 'ready') && st;
+	}, T(10000), 'every server started ready');
+}
+
 // What a process runs with, from /proc: its directory and environment.
 function procCwd(pid) {
 	return fs.readlinkSync(`/proc/${pid}/cwd`);
@@ -173,7 +184,7 @@ describe('sharing: instances by what a server runs with', () => {
 			for (const s of [a, b, c])
 				await L.openOk(s, 'fx');
 			const red = { env: { ...process.env, WB_TAG: 'red' } };
-			const st = statusOk(cfg, red);
+			const st = await readyStatus(cfg, red);
 			assert.equal(st.sessions.length, 3, 'one shared workbench for all three');
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.equal(fx.length, 2, JSON.stringify(st.servers));
@@ -209,7 +220,7 @@ describe('sharing: instances by what a server runs with', () => {
 				await L.openOk(s, 'fx');
 				await L.openOk(s, 'all');
 			}
-			const st = statusOk(cfg);
+			const st = await readyStatus(cfg);
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.deepEqual(fx.map((s) => procEnv(s.pid).LANG).sort(), ['C.UTF-8', 'POSIX']);
 			assert.equal(fx.find((s) => procEnv(s.pid).LANG === 'C.UTF-8').sessions, 2, 'WB_OTHER is not passed: a and b share');
@@ -238,7 +249,7 @@ describe('sharing: instances by what a server runs with', () => {
 				await L.openOk(s, 'fx');
 				await L.openOk(s, 'pinned');
 			}
-			const st = statusOk(cfg);
+			const st = await readyStatus(cfg);
 			const fx = serverOf(st, 'fx', 'f').filter((s) => s.pid !== null);
 			assert.equal(fx.length, 2, JSON.stringify(st.servers));
 			const byDir = Object.fromEntries(fx.map((s) => [procCwd(s.pid), s]));
@@ -419,6 +430,32 @@ describe('sharing: sessions and the shared workbench ending', () => {
 		assert.equal(status(cfg).code, 1);
 	});
 
+	test('an instance no session uses any more (another project\'s, whose session left) stops after shareLingerMs, while the shared workbench serves others', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX(), { shareLingerMs: T(2000) });
+		const d1 = fs.realpathSync(L.makeTempDir('wb-proj1-'));
+		const d2 = fs.realpathSync(L.makeTempDir('wb-proj2-'));
+		const a = await L.startWorkbench(cfg, { cwd: d1 });
+		const b = await L.startWorkbench(cfg, { cwd: d2 });
+		try {
+			await L.openOk(a, 'fx');
+			await L.openOk(b, 'fx');
+			const st = await readyStatus(cfg);
+			const fx = serverOf(st, 'fx', 'f');
+			assert.equal(fx.length, 2, JSON.stringify(st.servers));
+			const byDir = Object.fromEntries(fx.map((x) => [procCwd(x.pid), x.pid]));
+			await b.close();
+			await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(5000), 'b\'s session ended');
+			assert.ok(L.pidAlive(byDir[d2]), 'it lingers at first');
+			await L.waitFor(() => !L.pidAlive(byDir[d2]), T(15000), 'b\'s instance stopped after its linger');
+			await L.waitFor(() => serverOf(statusOk(cfg), 'fx', 'f').length === 1, T(5000), 'and gone from --status');
+			assert.deepEqual(serverOf(statusOk(cfg), 'fx', 'f').map((x) => x.pid), [byDir[d1]]);
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			assert.equal(statusOk(cfg).pid, st.pid, 'the same shared workbench');
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+
 	test('sessions starting at the same instant make exactly one shared workbench', { timeout: T(60000) }, async () => {
 		const cfg = shareConfig(FX());
 		const all = await Promise.all(Array.from({ length: 6 }, () => L.startWorkbench(cfg)));
@@ -431,6 +468,116 @@ describe('sharing: sessions and the shared workbench ending', () => {
 			assert.deepEqual(st.sessions.map((s) => s.pid).sort(), all.map((s) => s.pid).sort());
 		} finally {
 			await Promise.all(all.map((s) => s.close()));
+		}
+	});
+});
+
+// A client spawned with descriptors of its own: stdio as given, its
+// stderr collected; exited resolves to its exit status.
+function spawnClient(cfg, stdio) {
+	const p = spawn(L.WORKBENCH, ['-c', cfg], { stdio: [...stdio, 'pipe'], env: L.workbenchEnv() });
+	const c = { proc: p, stderr: '' };
+	p.stderr.setEncoding('utf8');
+	p.stderr.on('data', (d) => { c.stderr += d; });
+	c.exited = L.exitOf(p);
+	return c;
+}
+
+const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`;
+
+describe('sharing: a client whose descriptors fail', () => {
+	for (const shared of [true, false]) {
+		const what = shared ? 'shared' : 'unshared';
+		test(`${what}: a directory as stdin ends the session with one line (no spin)`, { timeout: T(30000) }, async () => {
+			const cfg = shared ? shareConfig(FX()) : L.writeConfig({ toolboxes: FX() });
+			const dir = fs.openSync(L.makeTempDir('wb-dir-'), 'r');
+			const c = spawnClient(cfg, [dir, 'pipe']);
+			fs.closeSync(dir);
+			try {
+				const e = await L.withTimeout(c.exited, T(10000), 'the session ended');
+				assert.equal(e.code, 0, c.stderr);
+				const lines = c.stderr.split('\n').filter((l) => /cannot be read/.test(l));
+				assert.deepEqual(lines, ['mcp-workbench: the client\'s input cannot be read (Is a directory); the session ends']);
+			} finally {
+				c.proc.kill('SIGKILL');
+			}
+		});
+
+		for (const out of ['/dev/full', 'a closed pipe']) {
+			test(`${what}: a session whose stdout fails (${out}) ends`, { timeout: T(30000) }, async () => {
+				const cfg = shared ? shareConfig(FX()) : L.writeConfig({ toolboxes: FX() });
+				const fd = out === '/dev/full' ? fs.openSync('/dev/full', 'w') : 'pipe';
+				const c = spawnClient(cfg, ['pipe', fd]);
+				if (typeof fd === 'number')
+					fs.closeSync(fd);
+				else
+					c.proc.stdout.destroy();
+				try {
+					// Its stdin stays open: only the failed write can end it.
+					c.proc.stdin.write(INIT);
+					const e = await L.withTimeout(c.exited, T(10000), 'the session ended');
+					assert.equal(e.code, 0, c.stderr);
+				} finally {
+					c.proc.kill('SIGKILL');
+				}
+			});
+		}
+	}
+});
+
+describe('sharing: the files in shareDir', () => {
+	test('a shared workbench that exits removes its socket and lock, its log saying why it stopped; a SIGKILLed one\'s socket goes when the next starts, and the lock of a text no one serves too, and its log once a day old', { timeout: T(60000) }, async () => {
+		const dir = L.makeTempDir('wb-share-');
+		const cfgOf = (n, linger) => {
+			const file = L.writeConfig({ share: true, shareDir: dir, shareLingerMs: linger, toolboxes: { [`fx${n}`]: { mcpServers: { f: L.fixtureServer() } } } });
+			configs.add(fs.realpathSync(file));
+			return file;
+		};
+		const names = (suffix) => fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, 16)).sort();
+		const logOf = (n) => fs.readFileSync(path.join(dir, `${n}.log`), 'utf8');
+		// The first, SIGKILLed: its socket, lock and log stay behind.
+		const cfg1 = cfgOf(1, 60000);
+		const a = await L.startWorkbench(cfg1);
+		const st1 = statusOk(cfg1);
+		const [one] = names('.log');
+		assert.match(logOf(one), new RegExp(`^mcp-workbench: shared workbench ${st1.pid} \\(mcp-workbench \\S+\\) started: serves ${L.escapeRe(cfg1)}$`, 'm'));
+		L.killWorkbench(st1.pid, 'deliberate: a shared workbench SIGKILLed');
+		assert.equal((await a.exited).code, 4);
+		assert.deepEqual(names('.sock'), [one]);
+		// The next to start, of another text, removes the dead socket; the
+		// log and lock of that text stay while the log is young.
+		const cfg2 = cfgOf(2, T(300));
+		const b = await L.startWorkbench(cfg2);
+		const st2 = statusOk(cfg2);
+		const two = names('.sock')[0];
+		assert.deepEqual(names('.sock'), [two], 'the SIGKILLed one\'s socket is gone');
+		assert.notEqual(two, one);
+		assert.deepEqual(names('.lock'), [two], 'and its lock');
+		assert.deepEqual(names('.log'), [one, two].sort(), 'its log is kept while young');
+		// It exits after its linger: socket and lock go, the log says why.
+		await b.close();
+		await L.waitFor(() => !L.pidAlive(st2.pid), T(10000), 'the second exits after its linger');
+		assert.deepEqual(names('.sock'), []);
+		assert.deepEqual(names('.lock'), []);
+		assert.match(logOf(two), new RegExp(`^mcp-workbench: shared workbench ${st2.pid} stops: no session for shareLingerMs; 0 sessions still there$`, 'm'));
+		// A day later, the files of the first text go at the next start.
+		const old = new Date(Date.now() - 2 * 86400 * 1000);
+		fs.utimesSync(path.join(dir, `${one}.log`), old, old);
+		const cfg3 = cfgOf(3, 60000);
+		const c = await L.startWorkbench(cfg3);
+		try {
+			const st3 = statusOk(cfg3);
+			const three = names('.sock')[0];
+			assert.deepEqual(names('.log'), [two, three].sort(), 'the first text\'s log pruned, the second\'s kept');
+			assert.deepEqual(names('.lock'), [three]);
+			process.kill(st3.pid, 'SIGTERM');
+			assert.equal((await c.exited).code, 4);
+			await L.waitFor(() => !L.pidAlive(st3.pid), T(10000), 'the third exits');
+			assert.match(logOf(three), new RegExp(`^mcp-workbench: shared workbench ${st3.pid} stops: SIGTERM; 1 session still there$`, 'm'));
+			assert.deepEqual(names('.sock'), []);
+			assert.deepEqual(names('.lock'), []);
+		} finally {
+			await c.close();
 		}
 	});
 });
@@ -537,7 +684,7 @@ describe('sharing: security', () => {
 		const a = await L.startWorkbench(cfg, { env: { WB_SECRET: secret } });
 		try {
 			await L.openOk(a, 'fx');
-			assert.equal(procEnv(serverOf(statusOk(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
+			assert.equal(procEnv(serverOf(await readyStatus(cfg, { env: { ...process.env, WB_SECRET: secret } }), 'fx', 'f')[0].pid).TOKEN, secret);
 			for (const f of fs.readdirSync(dir)) {
 				assert.ok(!f.includes(secret));
 				const st = fs.lstatSync(path.join(dir, f));
@@ -683,6 +830,15 @@ describe('sharing: the command line', () => {
 		assert.deepEqual(daemons(cfg), [], '--check never starts one');
 	});
 
+	test('--status of a configuration without "share": true says that sharing is off (exit 1; with --json on stderr)', () => {
+		const cfg = L.writeConfig({ toolboxes: FX() });
+		const line = `sharing is off in ${cfg} (it has no "share": true): its sessions run on their own\n`;
+		let r = L.runCli(['-c', cfg, '--status']);
+		assert.deepEqual([r.status, r.stdout, r.stderr], [1, line, '']);
+		r = L.runCli(['-c', cfg, '--status', '--json']);
+		assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', line]);
+	});
+
 	test('--status in words; exit 1 and says so when none serves; --json goes with it alone', { timeout: T(30000) }, async () => {
 		const cfg = shareConfig(FX());
 		let r = L.runCli(['-c', cfg, '--status']);
@@ -713,6 +869,56 @@ describe('sharing: the command line', () => {
 			assert.match(r.stderr, /--status goes with -c, --mode and --json only/);
 		} finally {
 			await a.close();
+		}
+	});
+});
+
+describe('sharing: --status of every shared workbench', () => {
+	test('after an edit, --status says none serves the new text and lists the one of the earlier text with its sessions and servers; then both; copies of a server say their directory and "env differs", never a value', { timeout: T(60000) }, async () => {
+		const fx = (description) => ({ fx: { description, mcpServers: { f: { ...L.fixtureServer(), env: { TAG: '${WB_TAG:-none}' } } } } });
+		const cfg = shareConfig(fx('first'));
+		const d1 = fs.realpathSync(L.makeTempDir('wb-proj1-'));
+		const d2 = fs.realpathSync(L.makeTempDir('wb-proj2-'));
+		const all = [];
+		const start = async (cwd, tag) => {
+			const s = await L.startWorkbench(cfg, { cwd, env: { WB_TAG: tag } });
+			all.push(s);
+			await L.openOk(s, 'fx');
+			return s;
+		};
+		try {
+			const a = await start(d1, 'secret-red');
+			const old = statusOk(cfg).pid;
+			const text = JSON.parse(fs.readFileSync(cfg, 'utf8'));
+			fs.writeFileSync(cfg, JSON.stringify({ ...text, toolboxes: fx('second') }));
+			let r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 1, r.all);
+			let lines = r.stdout.trimEnd().split('\n');
+			assert.equal(lines[0], `no shared workbench serves ${cfg}`);
+			assert.match(lines[1], new RegExp(`^shared workbench pid ${old}, serves an earlier text of ${L.escapeRe(cfg)}, up \\d+s, 1 session, 1 server$`));
+			assert.match(lines[2], new RegExp(`^session pid ${a.pid}, `));
+			assert.match(lines[3], /^server fx\/f: pid \d+, \w+, 1 session, 0 calls$/, 'one copy: no directory');
+			r = L.runCli(['-c', cfg, '--status', '--json']);
+			assert.equal(r.status, 1);
+			assert.deepEqual(JSON.parse(r.stdout).others.map((o) => o.pid), [old]);
+			assert.equal(JSON.parse(r.stdout).pid, null);
+			// The new text gets its own; three copies of f in it.
+			await start(d1, 'secret-red');
+			await start(d2, 'secret-red');
+			await start(d1, 'secret-blue');
+			const st = statusOk(cfg);
+			assert.notEqual(st.pid, old);
+			assert.deepEqual(st.others.map((o) => [o.pid, o.sessions.length, o.servers.length]), [[old, 1, 1]]);
+			r = L.runCli(['-c', cfg, '--status']);
+			assert.equal(r.status, 0, r.all);
+			lines = r.stdout.trimEnd().split('\n');
+			assert.match(lines[0], new RegExp(`^shared workbench pid ${st.pid}, up \\d+s, 3 sessions, 3 servers$`));
+			const copies = lines.filter((l) => l.startsWith('server fx/f: ')).slice(0, 3).map((l) => l.replace(/pid \d+, /, '').replace(/, \w+, \d+ sessions?, \d+ calls?$/, '')).sort();
+			assert.deepEqual(copies, [`server fx/f: in ${d1}, env differs`, `server fx/f: in ${d1}, env differs`, `server fx/f: in ${d2}`].sort());
+			assert.ok(lines.some((l) => new RegExp(`^shared workbench pid ${old}, serves an earlier text of `).test(l)), r.stdout);
+			assert.doesNotMatch(r.stdout, /secret/);
+		} finally {
+			await Promise.all(all.map((s) => s.close()));
 		}
 	});
 });
@@ -895,6 +1101,59 @@ describe('sharing: roots', () => {
 	});
 });
 
+describe('sharing: a server\'s roots/list that no call attributes', () => {
+	// Two sessions declaring roots, each answering with rootsOf(it); the
+	// workbench asks each at its start and again on roots/list_changed
+	// (sent once the handler is there).  A request's answer comes after
+	// what was sent before it: once tools/list is answered, the
+	// workbench's roots/list was handled.
+	async function twoWithRoots(cfg, rootsOf) {
+		const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const all = [];
+		for (const who of ['a', 'b']) {
+			const s = await L.startWorkbench(cfg, { capabilities: { roots: { listChanged: true } } });
+			s.asked = 0;
+			s.client.setRequestHandler(ListRootsRequestSchema, async () => {
+				s.asked++;
+				return { roots: rootsOf(who) };
+			});
+			await s.client.sendRootsListChanged();
+			await s.client.listTools();
+			assert.ok(s.asked >= 1, 'asked on roots/list_changed');
+			s.before = s.asked;
+			all.push(s);
+		}
+		return all;
+	}
+
+	for (const same of [true, false]) {
+		test(same ? 'the sessions using the server gave the same roots: the workbench answers it, asking no session' :
+		    'the sessions using the server gave different roots: it is refused, saying so', { timeout: T(30000) }, async () => {
+			const cfg = shareConfig({ fx: { mcpServers: { f: L.fixtureServer('--roots-on-init') } } });
+			const roots = (who) => [{ uri: `file:///tmp/wb-roots-${same ? 'x' : who}`, name: 'R' }];
+			const [a, b] = await twoWithRoots(cfg, roots);
+			try {
+				// Both open it before the server starts and asks at once.
+				await Promise.all([L.openOk(a, 'fx'), L.openOk(b, 'fx')]);
+				const got = await L.waitFor(async () => {
+					const t = L.text(await a.useTool('fx', 'f', 'init_roots', {}));
+					return t !== 'none' && JSON.parse(t);
+				}, T(10000), 'the server\'s roots/list answered');
+				if (same)
+					assert.deepEqual(got.result, { roots: roots('a') });
+				else {
+					assert.equal(got.result, undefined, JSON.stringify(got));
+					assert.match(got.error.message, /the sessions using it declared different roots/);
+				}
+				assert.deepEqual([a.asked, b.asked], [a.before, b.before], 'no session asked on the server\'s behalf');
+				assert.doesNotMatch(a.stderr + b.stderr, /Failed to request roots/);
+			} finally {
+				await Promise.all([a.close(), b.close()]);
+			}
+		});
+	}
+});
+
 describe('sharing: subscriptions', () => {
 	test('a resource update reaches the sessions subscribed to it only; a session that ends takes its subscriptions with it', { timeout: T(30000) }, async () => {
 		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
@@ -922,6 +1181,35 @@ describe('sharing: subscriptions', () => {
 			await ub.waitCount(2);
 			await L.sleep(100);
 			assert.deepEqual(ub.list.map((n) => n.params.uri), ['mock://r/1', 'mock://r/1']);
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+		}
+	});
+});
+
+describe('sharing: subscriptions are to an instance', () => {
+	test('two sessions subscribed to one URI on two instances of a server (another env value): each hears of its own instance\'s update only', { timeout: T(30000) }, async () => {
+		const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+		const cfg = shareConfig({ d: { mcpServers: { s: { ...L.mock('--name', 'S', '--resources', '2'), env: { TAG: '${WB_TAG}' } } } } });
+		const a = await L.startWorkbench(cfg, { env: { WB_TAG: 'red' } });
+		const b = await L.startWorkbench(cfg, { env: { WB_TAG: 'blue' } });
+		try {
+			const ua = L.collectNotifications(a.client, ResourceUpdatedNotificationSchema);
+			const ub = L.collectNotifications(b.client, ResourceUpdatedNotificationSchema);
+			await L.openOk(a, 'd');
+			await L.openOk(b, 'd');
+			assert.equal(serverOf(await readyStatus(cfg, { env: { ...process.env, WB_TAG: 'red' } }), 'd', 's').filter((x) => x.pid !== null).length, 2, 'two instances');
+			await a.client.subscribeResource({ uri: 'mock://r/0' });
+			await b.client.subscribeResource({ uri: 'mock://r/0' });
+			// An update goes out before the answer to the call that made
+			// it: once the call is answered, its session has it, and what
+			// was routed to the other session before it too.
+			L.assertOk(await b.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			assert.equal(ub.list.length, 1);
+			L.assertOk(await a.useTool('d', 's', 'touch', { uri: 'mock://r/0' }));
+			assert.equal(ua.list.length, 1, 'a heard of b\'s instance');
+			L.assertOk(await b.useTool('d', 's', 'echo', { message: 'after' }));
+			assert.equal(ub.list.length, 1, 'b heard of a\'s instance');
 		} finally {
 			await Promise.all([a.close(), b.close()]);
 		}
