@@ -758,6 +758,15 @@ if command -v node >/dev/null 2>&1 &&
 	W=$(_v context_search_10k)
 	row context_search_10k "search_tools, 10000 tools in 4 toolboxes, client" \
 	    ms "< 5 ms" "$(check 'w < 5' w)"
+	# The same ranking on tasks written blind to it (no target: how
+	# well the tuning on bench/tasks.json carries over).
+	_l=$(node "$ROOT/bench/context.mjs" --tasks "$ROOT/bench/tasks-heldout.json" \
+	    "$WB" 2>>"$LOG") || err ""
+	W=$(_v context_recall1)
+	row context_heldout1 "  held-out tasks (bench/tasks-heldout.json): recall@1" \
+	    share - -
+	W=$(_v context_recall3)
+	row context_heldout3 "  held-out tasks: recall@3" share - -
 fi
 
 END=$(date +%s)
