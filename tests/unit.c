@@ -1248,6 +1248,51 @@ test_config_errors(void)
 	    "missing \"command\"", NULL }));
 }
 
+/*
+ * httpToken: an unset ${VAR} is a problem for --listen alone, unless the
+ * file names "listen" itself; a token no client can send is refused.
+ */
+static void
+test_config_http_token(void)
+{
+	static const char *const bad[] = { "                    ",
+	    " 0123456789abcdef", "0123456789abcdef ", "0123456789\\r\\nabcdef",
+	    "0123456789abcdef\\n", "01234567\\t89abcdef" };
+	struct buf t = { 0 };
+	struct cfg c;
+	char *err;
+	size_t i;
+
+	unsetenv("WB_T_NOTOKEN");
+	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"${WB_T_NOTOKEN}\"}",
+	    &c, &err) == 0);
+	CHECK(err[0] == '\0' && c.http_token == NULL);
+	CHECK(c.http_problems != NULL && strstr(c.http_problems,
+	    "httpToken: environment variable WB_T_NOTOKEN is not set") != NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"127.0.0.1:0\","
+	    "\"httpToken\":\"${WB_T_NOTOKEN}\"}", &c, &err) == 1);
+	CHECK(strstr(err, "WB_T_NOTOKEN is not set") != NULL);
+	cfg_free(&c);
+	free(err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t.len = 0;
+		buf_printf(&t, "{\"toolboxes\":{},\"httpToken\":\"%s\"}",
+		    bad[i]);
+		CHECK(load(buf_cstr(&t), &c, &err) == 0);
+		CHECK(c.http_token == NULL && c.http_problems != NULL &&
+		    strstr(c.http_problems, "no client could send it") != NULL);
+		cfg_free(&c);
+		free(err);
+	}
+	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"0123 4567 89ab cdef\"}",
+	    &c, &err) == 0 && c.http_problems == NULL);
+	cfg_free(&c);
+	free(err);
+	buf_free(&t);
+}
+
 /* The keys of serving HTTP: values, defaults, and what is refused. */
 static void
 test_config_http(void)
@@ -1282,23 +1327,30 @@ test_config_http(void)
 	CHECK(c.max_conns == 3 && c.http_session_ms == 0);
 	cfg_free(&c);
 	free(err2);
+	/*
+	 * What only --listen reads is checked when listening: the same file
+	 * serves stdio sessions (cfg_http_usable says no for --listen).
+	 */
 	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"short\"}", &c,
-	    &err3) == 1);
-	CHECK(strstr(err3, "httpToken is shorter than 16 bytes") != NULL);
+	    &err3) == 0);
+	CHECK(c.http_problems != NULL && strstr(c.http_problems,
+	    "httpToken is shorter than 16 bytes") != NULL);
+	CHECK(c.http_token == NULL);
 	cfg_free(&c);
 	free(err3);
 	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":[\"app.example\","
 	    "\"https://a/b\",\"https://ok\"],\"maxConnections\":0,"
-	    "\"httpSessionTimeoutMs\":-1,\"httpNope\":1}", &c, &err4) == 4);
-	CHECK(strstr(err4, "allowedOrigins[0]: 'app.example' is not an "
-	    "origin") != NULL);
-	CHECK(strstr(err4, "allowedOrigins[1]") != NULL);
-	CHECK(strstr(err4, "allowedOrigins[2]") == NULL);
-	CHECK(strstr(err4, "maxConnections") != NULL);
-	CHECK(strstr(err4, "httpSessionTimeoutMs") != NULL);
+	    "\"httpSessionTimeoutMs\":-1,\"httpNope\":1}", &c, &err4) == 0);
+	CHECK(strstr(c.http_problems, "allowedOrigins[0]: 'app.example' is "
+	    "not an origin") != NULL);
+	CHECK(strstr(c.http_problems, "allowedOrigins[1]") != NULL);
+	CHECK(strstr(c.http_problems, "allowedOrigins[2]") == NULL);
+	CHECK(strstr(c.http_problems, "maxConnections") != NULL);
+	CHECK(strstr(c.http_problems, "httpSessionTimeoutMs") != NULL);
 	CHECK(strstr(err4, "httpNope: unknown key ignored") != NULL);
 	cfg_free(&c);
 	free(err4);
+	test_config_http_token();
 	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\"}", &c,
 	    &err6) == 1);
 	CHECK(strstr(err6, "listen: 0.0.0.0:80 is not a loopback address: set "
@@ -1315,7 +1367,7 @@ test_config_http(void)
 	cfg_free(&c);
 	free(err6);
 	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":\"x\"}", &c,
-	    &err5) == 1);
+	    &err5) == 0 && c.http_problems != NULL);
 	cfg_free(&c);
 	free(err5);
 }

@@ -54,6 +54,29 @@ describe('http: who may ask', () => {
 		assert.match(short.stderr, /httpToken is shorter than 16 bytes/);
 	});
 
+	test('httpToken from an unset ${VAR}: the file serves stdio, --listen refuses it; a token of spaces or with CR/LF is refused', T, async () => {
+		const config = L.writeConfig({ ...FIXTURE, httpToken: '${E2E_UNSET_TOKEN}' });
+		await L.withWorkbench(config, {}, async (wb) => {
+			const opened = await L.openOk(wb, 'fx');
+			assert.ok(opened, 'open_toolbox over stdio');
+		});
+		const check = L.runCli(['-c', config, '--check']);
+		assert.equal(check.status, 0, check.all);
+		assert.match(check.stderr, /httpToken: environment variable E2E_UNSET_TOKEN is not set/);
+		assert.match(check.stderr, /--listen would refuse this configuration/);
+		const err = await H.startListener(config).then(() => null, (e) => e);
+		assert.ok(err, 'it listened');
+		assert.equal(err.exit.code, 1);
+		assert.match(err.stderr, /httpToken: environment variable E2E_UNSET_TOKEN is not set/);
+		assert.match(err.stderr, /configuration is invalid for --listen/);
+		for (const tok of [' '.repeat(24), '0123456789abcdef\r\n', 'abcdefgh\r\nX-A: 0123456789']) {
+			const bad = await H.startListener({ ...FIXTURE, httpToken: tok }).then(() => null, (e) => e);
+			assert.ok(bad, `listened with ${JSON.stringify(tok)}`);
+			assert.equal(bad.exit.code, 1);
+			assert.match(bad.stderr, /httpToken (begins or ends with a space|holds a control character)/);
+		}
+	});
+
 	test('httpToken: 401 with WWW-Authenticate without it or with a wrong one; the SDK clients with it; off loopback too', T, async () => {
 		const config = { ...FIXTURE, httpToken: '${E2E_TOKEN}' };
 		await H.withListener(config, { listen: '0.0.0.0:0', env: { E2E_TOKEN: TOKEN } }, async (wb) => {
