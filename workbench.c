@@ -539,7 +539,8 @@ help(void)
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
-	    "server failed),\n2 usage error, 3 cannot start.\n"
+	    "server failed),\n2 usage error, 3 cannot start, 4 the shared "
+	    "workbench died or stopped.\n"
 	    "See mcp-workbench(1).\n");
 }
 
