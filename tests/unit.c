@@ -2338,6 +2338,22 @@ hstatus(const char *s)
 	return st;
 }
 
+/* A GET whose head, after pre (empty lines), is exactly n bytes. */
+static const char *
+head_of(struct buf *b, const char *pre, size_t n)
+{
+	static const char start[] = "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Pad: ";
+	size_t pad = n - (sizeof(start) - 1) - 4;
+
+	b->len = 0;
+	buf_puts(b, pre);
+	buf_puts(b, start);
+	while (pad-- > 0)
+		buf_putc(b, 'p');
+	buf_puts(b, "\r\n\r\n");
+	return buf_cstr(b);
+}
+
 static void
 test_http_parse(void)
 {
@@ -2431,6 +2447,16 @@ test_http_parse(void)
 	big[sizeof(big) - 1] = '\0';
 	memcpy(big, "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Big: ", 35);
 	CHECK(hstatus(big) == 431);
+	/*
+	 * At the cap exactly: a head of HTTP_HEAD_MAX bytes, its blank
+	 * line included, is taken; one byte more is 431 (the test that
+	 * tells >= from >).  Empty lines before it do not count.
+	 */
+	CHECK(hstatus(head_of(&b, "", HTTP_HEAD_MAX)) == HTTP_DONE);
+	CHECK(hstatus(head_of(&b, "", HTTP_HEAD_MAX + 1)) == 431);
+	CHECK(hstatus(head_of(&b, "\r\n\r\n", HTTP_HEAD_MAX)) == HTTP_DONE);
+	CHECK(hstatus(head_of(&b, "\r\n", HTTP_HEAD_MAX + 1)) == 431);
+	b.len = 0;
 	buf_puts(&b, "GET /mcp HTTP/1.1\r\nHost: a\r\n");
 	for (i = 0; i < HTTP_FIELDS_MAX - 1; i++)
 		buf_printf(&b, "X-F%d: v\r\n", i);

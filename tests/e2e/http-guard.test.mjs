@@ -117,6 +117,34 @@ describe('http: who may ask', () => {
 	});
 });
 
+describe('http: the default configuration', () => {
+	// Without allowedOrigins the Origin rule still holds: only loopback
+	// pages pass (a unit test alone caught a check skipped when it is
+	// unset).
+	test('a foreign Origin is answered 403 by a listener with no allowedOrigins; a loopback one passes', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			for (const origin of ['http://evil.example', 'https://evil.example', 'null', 'http://127.0.0.1.evil.example'])
+				assert.equal((await H.post(wb.url, init, { origin })).status, 403, origin);
+			const ok = await H.post(wb.url, init, { origin: `http://127.0.0.1:${wb.port}` });
+			assert.equal(ok.status, 200);
+			assert.ok(ok.headers.get('mcp-session-id'));
+		});
+	});
+
+	test('a head of exactly 16,384 bytes is read, one of 16,385 is answered 431', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const head = (n) => {
+				const start = `GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${wb.port}\r\nConnection: close\r\nX-Pad: `;
+				return start + 'p'.repeat(n - start.length - 4) + '\r\n\r\n';
+			};
+			assert.equal(head(16384).length, 16384);
+			assert.match(await H.rawExchange(wb.port, head(16384)), /^HTTP\/1\.1 404 /);
+			assert.match(await H.rawExchange(wb.port, head(16385)), /^HTTP\/1\.1 431 /);
+		});
+	});
+});
+
 describe('http: limits', () => {
 	test('413 for a body over maxMessageBytes, 431 for fields over 16 KiB, 400 for garbage, 404 elsewhere; a real client unaffected', T, async () => {
 		await H.withListener({ ...FIXTURE, maxMessageBytes: 4096 }, {}, async (wb) => {
