@@ -67,6 +67,7 @@ struct server *srv_next(const struct server *);
 struct server *srv_by_pid(pid_t);
 struct server *srv_for(const struct session *, int);
 bool	 srv_used_by(const struct server *, const struct session *);
+bool	 srv_uses(const struct session *, const struct server *);
 int	 srv_index(const struct server *);
 int	 srv_configured(void);
 void	 srv_bind(const struct session *, int, const unsigned char *,
@@ -212,6 +213,8 @@ struct srv_upcalls {
 		    const struct json *, int, const char *);
 	/* A server said a resource changed (resources/updated). */
 	void	(*updated)(const struct json *, const char *, size_t);
+	/* Does the session use the server: its toolbox open or opening? */
+	bool	(*uses)(const struct session *, const struct server *);
 };
 
 void	 srv_upcalls(const struct srv_upcalls *);

@@ -74,7 +74,7 @@ box_init(void)
 {
 	struct toolbox *b;
 	static const struct srv_upcalls up = { dyn_renames, dyn_native,
-	    res_updated };
+	    res_updated, box_uses };
 	int i, n = 0;
 
 	srv_init_all();

@@ -117,6 +117,41 @@ describe('http: who may ask', () => {
 	});
 });
 
+describe('http: sessions do not hear each other', () => {
+	test('a server\'s log messages go only to the sessions that opened its toolbox', T, async () => {
+		const config = { toolboxes: {
+			fx: { description: 'fixture', mcpServers: { f: L.fixtureServer() } },
+			gx: { description: 'another', mcpServers: { g: L.fixtureServer() } },
+		} };
+		await H.withListener(config, {}, async (wb) => {
+			// B never opens fx; its call to g asks it for roots and
+			// waits, its POST's stream open all along.
+			const b = await H.rawSession(wb.url, { capabilities: { roots: {} } });
+			assert.equal((await b.call(1, 'open_toolbox', { toolbox_name: 'gx' })).status, 200);
+			assert.equal((await b.post(H.rpc(2, 'logging/setLevel', { level: 'debug' }))).status, 200);
+			const asking = await H.streamingPost(wb.url, H.rpc(3, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'gx', server: 'g', name: 'ask' }, arguments: { method: 'roots/list' } } }), b.hdr);
+			const events = asking.events();
+			const first = (await events.next()).value;
+			assert.equal(first.method, 'roots/list');
+			// A opens fx and has f log; A hears it.
+			const a = await H.client1(wb.url);
+			const heard = L.collectNotifications(a.client, LoggingMessageNotificationSchema);
+			await a.openToolbox('fx');
+			await a.client.setLoggingLevel('debug');
+			assert.equal(L.resultText(await a.useTool('fx', 'f', 'log', { level: 'info', data: 'for A only' })), 'logged');
+			await heard.waitCount(1, 10000);
+			// B answers; whatever was sent it came before its answer.
+			assert.equal((await b.post(JSON.stringify({ jsonrpc: '2.0', id: first.id, result: { roots: [] } }))).status, 202);
+			const rest = [];
+			for await (const ev of events)
+				rest.push(ev);
+			assert.equal(rest.at(-1)?.id, 3, JSON.stringify(rest));
+			assert.deepEqual(rest.filter((ev) => ev.method === 'notifications/message'), [], 'B heard a server it does not use');
+			await a.close();
+		});
+	});
+});
+
 describe('http: the default configuration', () => {
 	// Without allowedOrigins the Origin rule still holds: only loopback
 	// pages pass (a unit test alone caught a check skipped when it is
