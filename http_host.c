@@ -205,6 +205,29 @@ post_free(struct hsess *hs, struct hpost *po)
 }
 
 /*
+ * A POST whose request will not be answered gets its error, under its
+ * id: as JSON with status, or as its stream's last event (the status
+ * went with the stream's first), so that its client is not left with a
+ * stream that ends without an answer.
+ */
+static void
+post_fail(struct hpost *po, int status, const char *why)
+{
+	struct buf m = { 0 };
+
+	if (po->conn == NULL)
+		return;
+	rpc_put_error(&m, po->id, po->idlen, -32000, why);
+	buf_puts(&m, "}}");
+	if (!po->streaming)
+		http_respond(po->conn, status, "application/json", m.data,
+		    m.len);
+	else if (http_stream_event(po->conn, NULL, m.data, m.len) == 0)
+		http_stream_end(po->conn);
+	buf_free(&m);
+}
+
+/*
  * End a session: its client hears no more (its POSTs are answered with
  * why, its stream ends); the core drops it in hhost_before_poll.
  */
@@ -212,13 +235,7 @@ static void
 hsess_end(struct hsess *hs, int status, const char *why)
 {
 	while (hs->posts != NULL) {
-		if (hs->posts->conn == NULL)
-			;
-		else if (hs->posts->streaming)
-			http_stream_end(hs->posts->conn);
-		else
-			http_respond_error(hs->posts->conn, status, -32000,
-			    why);
+		post_fail(hs->posts, status, why);
 		post_free(hs, hs->posts);
 	}
 	if (hs->get != NULL)

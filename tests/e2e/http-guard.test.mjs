@@ -152,6 +152,39 @@ describe('http: sessions do not hear each other', () => {
 	});
 });
 
+describe('http: DELETE', () => {
+	test('a DELETE while a POST of the session streams: that POST ends with its request\'s error; one not yet streaming gets it as JSON', T, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const b = await H.rawSession(wb.url, { capabilities: { roots: {} } });
+			assert.equal((await b.call(1, 'open_toolbox', { toolbox_name: 'fx' })).status, 200);
+			const ask = H.rpc('the-ask', 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'ask' }, arguments: { method: 'roots/list' } } });
+			const streaming = await H.streamingPost(wb.url, ask, b.hdr);
+			const events = streaming.events();
+			assert.equal((await events.next()).value.method, 'roots/list');
+			// A second call, answered as JSON: it waits without a stream.
+			const waiting = H.post(wb.url, H.rpc(7, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'wait' }, arguments: { ms: 600000 } } }), { ...b.hdr, accept: 'application/json' });
+			await L.waitFor(async () => /"method":"tools\/call".*"ms":600000/.test(L.resultText(await H.client1(wb.url).then(async (c) => {
+				await c.openToolbox('fx');
+				const r = await c.useTool('fx', 'f', 'received', {});
+				await c.close();
+				return r;
+			}))), 10000, 'the wait call at the server');
+			const del = await fetch(wb.url, { method: 'DELETE', headers: b.hdr });
+			assert.equal(del.status, 200);
+			const rest = [];
+			for await (const ev of events)
+				rest.push(ev);
+			assert.equal(rest.length, 1, JSON.stringify(rest));
+			assert.equal(rest[0].id, 'the-ask');
+			assert.match(rest[0].error?.message ?? '', /Session ended/);
+			const w = await waiting;
+			assert.equal(w.status, 404);
+			assert.equal(JSON.parse(w.text).id, 7);
+			assert.match(JSON.parse(w.text).error.message, /Session ended/);
+		});
+	});
+});
+
 describe('http: the default configuration', () => {
 	// Without allowedOrigins the Origin rule still holds: only loopback
 	// pages pass (a unit test alone caught a check skipped when it is
