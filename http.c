@@ -446,6 +446,30 @@ conn_flush(struct http_conn *c)
 }
 
 /*
+ * A loopback listener without a token serves the user who started it,
+ * as the share socket does (SO_PEERCRED): a connection whose client
+ * socket another uid owns, or whose owner cannot be found, is refused.
+ */
+static void
+same_user(struct http_conn *c)
+{
+	static unsigned long refused;
+	uid_t uid;
+	int r;
+
+	if ((r = http_peer_uid(c->fd, &uid)) == 0 && uid == getuid())
+		return;
+	if (refused++ % 1000 == 0)
+		wb_log("http: refused a connection of %s (%lu so far): without "
+		    "httpToken only this user is served", r == 0 ?
+		    "another user" : "an unknown user", refused);
+	c->keep = false;
+	http_respond_error(c, 403, -32000, "Forbidden: this listener "
+	    "serves only the user who started it; set httpToken to serve "
+	    "others");
+}
+
+/*
  * Accepting.  Past max_conns a connection is answered 503 and closed;
  * past REJECT_MAX of those it is closed at once.  Out of descriptors, the
  * listener rests a while rather than wake the loop for each failure.
@@ -468,8 +492,11 @@ srv_accept(struct http_server *s)
 			}
 			return;
 		}
-		if (s->live < s->cfg.max_conns)
+		if (s->live < s->cfg.max_conns) {
 			conn_new(s, fd, false);
+			if (s->cfg.same_user)
+				same_user(s->conns[s->n - 1]);
+		}
 		else if (s->rejects < REJECT_MAX)
 			conn_new(s, fd, true);
 		else

@@ -134,6 +134,7 @@ struct http_config {
 	const char	*token;		/* httpToken, or NULL for none. */
 	const char *const *origins;	/* allowedOrigins, NULL-ended. */
 	bool		 check_host;	/* Host must name loopback. */
+	bool		 same_user;	/* Serve only our uid's sockets. */
 };
 
 /* The rules a request must pass; http_check applies them in order. */

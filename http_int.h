@@ -5,6 +5,8 @@
 #ifndef HTTP_INT_H
 #define HTTP_INT_H
 
+#include <sys/types.h>
+
 #define DEF_MAX_BODY	WB_MAX_MESSAGE
 #define DEF_MAX_CONNS	64
 #define DEF_REQUEST_MS	10000
@@ -62,6 +64,7 @@ struct http_server {
 };
 
 int	 http_listen_open(const struct http_addr *, int *, struct buf *);
+int	 http_peer_uid(int, uid_t *);
 void	 http_conn_kill(struct http_conn *);
 void	 http_refuse(struct http_conn *, int);
 

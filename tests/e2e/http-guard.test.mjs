@@ -6,6 +6,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { execFile, spawnSync } from 'node:child_process';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -113,6 +114,43 @@ describe('http: who may ask', () => {
 			const c = await H.client1(wb.url, { headers: { origin: 'http://evil.example' } }).then(() => null, (e) => e);
 			assert.match(String(c?.message), /403|Forbidden/);
 			assert.ok(await busy.stop() > 0);
+		});
+	});
+});
+
+// curl as another user (nobody), for the uid rule: the status, the body.
+function curlAs(uid, url, headers = {}) {
+	const body = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } });
+	const args = ['-sS', '-w', '\n%{http_code}', '-H', 'Content-Type: application/json', '-H', 'Accept: application/json, text/event-stream'];
+	for (const [k, v] of Object.entries(headers))
+		args.push('-H', `${k}: ${v}`);
+	args.push('-d', body, url);
+	const cmd = uid === null ? ['curl', args] : ['setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'curl', ...args]];
+	return new Promise((resolve, reject) => execFile(cmd[0], cmd[1], { timeout: 30000 }, (err, stdout, stderr) => {
+		if (err)
+			return reject(Object.assign(err, { stderr }));
+		const i = stdout.lastIndexOf('\n');
+		resolve({ status: Number(stdout.slice(i + 1)), text: stdout.slice(0, i) });
+	}));
+}
+
+const ROOT = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0 && spawnSync('curl', ['--version']).status === 0;
+
+describe('http: another local user', () => {
+	test('a loopback listener without httpToken refuses a connection another uid owns (IPv4 and IPv6); with a token, the token decides', { ...T, skip: ROOT ? false : 'needs root, setpriv and curl' }, async () => {
+		for (const listen of ['127.0.0.1:0', '[::1]:0']) {
+			await H.withListener(FIXTURE, { listen }, async (wb) => {
+				const ours = await curlAs(null, wb.url);
+				assert.equal(ours.status, 200, `${listen}: ${ours.text}`);
+				const theirs = await curlAs(65534, wb.url);
+				assert.equal(theirs.status, 403, `${listen}: ${theirs.text}`);
+				assert.match(JSON.parse(theirs.text).error.message, /serves only the user who started it; set httpToken/);
+				await wb.waitStderr(/refused a connection of another user/);
+			});
+		}
+		await H.withListener({ ...FIXTURE, httpToken: TOKEN }, {}, async (wb) => {
+			assert.equal((await curlAs(65534, wb.url)).status, 401);
+			assert.equal((await curlAs(65534, wb.url, { authorization: `Bearer ${TOKEN}` })).status, 200);
 		});
 	});
 });
