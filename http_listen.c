@@ -153,7 +153,7 @@ http_listen_open(const struct http_addr *a, int *port, struct buf *err)
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (const struct sockaddr *)&a->ss, a->len) < 0 ||
-	    listen(fd, 128) < 0 ||
+	    listen(fd, SOMAXCONN) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		e = errno;
 		close(fd);

@@ -171,8 +171,6 @@ http_refuse(struct http_conn *c, int status)
 		{ 431, "Request Header Fields Too Large" },
 		{ 501, "Not Implemented: only the chunked transfer coding "
 		    "is known" },
-		{ 503, "Service Unavailable: too many connections; try "
-		    "again later" },
 		{ 505, "HTTP Version Not Supported: use HTTP/1.1" }
 	};
 	size_t i;

@@ -2906,7 +2906,7 @@ test_http_conns(void)
 	struct http_config cfg = { 0 };
 	struct http_server *s;
 	struct buf got = { 0 }, pad = { 0 };
-	int a, b, c, i;
+	int a, b, c, d, i;
 
 	cfg.max_body = 1000;
 	cfg.max_conns = 2;
@@ -2942,13 +2942,22 @@ test_http_conns(void)
 	CHECK(hwait(s, a, "\r\n\r\nz", &got, 50));
 	CHECK(strstr(buf_cstr(&got), "\r\n\r\nx") <
 	    strstr(buf_cstr(&got), "\r\n\r\ny"));
-	/* Past max_conns: 503 at once; the others go on. */
+	/*
+	 * At max_conns the connection idle longest (a) is closed, unanswered,
+	 * to make room; with none idle (b and c have sent nothing yet), a
+	 * newcomer waits in the backlog, never answered 503, until one ends.
+	 */
 	b = hconnect(s);
 	c = hconnect(s);
 	got.len = 0;
-	CHECK(hwait(s, c, NULL, &got, 50));
-	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 503 ", 13) == 0);
+	CHECK(hwait(s, a, NULL, &got, 50) && got.len == 0);
+	d = hconnect(s);
+	CHECK(hsend(d, HPOST(4) "dddd"));
+	CHECK(!hwait(s, d, "HTTP/1.1", &got, 5));
 	close(c);
+	CHECK(hwait(s, d, "dddd", &got, 50));
+	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 200 ", 13) == 0);
+	close(d);
 	got.len = 0;
 	CHECK(hsend(b, HPOST(5) "three"));
 	CHECK(hwait(s, b, "three", &got, 50));

@@ -291,32 +291,63 @@ describe('http: limits', () => {
 		});
 	});
 
-	test('maxConnections: past it 503 at once; the real client\'s session survives and works once there is room', T, async () => {
-		await H.withListener({ ...FIXTURE, maxConnections: 6 }, {}, async (wb) => {
-			const c = await H.client1(wb.url);
-			await c.openToolbox('fx');
-			const socks = [];
-			const got = [];
-			const refused = () => got.find((g) => /^HTTP\/1\.1 503 /.test(g));
-			for (let i = 0; i < 12 && !refused(); i++) {
-				const s = net.connect(wb.port, '127.0.0.1');
-				s.on('error', () => {});
-				got.push('');
-				s.on('data', (d) => { got[i] += d; });
-				await new Promise((r) => s.on('connect', r));
-				socks.push(s);
-				// A round trip of the real client's session, after which
-				// a refusal has been written.
-				const r = await H.post(wb.url, H.rpc(1, 'ping'), { 'mcp-session-id': c.sessionId });
-				assert.ok(r.status === 200 || r.status === 503, `${r.status}`);
-			}
-			await L.waitFor(() => refused(), 10000, 'a 503 past maxConnections');
-			assert.match(refused(), /too many connections/i);
-			for (const s of socks)
-				s.destroy();
-			await L.waitFor(async () => (await H.post(wb.url, H.rpc(2, 'ping'), { 'mcp-session-id': c.sessionId })).status === 200, 10000, 'room again');
-			assert.equal(L.resultText(await c.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
-			await c.close();
+	test('maxConnections: past it the connection idle longest is closed; with none idle, a new one waits in the backlog until one ends, never refused', T, async () => {
+		await H.withListener({ ...FIXTURE, maxConnections: 4 }, {}, async (wb) => {
+			const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+			const request = (close) => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+				`Accept: application/json, text/event-stream\r\n${close ? 'Connection: close\r\n' : ''}Content-Length: ${note.length}\r\n\r\n${note}`;
+			// A socket: what it got, and whether the workbench closed it.
+			const open = async (bytes) => {
+				const sock = net.connect(wb.port, '127.0.0.1');
+				const s = { sock, got: '', closed: false };
+				sock.on('error', () => {});
+				sock.on('data', (d) => { s.got += d; });
+				sock.on('close', () => { s.closed = true; });
+				await new Promise((r) => sock.on('connect', r));
+				if (bytes)
+					sock.write(bytes);
+				return s;
+			};
+			// Two connections kept alive after their answer, two silent.
+			const kept = [await open(request(false)), await open(request(false))];
+			for (const k of kept)
+				await L.waitFor(() => /^HTTP\/1\.1 202 /.test(k.got), 10000, 'a kept connection answered');
+			const silent = [await open(null), await open(null)];
+			// At the limit: a newcomer closes the kept one idle longest.
+			let got = await H.rawExchange(wb.port, request(true));
+			assert.match(got, /^HTTP\/1\.1 202 /, got);
+			await L.waitFor(() => kept[0].closed, 10000, 'the kept connection idle longest closed');
+			assert.equal(kept[1].closed, false);
+			// Whichever comes at the limit next closes the other.
+			silent.push(await open(null));
+			got = await H.rawExchange(wb.port, request(true));
+			assert.match(got, /^HTTP\/1\.1 202 /, got);
+			await L.waitFor(() => kept[1].closed, 10000, 'the other kept connection closed');
+			// None idle: the next waits, unrefused, until a silent one goes.
+			silent.push(await open(null));
+			const waiting = H.rawExchange(wb.port, request(true));
+			silent[0].sock.destroy();
+			got = await waiting;
+			assert.match(got, /^HTTP\/1\.1 202 /, got);
+			assert.ok(!/ 503 /.test(silent.map((s) => s.got).join('')), 'a 503');
+			for (const s of silent)
+				s.sock.destroy();
+		});
+	});
+
+	test('4 SDK 1.x clients with 100 calls each in flight at once, default settings: every call answered', { timeout: 180000 }, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const clients = await Promise.all([0, 1, 2, 3].map(() => H.client1(wb.url)));
+			for (const c of clients)
+				await c.openToolbox('fx');
+			const results = await Promise.all(clients.flatMap((c, k) => Array.from({ length: 100 }, (_, i) =>
+				c.useTool('fx', 'f', 'wait', { ms: 20 + (i % 5) }, { timeout: 120000 }).then((r) => [k, i, L.resultText(r)]))));
+			assert.equal(results.length, 400);
+			for (const [, i, t] of results)
+				assert.equal(t, `waited ${20 + (i % 5)}`);
+			assert.doesNotMatch(wb.stderr, /503|too many connections/);
+			for (const c of clients)
+				await c.close();
 		});
 	});
 });
