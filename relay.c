@@ -315,7 +315,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 			buf_putc(&logger, ',');
 	}
 	at = j->js + j->tok[params].start + 1;
-	SESSION_EACH(se) {
+	/* Only those that can hear it: no work, no backlog for the rest. */
+	SESSION_HEARING(se) {
 		if (!log_wanted(se, s, j, params))
 			continue;
 		if (logger.len == 0)

@@ -6,6 +6,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import fs from 'node:fs';
 import { execFile, spawnSync } from 'node:child_process';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
@@ -219,6 +220,62 @@ describe('http: DELETE', () => {
 			assert.equal(w.status, 404);
 			assert.equal(JSON.parse(w.text).id, 7);
 			assert.match(JSON.parse(w.text).error.message, /Session ended/);
+		});
+	});
+});
+
+describe('http: a fan-out to many sessions', () => {
+	const peakRss = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m)[1]) * 1024;
+	const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+	// n sessions that opened fx at level debug and then stay idle: no
+	// stream open, so they cannot receive a log message.
+	async function idleSessions(url, n) {
+		for (let i = 0; i < n; i += 32)
+			await Promise.all(Array.from({ length: Math.min(32, n - i) }, async () => {
+				const s = await H.rawSession(url);
+				assert.equal((await s.call(1, 'open_toolbox', { toolbox_name: 'fx' })).status, 200);
+				assert.equal((await s.post(H.rpc(2, 'logging/setLevel', { level: 'debug' }))).status, 200);
+			}));
+	}
+
+	// Another client's call latencies while f logs 60k lines for no one
+	// who can hear them (its caller takes JSON only).
+	async function underFlood(wb) {
+		// Its calls go to g: f is busy writing the flood.
+		const b = await H.client1(wb.url);
+		await b.openToolbox('gx');
+		await b.client.setLoggingLevel('emergency');
+		const flooder = await H.rawSession(wb.url);
+		assert.equal((await flooder.call(1, 'open_toolbox', { toolbox_name: 'fx' })).status, 200);
+		const lat = [];
+		for (let round = 0; round < 5 && lat.length < 40; round++) {
+			let done = false;
+			const flood = flooder.post(H.rpc(10 + round, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'log_many' }, arguments: { count: 60000, data: 'a short line of log' } } }), { accept: 'application/json' })
+				.then((r) => { done = true; return r; });
+			while (!done) {
+				const t = process.hrtime.bigint();
+				assert.equal(L.resultText(await b.useTool('gx', 'g', 'wait', { ms: 0 })), 'waited 0');
+				if (!done)
+					lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+			}
+			assert.match((await flood).text, /logged 60000/);
+		}
+		await b.close();
+		assert.ok(lat.length >= 10, `only ${lat.length} calls during the floods`);
+		return median(lat);
+	}
+
+	test('1024 idle sessions and a server logging 60k lines: another client\'s p50 within 2x of none, RSS under 32 MiB', { timeout: 300000 }, async () => {
+		const config = { toolboxes: { ...FIXTURE.toolboxes, gx: { description: 'another', mcpServers: { g: L.fixtureServer() } } } };
+		const none = await H.withListener(config, {}, (wb) => underFlood(wb));
+		await H.withListener(config, {}, async (wb) => {
+			await idleSessions(wb.url, 1024);
+			const p50 = await underFlood(wb);
+			const rss = peakRss(wb.pid);
+			console.log(`# p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none; peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
+			assert.ok(p50 <= 2 * none + 1, `p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none`);
+			assert.ok(rss < 32 * 1024 * 1024, `peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
 		});
 	});
 });
