@@ -264,6 +264,8 @@ head_done(struct http_conn *c)
 	int status;
 
 	http_request_of(&c->p, c->in.data, &r);
+	/* A listed origin's page reads every answer, refusals too. */
+	c->cors = http_origin_listed(&r.h[HTTP_H_ORIGIN], s->cfg.origins);
 	if ((status = http_check(&r, &s->cfg)) != 0) {
 		http_refuse(c, status);
 		return -1;
@@ -284,6 +286,10 @@ deliver(struct http_conn *c)
 
 	c->st = C_BUSY;
 	c->keep = c->keep && c->p.keep_alive;
+	if (c->p.method == HTTP_OPTIONS) {
+		http_preflight(c);
+		return;
+	}
 	http_request_of(&c->p, c->in.data, &r);
 	c->srv->ops->request(c->srv->ctx, c, &r);
 }
@@ -401,6 +407,7 @@ answered(struct http_conn *c)
 	c->st = C_READ;
 	c->chunked = false;
 	c->data = NULL;
+	c->cors = NULL;
 	c->deadline = loop_ms();
 	if (c->in.len > 0) {
 		c->again = true;

@@ -138,6 +138,8 @@ struct http_config {
 };
 
 /* The rules a request must pass; http_check applies them in order. */
+const char *http_origin_listed(const struct http_str *,
+	    const char *const *);
 bool	 http_origin_ok(const struct http_str *, const char *const *);
 bool	 http_host_ok(const struct http_str *);
 bool	 http_token_ok(const struct http_str *, const char *);

@@ -45,6 +45,7 @@ struct http_conn {
 	size_t			 outoff;
 	struct buf		 hdrs;		/* http_add_header's. */
 	void			*data;
+	const char		*cors;		/* A listed Origin, or NULL. */
 	struct http_parser	 p;
 };
 
@@ -65,5 +66,6 @@ int	 http_listen_open(const struct http_addr *, int *, struct buf *);
 int	 http_peer_uid(int, uid_t *);
 void	 http_conn_kill(struct http_conn *);
 void	 http_refuse(struct http_conn *, int);
+void	 http_preflight(struct http_conn *);
 
 #endif

@@ -120,6 +120,19 @@ loopback_authority(const char *s, size_t n)
 	return false;
 }
 
+/* The entry of allowed that is the Origin, exactly, or NULL. */
+const char *
+http_origin_listed(const struct http_str *o, const char *const *allowed)
+{
+	if (o->p == NULL)
+		return NULL;
+	for (; allowed != NULL && *allowed != NULL; allowed++)
+		if (strlen(*allowed) == o->n &&
+		    memcmp(*allowed, o->p, o->n) == 0)
+			return *allowed;
+	return NULL;
+}
+
 /*
  * The Origin rule (DNS rebinding): none (not a browser), a loopback
  * origin (http or https, any port), or one of the allowed, exactly.
@@ -129,12 +142,8 @@ http_origin_ok(const struct http_str *o, const char *const *allowed)
 {
 	size_t skip;
 
-	if (o->p == NULL)
+	if (o->p == NULL || http_origin_listed(o, allowed) != NULL)
 		return true;
-	for (; allowed != NULL && *allowed != NULL; allowed++)
-		if (strlen(*allowed) == o->n &&
-		    memcmp(*allowed, o->p, o->n) == 0)
-			return true;
 	if (o->n > 7 && strncasecmp(o->p, "http://", 7) == 0)
 		skip = 7;
 	else if (o->n > 8 && strncasecmp(o->p, "https://", 8) == 0)
@@ -199,6 +208,16 @@ http_check(const struct http_request *r, const struct http_config *c)
 		return 403;
 	if (c->check_host && !http_host_ok(&r->h[HTTP_H_HOST]))
 		return 403;
+	/*
+	 * A browser's preflight from a listed origin carries no
+	 * credentials (Fetch: CORS-preflight request), so it cannot carry
+	 * the token; it learns only what the manual says, and the request
+	 * it prepares must pass every rule.  http.c answers it.
+	 */
+	if (r->method == HTTP_OPTIONS && str_is(&r->path, c->path != NULL ?
+	    c->path : "/mcp") && http_origin_listed(&r->h[HTTP_H_ORIGIN],
+	    c->origins) != NULL)
+		return 0;
 	if (!http_token_ok(&r->h[HTTP_H_AUTHORIZATION], c->token))
 		return 401;
 	if (!str_is(&r->path, c->path != NULL ? c->path : "/mcp"))

@@ -156,6 +156,35 @@ describe('http: another local user', () => {
 	});
 });
 
+describe('http: CORS', () => {
+	test('a listed origin\'s preflight is answered 204 without the token; its answers carry Access-Control-Allow-Origin and expose Mcp-Session-Id; others get none', T, async () => {
+		const app = 'https://app.example.com';
+		await H.withListener({ ...FIXTURE, allowedOrigins: [app], httpToken: TOKEN }, {}, async (wb) => {
+			const pre = await fetch(wb.url, { method: 'OPTIONS', headers: { origin: app, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization,mcp-session-id' } });
+			assert.equal(pre.status, 204);
+			assert.equal(pre.headers.get('access-control-allow-origin'), app);
+			assert.match(pre.headers.get('access-control-allow-methods'), /POST/);
+			for (const h of ['Content-Type', 'Authorization', 'Mcp-Session-Id', 'MCP-Protocol-Version'])
+				assert.match(pre.headers.get('access-control-allow-headers'), new RegExp(h));
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const ok = await H.post(wb.url, init, { origin: app, authorization: `Bearer ${TOKEN}` });
+			assert.equal(ok.status, 200);
+			assert.equal(ok.headers.get('access-control-allow-origin'), app);
+			assert.match(ok.headers.get('access-control-expose-headers'), /Mcp-Session-Id/);
+			const denied = await H.post(wb.url, init, { origin: app });
+			assert.equal(denied.status, 401);
+			assert.equal(denied.headers.get('access-control-allow-origin'), app);
+			// Not listed: no preflight, no CORS fields (loopback included).
+			assert.equal((await fetch(wb.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status, 403);
+			const local = await fetch(wb.url, { method: 'OPTIONS', headers: { origin: 'http://localhost:1234' } });
+			assert.equal(local.status, 401);
+			assert.equal(local.headers.get('access-control-allow-origin'), null);
+			const plain = await H.post(wb.url, init, { authorization: `Bearer ${TOKEN}` });
+			assert.equal(plain.headers.get('access-control-allow-origin'), null);
+		});
+	});
+});
+
 describe('http: sessions do not hear each other', () => {
 	test('a server\'s log messages go only to the sessions that opened its toolbox', T, async () => {
 		const config = { toolboxes: {
