@@ -621,6 +621,26 @@ token_valid(struct loader *l, const char *tok)
 	return true;
 }
 
+/*
+ * A name allowedHosts may hold: a host (a name, an IPv4 address or an
+ * IPv6 one in brackets) and an optional port, as Host carries it;
+ * nothing a Host field could not hold.
+ */
+static bool
+host_valid(const char *h)
+{
+	size_t i;
+
+	if (h[0] == '\0' || h[0] == ':')
+		return false;
+	for (i = 0; h[i] != '\0'; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' &&
+		    h[i] <= 'Z') || (h[i] >= '0' && h[i] <= '9') ||
+		    strchr("-.:[]_", h[i]) != NULL))
+			return false;
+	return true;
+}
+
 /* The keys of serving HTTP (--listen). */
 static void
 http_member(struct loader *l, const char *key, int t)
@@ -629,7 +649,6 @@ http_member(struct loader *l, const char *key, int t)
 	long long v;
 	int i;
 
-	l->http = strcmp(key, "listen") != 0;
 	if (strcmp(key, "listen") == 0) {
 		free(c->listen);
 		c->listen = expanded(l, t);
@@ -651,6 +670,15 @@ http_member(struct loader *l, const char *key, int t)
 				    c->origins[i]);
 			else
 				origin_serialize(c->origins[i]);
+	} else if (strcmp(key, "allowedHosts") == 0) {
+		free_strings(c->hosts);
+		if ((c->hosts = string_array(l, t, false)) == NULL)
+			return;
+		for (i = 0; c->hosts[i] != NULL; i++)
+			if (!host_valid(c->hosts[i]))
+				problem(l, true, "allowedHosts[%d]: '%s' is not a "
+				    "host name (host or host:port, as a client "
+				    "writes it in Host)", i, c->hosts[i]);
 	} else if (strcmp(key, "maxConnections") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1 || v > 100000)
 			problem(l, true, "expected a whole number from 1 to "
@@ -661,7 +689,6 @@ http_member(struct loader *l, const char *key, int t)
 		c->http_session_ms = positive_ms(l, t, true);
 	else
 		problem(l, false, "unknown key ignored");
-	l->http = false;
 }
 
 /* share, shareLingerMs, shareDir: whether and how sessions share. */
@@ -735,8 +762,13 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 	}
 	else if (strncmp(key, "http", 4) == 0 || strcmp(key, "listen") == 0 ||
 	    strcmp(key, "allowedOrigins") == 0 ||
-	    strcmp(key, "maxConnections") == 0)
+	    strcmp(key, "allowedHosts") == 0 ||
+	    strcmp(key, "maxConnections") == 0) {
+		/* Only --listen reads them (but "listen"): checked then. */
+		l->http = strcmp(key, "listen") != 0;
 		http_member(l, key, t);
+		l->http = false;
+	}
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -999,6 +1031,7 @@ cfg_free(struct cfg *c)
 	free(c->http_token);
 	free(c->http_problems);
 	free_strings(c->origins);
+	free_strings(c->hosts);
 	free(c->cache_dir);
 	free(c->share_dir);
 	memset(c, 0, sizeof(*c));

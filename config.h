@@ -74,6 +74,7 @@ struct cfg {
 	char			*listen;	/* "HOST:PORT", or NULL. */
 	char			*http_token;	/* httpToken, or NULL. */
 	char			**origins;	/* allowedOrigins, NULL-ended. */
+	char			**hosts;	/* allowedHosts, NULL-ended. */
 	int			 max_conns;	/* maxConnections */
 	int			 http_session_ms; /* httpSessionTimeoutMs; 0: never */
 	char			*http_problems;	/* Lines for --listen, or NULL. */

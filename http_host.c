@@ -1003,6 +1003,7 @@ hhost_start(const char *listen, struct buf *err)
 	hs_cfg.path = "/mcp";
 	hs_cfg.token = wb.cfg.http_token;
 	hs_cfg.origins = (const char *const *)wb.cfg.origins;
+	hs_cfg.hosts = (const char *const *)wb.cfg.hosts;
 	hs_cfg.check_host = addr.loopback;
 	hs_cfg.same_user = addr.loopback && wb.cfg.http_token == NULL;
 	if ((hs_server = http_start(&hs_cfg, &addr, &host_ops, NULL,

@@ -1290,6 +1290,19 @@ test_config_http_token(void)
 	    &c, &err) == 0 && c.http_problems == NULL);
 	cfg_free(&c);
 	free(err);
+	CHECK(load("{\"toolboxes\":{},\"allowedHosts\":[\"mcp.example.com\","
+	    "\"b.example:8443\",\"[::1]:1\"]}", &c, &err) == 0 &&
+	    c.http_problems == NULL);
+	CHECK(strcmp(c.hosts[0], "mcp.example.com") == 0 && c.hosts[3] == NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"toolboxes\":{},\"allowedHosts\":[\"https://x\","
+	    "\"a b\",\"\"]}", &c, &err) == 0 && c.http_problems != NULL);
+	CHECK(strstr(c.http_problems, "allowedHosts[0]: 'https://x' is not a "
+	    "host name") != NULL && strstr(c.http_problems,
+	    "allowedHosts[2]") != NULL);
+	cfg_free(&c);
+	free(err);
 	buf_free(&t);
 }
 
@@ -2338,6 +2351,37 @@ hstatus(const char *s)
 	return st;
 }
 
+/* allowedHosts: a host with any port, or host:port exactly, any case. */
+static void
+test_http_allowed_hosts(void)
+{
+	static const char *const hosts[] = { "mcp.example.com", "b.example:8443",
+	    "[2001:db8::1]", NULL };
+	static const struct {
+		const char	*host;
+		bool		 ok;
+	} t[] = {
+		{ "mcp.example.com", true }, { "MCP.Example.COM:8443", true },
+		{ "mcp.example.com:1", true }, { "b.example:8443", true },
+		{ "b.example", false }, { "b.example:443", false },
+		{ "[2001:db8::1]", true }, { "[2001:db8::1]:8443", true },
+		{ "[2001:db8::2]:8443", false }, { "example.com", false },
+		{ "mcp.example.com.evil", false }, { "evil.mcp.example.com", false },
+		{ "mcp.example.co", false }, { ":8443", false },
+		{ "localhost:8931", true }
+	};
+	struct http_str h;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		h.p = t[i].host;
+		h.n = strlen(t[i].host);
+		if (http_host_ok(&h, hosts) != t[i].ok)
+			fprintf(stderr, "allowedHosts: %s\n", t[i].host);
+		CHECK(http_host_ok(&h, hosts) == t[i].ok);
+	}
+}
+
 /* A GET whose head, after pre (empty lines), is exactly n bytes. */
 static const char *
 head_of(struct buf *b, const char *pre, size_t n)
@@ -2649,7 +2693,7 @@ test_http_rules(void)
 	    "Accept: text/html, Text/Event-Stream;q=0.5\r\n"
 	    "accept: application/*\r\nX-A: 1\r\nx-a: 2\r\n\r\n", &in, &p,
 	    &q) == 0);
-	CHECK(http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(http_host_ok(&q.h[HTTP_H_HOST], NULL));
 	CHECK(http_accepts(&q, "text/event-stream"));
 	CHECK(http_accepts(&q, "application/json"));
 	CHECK(!http_accepts(&q, "image/png"));
@@ -2657,8 +2701,9 @@ test_http_rules(void)
 	CHECK(http_field(&q, "X-a", 2, &v) == 0);
 	CHECK(hrequest("GET / HTTP/1.1\r\nHost: evil.com:9\r\n\r\n", &in, &p,
 	    &q) == 0);
-	CHECK(!http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(!http_host_ok(&q.h[HTTP_H_HOST], NULL));
 	CHECK(http_accepts(&q, "image/png"));	/* No Accept: all. */
+	test_http_allowed_hosts();
 
 	/* http_check, rule by rule. */
 	cfg.token = "tok";
