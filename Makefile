@@ -1,4 +1,6 @@
-# mcp-workbench: POSIX make.  The version lives here and only here.
+# mcp-workbench: POSIX make.  The version lives here, and in the manual's
+# "version" line so that the page reads right from the source tree (make
+# lint checks that the two agree).
 VERSION = 0.1.0
 
 PREFIX ?= /usr/local
@@ -134,8 +136,7 @@ install: mcp-workbench
 	    $(DESTDIR)$(DATADIR)
 	cp mcp-workbench $(DESTDIR)$(BINDIR)/mcp-workbench
 	chmod 755 $(DESTDIR)$(BINDIR)/mcp-workbench
-	sed 's/@VERSION@/$(VERSION)/g' man/mcp-workbench.1 \
-	    > $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
+	cp man/mcp-workbench.1 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
 	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
 	cp example/workbench-config.json \
 	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
@@ -362,6 +363,9 @@ lint:
 	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
 	    status=1; \
 	sh tests/manlint.sh man/mcp-workbench.1 || status=1; \
+	grep -q '^version $(VERSION)\.$$' man/mcp-workbench.1 || { \
+	    echo "lint: man/mcp-workbench.1 does not say version $(VERSION)"; \
+	    status=1; }; \
 	exit $$status
 
 clean:

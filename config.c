@@ -34,6 +34,8 @@ struct loader {
 	struct buf	 path;		/* "toolboxes.dev.mcpServers.fs" */
 	FILE		*err;
 	int		 errors;
+	bool		 http;		/* In a setting only --listen uses. */
+	struct buf	 deferred;	/* Its problems: cfg.http_problems. */
 };
 
 static void	free_strings(char **);
@@ -42,7 +44,21 @@ static void
 problem(struct loader *l, bool fatal, const char *fmt, ...)
 {
 	va_list ap;
+	char text[1024];
 
+	if (fatal && l->http) {
+		/*
+		 * A setting only --listen reads (a token from a variable
+		 * set only where the HTTP service runs) must not keep the
+		 * same file from serving stdio: kept for when it listens.
+		 */
+		va_start(ap, fmt);
+		vsnprintf(text, sizeof(text), fmt, ap);
+		va_end(ap);
+		buf_printf(&l->deferred, "%s: %s%s%s\n", l->cfg->path,
+		    buf_cstr(&l->path), l->path.len > 0 ? ": " : "", text);
+		return;
+	}
 	fprintf(l->err, "%s: %s", l->cfg->path, fatal ? "" : "warning: ");
 	if (l->path.len > 0)
 		fprintf(l->err, "%s: ", buf_cstr(&l->path));
@@ -575,6 +591,56 @@ origin_serialize(char *o)
 		o[n - 4] = '\0';
 }
 
+/*
+ * A token a client can send: long enough, and with nothing that a field
+ * value cannot hold or that its reader trims (white space at either
+ * end, CR, LF and other controls), or it would never match.
+ */
+static bool
+token_valid(struct loader *l, const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (n < WB_HTTP_TOKEN_MIN) {
+		problem(l, true, "httpToken is shorter than %d bytes: use a "
+		    "long random string, for example from 'openssl rand -hex "
+		    "32'", WB_HTTP_TOKEN_MIN);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x20 || tok[i] == 0x7f)
+			break;
+	if (i < n || tok[0] == ' ' || tok[n - 1] == ' ') {
+		problem(l, true, "httpToken %s: no client could send it in "
+		    "an Authorization field (use a long random string, for "
+		    "example from 'openssl rand -hex 32')", i < n ? "holds a "
+		    "control character (CR, LF, tab ...)" : "begins or ends "
+		    "with a space");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A name allowedHosts may hold: a host (a name, an IPv4 address or an
+ * IPv6 one in brackets) and an optional port, as Host carries it;
+ * nothing a Host field could not hold.
+ */
+static bool
+host_valid(const char *h)
+{
+	size_t i;
+
+	if (h[0] == '\0' || h[0] == ':')
+		return false;
+	for (i = 0; h[i] != '\0'; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' &&
+		    h[i] <= 'Z') || (h[i] >= '0' && h[i] <= '9') ||
+		    strchr("-.:[]_", h[i]) != NULL))
+			return false;
+	return true;
+}
+
 /* The keys of serving HTTP (--listen). */
 static void
 http_member(struct loader *l, const char *key, int t)
@@ -589,10 +655,10 @@ http_member(struct loader *l, const char *key, int t)
 	} else if (strcmp(key, "httpToken") == 0) {
 		free(c->http_token);
 		if ((c->http_token = expanded(l, t)) != NULL &&
-		    strlen(c->http_token) < WB_HTTP_TOKEN_MIN)
-			problem(l, true, "httpToken is shorter than %d bytes: "
-			    "use a long random string, for example from "
-			    "'openssl rand -hex 32'", WB_HTTP_TOKEN_MIN);
+		    !token_valid(l, c->http_token)) {
+			free(c->http_token);
+			c->http_token = NULL;
+		}
 	} else if (strcmp(key, "allowedOrigins") == 0) {
 		free_strings(c->origins);
 		if ((c->origins = string_array(l, t, false)) == NULL)
@@ -604,6 +670,15 @@ http_member(struct loader *l, const char *key, int t)
 				    c->origins[i]);
 			else
 				origin_serialize(c->origins[i]);
+	} else if (strcmp(key, "allowedHosts") == 0) {
+		free_strings(c->hosts);
+		if ((c->hosts = string_array(l, t, false)) == NULL)
+			return;
+		for (i = 0; c->hosts[i] != NULL; i++)
+			if (!host_valid(c->hosts[i]))
+				problem(l, true, "allowedHosts[%d]: '%s' is not a "
+				    "host name (host or host:port, as a client "
+				    "writes it in Host)", i, c->hosts[i]);
 	} else if (strcmp(key, "maxConnections") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1 || v > 100000)
 			problem(l, true, "expected a whole number from 1 to "
@@ -714,8 +789,13 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 		;
 	else if (strncmp(key, "http", 4) == 0 || strcmp(key, "listen") == 0 ||
 	    strcmp(key, "allowedOrigins") == 0 ||
-	    strcmp(key, "maxConnections") == 0)
+	    strcmp(key, "allowedHosts") == 0 ||
+	    strcmp(key, "maxConnections") == 0) {
+		/* Only --listen reads them (but "listen"): checked then. */
+		l->http = strcmp(key, "listen") != 0;
 		http_member(l, key, t);
+		l->http = false;
+	}
 	else if (strcmp(key, "maxMessageBytes") == 0) {
 		if (!json_get_int(&l->j, t, &v) || v < 1024 || v > 1 << 30)
 			problem(l, true, "expected a whole number of bytes "
@@ -748,6 +828,38 @@ listen_check(struct loader *l)
 		    "that clients must send Authorization: Bearer TOKEN", a.text);
 	path_pop(l, old);
 	buf_free(&err);
+}
+
+/*
+ * The problems of the settings only --listen uses wait for it; a file
+ * that names "listen" itself always listens, so they count at once.
+ */
+static void
+http_deferred(struct loader *l)
+{
+	if (l->deferred.len == 0)
+		return;
+	if (l->cfg->listen != NULL) {
+		fputs(buf_cstr(&l->deferred), l->err);
+		l->errors++;
+	}
+	l->cfg->http_problems = xstrdup(buf_cstr(&l->deferred));
+	buf_free(&l->deferred);
+}
+
+/*
+ * Before listening: false, with the problems said, when a setting that
+ * only --listen uses is invalid.
+ */
+bool
+cfg_http_usable(const struct cfg *c, FILE *err)
+{
+	if (c->http_problems == NULL)
+		return true;
+	fputs(c->http_problems, err);
+	fprintf(err, WB_NAME ": %s: configuration is invalid for --listen\n",
+	    c->path);
+	return false;
 }
 
 /* Servers without their own timeouts take the top-level ones. */
@@ -818,6 +930,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	else {
 		each_member(&l, 0, top_member, NULL);
 		listen_check(&l);
+		http_deferred(&l);
 		if (json_get(&l.j, 0, "toolboxes") < 0)
 			problem(&l, true, "missing \"toolboxes\" (an object "
 			    "of named toolboxes)");
@@ -944,7 +1057,9 @@ cfg_free(struct cfg *c)
 	free(c->path);
 	free(c->listen);
 	free(c->http_token);
+	free(c->http_problems);
 	free_strings(c->origins);
+	free_strings(c->hosts);
 	free(c->cache_dir);
 	free(c->share_dir);
 	memset(c, 0, sizeof(*c));

@@ -80,8 +80,10 @@ struct cfg {
 	char			*listen;	/* "HOST:PORT", or NULL. */
 	char			*http_token;	/* httpToken, or NULL. */
 	char			**origins;	/* allowedOrigins, NULL-ended. */
+	char			**hosts;	/* allowedHosts, NULL-ended. */
 	int			 max_conns;	/* maxConnections */
 	int			 http_session_ms; /* httpSessionTimeoutMs; 0: never */
+	char			*http_problems;	/* Lines for --listen, or NULL. */
 	bool			 share;		/* Join the shared workbench. */
 	int			 share_linger_ms;	/* shareLingerMs. */
 	char			*share_dir;	/* NULL: the default. */
@@ -90,6 +92,7 @@ struct cfg {
 int	 cfg_load(struct cfg *, const char *, FILE *);
 int	 cfg_parse(struct cfg *, const char *, const char *, size_t, FILE *);
 void	 cfg_free(struct cfg *);
+bool	 cfg_http_usable(const struct cfg *, FILE *);
 struct cfg_server *cfg_server_dup(const struct cfg_server *);
 void	 cfg_server_free(struct cfg_server *);
 int	 cfg_expand(const char *, struct buf *, struct buf *);

@@ -15,8 +15,10 @@
  *	keep-alive between requests	60 s		closed
  *	first request after accept	10 s		closed
  *	output that does not move	30 s		closed
- *	connections (maxConnections)	64		503 at once, closed
- *	  answered 503 at one time	16		closed unanswered
+ *	connections (maxConnections)	64		the one idle longest
+ *							closed; none idle: not
+ *							accepted until one ends
+ *							(the kernel's backlog)
  *	reading after a last answer	2 s		closed (lingering close)
  *	a stream's queue		1 MiB		http_full(); drained()
  *							after
@@ -151,8 +153,8 @@ http_nconns(const struct http_server *s)
 /*
  * Connections.
  */
-static void
-conn_new(struct http_server *s, int fd, bool reject)
+static struct http_conn *
+conn_new(struct http_server *s, int fd)
 {
 	struct http_conn *c;
 	int one = 1;
@@ -171,12 +173,17 @@ conn_new(struct http_server *s, int fd, bool reject)
 	c->deadline = loop_ms() + s->cfg.request_ms;
 	http_parser_reset(&c->p);
 	s->conns[s->n++] = c;
-	c->rejected = reject;
-	if (reject) {
-		s->rejects++;
-		http_refuse(c, 503);
-	} else
-		s->live++;
+	s->live++;
+	return c;
+}
+
+/* Between requests or not: the idle ones are counted, to make room. */
+static void
+set_idle(struct http_conn *c, bool idle)
+{
+	if (c->idle != idle)
+		c->srv->idle += idle ? 1 : -1;
+	c->idle = idle;
 }
 
 /* Close now, free in http_prepare. */
@@ -188,10 +195,8 @@ http_conn_kill(struct http_conn *c)
 	close(c->fd);
 	c->fd = -1;
 	c->dead = true;
-	if (c->rejected)
-		c->srv->rejects--;
-	else
-		c->srv->live--;
+	set_idle(c, false);
+	c->srv->live--;
 }
 
 /* The connection broke; the MCP layer hears of it if it held it. */
@@ -259,6 +264,8 @@ head_done(struct http_conn *c)
 	int status;
 
 	http_request_of(&c->p, c->in.data, &r);
+	/* A listed origin's page reads every answer, refusals too. */
+	c->cors = http_origin_listed(&r.h[HTTP_H_ORIGIN], s->cfg.origins);
 	if ((status = http_check(&r, &s->cfg)) != 0) {
 		http_refuse(c, status);
 		return -1;
@@ -279,6 +286,10 @@ deliver(struct http_conn *c)
 
 	c->st = C_BUSY;
 	c->keep = c->keep && c->p.keep_alive;
+	if (c->p.method == HTTP_OPTIONS) {
+		http_preflight(c);
+		return;
+	}
 	http_request_of(&c->p, c->in.data, &r);
 	c->srv->ops->request(c->srv->ctx, c, &r);
 }
@@ -339,7 +350,7 @@ conn_read(struct http_conn *c)
 			return;
 		}
 		if (c->idle) {
-			c->idle = false;
+			set_idle(c, false);
 			c->deadline = loop_ms() + c->srv->cfg.request_ms;
 		}
 		c->in.len += (size_t)n;
@@ -396,14 +407,15 @@ answered(struct http_conn *c)
 	c->st = C_READ;
 	c->chunked = false;
 	c->data = NULL;
+	c->cors = NULL;
 	c->deadline = loop_ms();
 	if (c->in.len > 0) {
 		c->again = true;
-		c->idle = false;
+		set_idle(c, false);
 		c->deadline += c->srv->cfg.request_ms;
 	} else {
 		buf_free(&c->in);
-		c->idle = true;
+		set_idle(c, true);
 		c->deadline += c->srv->cfg.idle_ms;
 	}
 }
@@ -446,16 +458,64 @@ conn_flush(struct http_conn *c)
 }
 
 /*
- * Accepting.  Past max_conns a connection is answered 503 and closed;
- * past REJECT_MAX of those it is closed at once.  Out of descriptors, the
- * listener rests a while rather than wake the loop for each failure.
+ * A loopback listener without a token serves the user who started it,
+ * as the share socket does (SO_PEERCRED): a connection whose client
+ * socket another uid owns, or whose owner cannot be found, is refused.
  */
+static void
+same_user(struct http_conn *c)
+{
+	static unsigned long refused;
+	uid_t uid;
+	int r;
+
+	if ((r = http_peer_uid(c->fd, &uid)) == 0 && uid == getuid())
+		return;
+	if (refused++ % 1000 == 0)
+		wb_log("http: refused a connection of %s (%lu so far): without "
+		    "httpToken only this user is served", r == 0 ?
+		    "another user" : "an unknown user", refused);
+	c->keep = false;
+	http_respond_error(c, 403, -32000, "Forbidden: this listener "
+	    "serves only the user who started it; set httpToken to serve "
+	    "others");
+}
+
+/*
+ * Accepting.  At max_conns the connection idle longest between requests
+ * is closed to make room (its client opens another when it needs one);
+ * with none idle, nothing is accepted until a connection ends: the
+ * kernel's backlog holds the rest, so that a burst of well-behaved
+ * clients (an SDK client opens a connection per call in flight) waits
+ * rather than being refused, and memory stays bounded.  Out of
+ * descriptors, the listener rests a while rather than wake the loop for
+ * each failure.
+ */
+static struct http_conn *
+idle_longest(const struct http_server *s)
+{
+	struct http_conn *c, *oldest = NULL;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		c = s->conns[i];
+		if (!c->dead && c->idle && (oldest == NULL ||
+		    c->deadline < oldest->deadline))
+			oldest = c;
+	}
+	return oldest;
+}
+
 static void
 srv_accept(struct http_server *s)
 {
+	struct http_conn *room = NULL;
 	int i, fd;
 
 	for (i = 0; i < 16; i++) {
+		if (s->live >= s->cfg.max_conns &&
+		    (room = idle_longest(s)) == NULL)
+			return;
 		fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -468,12 +528,12 @@ srv_accept(struct http_server *s)
 			}
 			return;
 		}
-		if (s->live < s->cfg.max_conns)
-			conn_new(s, fd, false);
-		else if (s->rejects < REJECT_MAX)
-			conn_new(s, fd, true);
-		else
-			close(fd);
+		if (room != NULL)
+			http_conn_kill(room);
+		room = NULL;
+		(void)conn_new(s, fd);
+		if (s->cfg.same_user)
+			same_user(s->conns[s->n - 1]);
 	}
 }
 
@@ -529,7 +589,9 @@ http_watch(struct http_server *s, http_watch_fn *fn, void *arg)
 	short ev;
 	int i;
 
-	if (s->fd >= 0 && loop_ms() >= s->paused)
+	/* At the limit with none idle, the backlog holds new ones. */
+	if (s->fd >= 0 && loop_ms() >= s->paused &&
+	    (s->live < s->cfg.max_conns || s->idle > 0))
 		fn(arg, s->fd, POLLIN, s);
 	for (i = 0; i < s->n; i++) {
 		c = s->conns[i];

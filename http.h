@@ -133,12 +133,16 @@ struct http_config {
 	const char	*path;		/* The endpoint, "/mcp". */
 	const char	*token;		/* httpToken, or NULL for none. */
 	const char *const *origins;	/* allowedOrigins, NULL-ended. */
+	const char *const *hosts;	/* allowedHosts, NULL-ended. */
 	bool		 check_host;	/* Host must name loopback. */
+	bool		 same_user;	/* Serve only our uid's sockets. */
 };
 
 /* The rules a request must pass; http_check applies them in order. */
+const char *http_origin_listed(const struct http_str *,
+	    const char *const *);
 bool	 http_origin_ok(const struct http_str *, const char *const *);
-bool	 http_host_ok(const struct http_str *);
+bool	 http_host_ok(const struct http_str *, const char *const *);
 bool	 http_token_ok(const struct http_str *, const char *);
 int	 http_check(const struct http_request *, const struct http_config *);
 

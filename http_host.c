@@ -16,7 +16,9 @@
  * nothing went before it, else as the last event of that POST's stream;
  * progress to the POST of its token; log messages and server requests to
  * the latest POST still open (a call is in flight there); the rest (list
- * changes) to the GET stream, or kept for it (BACKLOG_MAX).  A line goes
+ * changes) to the GET stream (without one, a list change is kept for it,
+ * once; nothing else).  Only a session that can hear is given a log
+ * message at all (hsess_hear, SESSION_HEARING).  A line goes
  * to its connection even when that one's client is behind: the session's
  * queue never holds the servers back (they serve every session, and one
  * client that does not read would hold up all the others); the client's
@@ -34,7 +36,7 @@
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
 #define PARKED_MAX	1024		/* stateless ones kept for a retry. */
-#define BACKLOG_MAX	(256 * 1024)	/* Kept for a GET stream to come. */
+#define LIST_CHANGED_MAX 128		/* A list change kept for a GET. */
 #define SID_LEN		32		/* Hex of 128 random bits. */
 #define LINE_KEEP	(64 * 1024)	/* dispatch_body's buffer kept. */
 
@@ -76,6 +78,7 @@ static struct json hj;			/* A request's body. */
 static struct json cj;			/* A line being carried. */
 
 static int	carry_flush(struct session *);
+static void	hsess_hear(struct hsess *);
 static const struct session_io carry_io = { carry_flush, NULL };
 
 /*
@@ -202,6 +205,30 @@ post_free(struct hsess *hs, struct hpost *po)
 	if (hs->sid[0] == '\0' && hs->posts == NULL && hs->state == NULL)
 		hs->ending = true;
 	stateless_changed |= hs->sid[0] == '\0';
+	hsess_hear(hs);
+}
+
+/*
+ * A POST whose request will not be answered gets its error, under its
+ * id: as JSON with status, or as its stream's last event (the status
+ * went with the stream's first), so that its client is not left with a
+ * stream that ends without an answer.
+ */
+static void
+post_fail(struct hpost *po, int status, const char *why)
+{
+	struct buf m = { 0 };
+
+	if (po->conn == NULL)
+		return;
+	rpc_put_error(&m, po->id, po->idlen, -32000, why);
+	buf_puts(&m, "}}");
+	if (!po->streaming)
+		http_respond(po->conn, status, "application/json", m.data,
+		    m.len);
+	else if (http_stream_event(po->conn, NULL, m.data, m.len) == 0)
+		http_stream_end(po->conn);
+	buf_free(&m);
 }
 
 /*
@@ -212,19 +239,14 @@ static void
 hsess_end(struct hsess *hs, int status, const char *why)
 {
 	while (hs->posts != NULL) {
-		if (hs->posts->conn == NULL)
-			;
-		else if (hs->posts->streaming)
-			http_stream_end(hs->posts->conn);
-		else
-			http_respond_error(hs->posts->conn, status, -32000,
-			    why);
+		post_fail(hs->posts, status, why);
 		post_free(hs, hs->posts);
 	}
 	if (hs->get != NULL)
 		http_stream_end(hs->get);
 	hs->get = NULL;
 	hs->ending = true;
+	hsess_hear(hs);
 }
 
 /*
@@ -343,6 +365,18 @@ post_latest(struct hsess *hs)
 }
 
 /*
+ * Can the session's client hear a message that answers nothing now: a
+ * GET stream, or a POST whose client takes a stream?  The fan-outs (log
+ * messages) skip the others, which then cost nothing and keep nothing.
+ */
+static void
+hsess_hear(struct hsess *hs)
+{
+	session_hear(hs->se, !hs->ending && (hs->get != NULL ||
+	    post_latest(hs) != NULL));
+}
+
+/*
  * A POST's connection went (its client left, or it was closed past its
  * limit): its request is cancelled before the next poll (cancel_gone),
  * not here, where the session may be in the middle of its lines.
@@ -352,6 +386,7 @@ post_gone(struct hsess *hs, struct hpost *po)
 {
 	po->conn = NULL;
 	hs->gone = posts_gone = true;
+	hsess_hear(hs);
 }
 
 static bool
@@ -439,21 +474,27 @@ post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
 	po->streaming = true;
 }
 
-/* A line for the GET stream, or kept until one opens. */
+/*
+ * A line for the GET stream.  Without one, a session keeps only the list
+ * changes, once each (a GET about to open, as an SDK client's is just
+ * after initialize, learns of them): a session that cannot receive keeps
+ * no backlog, whatever its servers say and however many sessions there
+ * are.
+ */
 static void
 to_get(struct hsess *hs, const char *line, size_t n)
 {
 	if (hs->get != NULL) {
-		if (http_stream_event(hs->get, NULL, line, n) < 0)
+		if (http_stream_event(hs->get, NULL, line, n) < 0) {
 			hs->get = NULL;
+			hsess_hear(hs);
+		}
 		return;
 	}
-	if (hs->backlog.len + n + 1 > BACKLOG_MAX) {
-		wb_log("http: session %.8s has no GET stream and %d KiB "
-		    "waiting for one: a message dropped", hs->sid,
-		    BACKLOG_MAX / 1024);
+	if (n > LIST_CHANGED_MAX || memmem(line, n, "/list_changed\"",
+	    14) == NULL || (hs->backlog.len > 0 && memmem(hs->backlog.data,
+	    hs->backlog.len, line, n) != NULL))
 		return;
-	}
 	buf_put(&hs->backlog, line, n);
 	buf_putc(&hs->backlog, '\n');
 }
@@ -680,6 +721,7 @@ post_request(struct hsess *hs, struct http_conn *c,
 		;
 	*p = po;
 	hs->last = loop_ms();
+	hsess_hear(hs);
 	/* Behind a held one, or while the core holds requests: it waits. */
 	if (held_before(hs, po) || dispatch_busy(hs->se)) {
 		buf_put(&po->held, r->body, r->bodylen);
@@ -707,6 +749,7 @@ resume_held(void)
 				break;
 			body = po->held;
 			memset(&po->held, 0, sizeof(po->held));
+			hsess_hear(hs);
 			dispatch_body(hs, po, body.data, body.len);
 			buf_free(&body);
 		}
@@ -823,6 +866,7 @@ on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
 		return;
 	hs->get = c;
 	http_set_data(c, hs);
+	hsess_hear(hs);
 	if (hs->backlog.len == 0)
 		return;
 	line = hs->backlog.data;
@@ -905,6 +949,7 @@ on_closed(void *ctx, const struct http_conn *c)
 		if (hs->get == c) {
 			hs->get = NULL;
 			hs->last = loop_ms();
+			hsess_hear(hs);
 		}
 		for (po = hs->posts; po != NULL; po = po->next)
 			if (po->conn == c)
@@ -958,7 +1003,9 @@ hhost_start(const char *listen, struct buf *err)
 	hs_cfg.path = "/mcp";
 	hs_cfg.token = wb.cfg.http_token;
 	hs_cfg.origins = (const char *const *)wb.cfg.origins;
+	hs_cfg.hosts = (const char *const *)wb.cfg.hosts;
 	hs_cfg.check_host = addr.loopback;
+	hs_cfg.same_user = addr.loopback && wb.cfg.http_token == NULL;
 	if ((hs_server = http_start(&hs_cfg, &addr, &host_ops, NULL,
 	    err)) == NULL)
 		return false;

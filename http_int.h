@@ -5,13 +5,14 @@
 #ifndef HTTP_INT_H
 #define HTTP_INT_H
 
+#include <sys/types.h>
+
 #define DEF_MAX_BODY	WB_MAX_MESSAGE
 #define DEF_MAX_CONNS	64
 #define DEF_REQUEST_MS	10000
 #define DEF_IDLE_MS	60000
 #define DEF_SEND_MS	30000
 #define DEF_LINGER_MS	2000
-#define REJECT_MAX	16		/* Answered 503 at one time. */
 #define OUT_HIGH	(1024 * 1024)	/* A stream is full, */
 #define OUT_LOW		(256 * 1024)	/* and drained again. */
 #define READ_FIRST	2000		/* Into a buffer of 4 KiB. */
@@ -32,7 +33,6 @@ struct http_conn {
 	int			 fd;
 	enum cstate		 st;
 	bool			 dead;		/* Closed; freed later. */
-	bool			 rejected;	/* Answered 503. */
 	bool			 keep;		/* Kept after this answer. */
 	bool			 idle;		/* Between requests. */
 	bool			 chunked;	/* The stream is. */
@@ -45,6 +45,7 @@ struct http_conn {
 	size_t			 outoff;
 	struct buf		 hdrs;		/* http_add_header's. */
 	void			*data;
+	const char		*cors;		/* A listed Origin, or NULL. */
 	struct http_parser	 p;
 };
 
@@ -57,12 +58,14 @@ struct http_server {
 	long long		 paused;	/* No accept before. */
 	struct http_conn	**conns;
 	int			 n, cap;
-	int			 live;		/* Not dead, not rejected. */
-	int			 rejects;	/* Being answered 503. */
+	int			 live;		/* Not dead. */
+	int			 idle;		/* Of them, between requests. */
 };
 
 int	 http_listen_open(const struct http_addr *, int *, struct buf *);
+int	 http_peer_uid(int, uid_t *);
 void	 http_conn_kill(struct http_conn *);
 void	 http_refuse(struct http_conn *, int);
+void	 http_preflight(struct http_conn *);
 
 #endif

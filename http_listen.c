@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -152,7 +153,7 @@ http_listen_open(const struct http_addr *a, int *port, struct buf *err)
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (const struct sockaddr *)&a->ss, a->len) < 0 ||
-	    listen(fd, 128) < 0 ||
+	    listen(fd, SOMAXCONN) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		e = errno;
 		close(fd);
@@ -165,3 +166,64 @@ http_listen_open(const struct http_addr *a, int *port, struct buf *err)
 	return fd;
 }
 
+
+/*
+ * An address as the kernel's socket table writes it: each 32-bit word
+ * as it lies in memory, in hex, then the port.
+ */
+static int
+table_addr(const struct sockaddr_storage *ss, char *out, size_t n)
+{
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+	uint32_t w[4];
+
+	if (ss->ss_family == AF_INET) {
+		snprintf(out, n, "%08X:%04X", (unsigned)in4->sin_addr.s_addr,
+		    (unsigned)ntohs(in4->sin_port));
+		return 0;
+	}
+	if (ss->ss_family != AF_INET6)
+		return -1;
+	memcpy(w, &in6->sin6_addr, sizeof(w));
+	snprintf(out, n, "%08X%08X%08X%08X:%04X", (unsigned)w[0],
+	    (unsigned)w[1], (unsigned)w[2], (unsigned)w[3],
+	    (unsigned)ntohs(in6->sin6_port));
+	return 0;
+}
+
+/*
+ * Who owns the client's end of a loopback connection: its line in the
+ * kernel's socket table (/proc/net/tcp or tcp6), whose local address is
+ * the peer's and remote address ours, names the uid.  0 and *uid, or -1
+ * when there is no such line (the client's socket is gone, or lives in
+ * another network namespace) or the table cannot be read.
+ */
+int
+http_peer_uid(int fd, uid_t *uid)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+	char local[64], rem[64], want_local[64], want_rem[64], line[512];
+	unsigned u;
+	FILE *f;
+	int r = -1;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0 ||
+	    table_addr(&peer, want_local, sizeof(want_local)) < 0 ||
+	    table_addr(&me, want_rem, sizeof(want_rem)) < 0)
+		return -1;
+	if ((f = fopen(me.ss_family == AF_INET ? "/proc/net/tcp" :
+	    "/proc/net/tcp6", "re")) == NULL)
+		return -1;
+	while (r < 0 && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%*s %63s %63s %*s %*s %*s %*s %u", local, rem,
+		    &u) == 3 && strcmp(local, want_local) == 0 &&
+		    strcmp(rem, want_rem) == 0) {
+			*uid = (uid_t)u;
+			r = 0;
+		}
+	fclose(f);
+	return r;
+}

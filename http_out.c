@@ -77,6 +77,11 @@ head_begin(struct http_conn *c, int status)
 	buf_puts(o, date_field());
 	buf_put(o, c->hdrs.data, c->hdrs.len);
 	c->hdrs.len = 0;
+	if (c->cors != NULL)
+		buf_printf(o, "Access-Control-Allow-Origin: %s\r\n"
+		    "Access-Control-Expose-Headers: Mcp-Session-Id, "
+		    "MCP-Protocol-Version, WWW-Authenticate\r\n"
+		    "Vary: Origin\r\n", c->cors);
 	if (status == 401)
 		buf_puts(o, "WWW-Authenticate: Bearer\r\n");
 	else if (status == 405)
@@ -132,6 +137,22 @@ http_respond(struct http_conn *c, int status, const char *type,
 }
 
 /*
+ * A CORS preflight from a listed origin (http_check let it through): the
+ * methods and the fields MCP's requests use, for ten minutes.
+ */
+void
+http_preflight(struct http_conn *c)
+{
+	head_begin(c, 204);
+	buf_puts(&c->out, "Access-Control-Allow-Methods: GET, POST, DELETE\r\n"
+	    "Access-Control-Allow-Headers: Content-Type, Accept, "
+	    "Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
+	    "Last-Event-ID, Mcp-Method, Mcp-Name\r\n"
+	    "Access-Control-Max-Age: 600\r\n\r\n");
+	c->st = C_DONE;
+}
+
+/*
  * An error with a JSON-RPC error as its body, id null, as the transport
  * pages allow and the SDKs read.
  */
@@ -171,8 +192,6 @@ http_refuse(struct http_conn *c, int status)
 		{ 431, "Request Header Fields Too Large" },
 		{ 501, "Not Implemented: only the chunked transfer coding "
 		    "is known" },
-		{ 503, "Service Unavailable: too many connections; try "
-		    "again later" },
 		{ 505, "HTTP Version Not Supported: use HTTP/1.1" }
 	};
 	size_t i;

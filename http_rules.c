@@ -120,6 +120,19 @@ loopback_authority(const char *s, size_t n)
 	return false;
 }
 
+/* The entry of allowed that is the Origin, exactly, or NULL. */
+const char *
+http_origin_listed(const struct http_str *o, const char *const *allowed)
+{
+	if (o->p == NULL)
+		return NULL;
+	for (; allowed != NULL && *allowed != NULL; allowed++)
+		if (strlen(*allowed) == o->n &&
+		    memcmp(*allowed, o->p, o->n) == 0)
+			return *allowed;
+	return NULL;
+}
+
 /*
  * The Origin rule (DNS rebinding): none (not a browser), a loopback
  * origin (http or https, any port), or one of the allowed, exactly.
@@ -129,12 +142,8 @@ http_origin_ok(const struct http_str *o, const char *const *allowed)
 {
 	size_t skip;
 
-	if (o->p == NULL)
+	if (o->p == NULL || http_origin_listed(o, allowed) != NULL)
 		return true;
-	for (; allowed != NULL && *allowed != NULL; allowed++)
-		if (strlen(*allowed) == o->n &&
-		    memcmp(*allowed, o->p, o->n) == 0)
-			return true;
 	if (o->n > 7 && strncasecmp(o->p, "http://", 7) == 0)
 		skip = 7;
 	else if (o->n > 8 && strncasecmp(o->p, "https://", 8) == 0)
@@ -144,11 +153,51 @@ http_origin_ok(const struct http_str *o, const char *const *allowed)
 	return loopback_authority(o->p + skip, o->n - skip);
 }
 
-/* Host on a loopback listener names loopback (a rebound name does not). */
-bool
-http_host_ok(const struct http_str *h)
+/* Does an authority name a port ("[v6]:port", "name:port")? */
+static bool
+has_port(const char *a)
 {
-	return h->p == NULL || loopback_authority(h->p, h->n);
+	const char *close;
+
+	if (a[0] == '[')
+		return (close = strchr(a, ']')) != NULL && close[1] == ':';
+	return strchr(a, ':') != NULL;
+}
+
+/*
+ * Is the authority (host and optional port) one of the names a TLS proxy
+ * in front passes through (allowedHosts)?  An entry without a port takes
+ * any port; the host is compared in any case.
+ */
+static bool
+host_listed(const char *s, size_t n, const char *const *hosts)
+{
+	const char *colon;
+	size_t hn, en;
+
+	colon = n > 0 && s[n - 1] != ']' ? memrchr(s, ':', n) : NULL;
+	if (colon != NULL && s[0] == '[' && memchr(s, ']', n) == NULL)
+		colon = NULL;
+	hn = colon != NULL ? (size_t)(colon - s) : n;
+	for (; hosts != NULL && *hosts != NULL; hosts++) {
+		en = strlen(*hosts);
+		if ((en == n && strncasecmp(*hosts, s, n) == 0) ||
+		    (en == hn && hn > 0 && strncasecmp(*hosts, s, hn) == 0 &&
+		    !has_port(*hosts)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Host on a loopback listener names loopback (a rebound name does not),
+ * or one of allowedHosts.
+ */
+bool
+http_host_ok(const struct http_str *h, const char *const *hosts)
+{
+	return h->p == NULL || loopback_authority(h->p, h->n) ||
+	    host_listed(h->p, h->n, hosts);
 }
 
 /*
@@ -197,8 +246,18 @@ http_check(const struct http_request *r, const struct http_config *c)
 
 	if (!http_origin_ok(&r->h[HTTP_H_ORIGIN], c->origins))
 		return 403;
-	if (c->check_host && !http_host_ok(&r->h[HTTP_H_HOST]))
+	if (c->check_host && !http_host_ok(&r->h[HTTP_H_HOST], c->hosts))
 		return 403;
+	/*
+	 * A browser's preflight from a listed origin carries no
+	 * credentials (Fetch: CORS-preflight request), so it cannot carry
+	 * the token; it learns only what the manual says, and the request
+	 * it prepares must pass every rule.  http.c answers it.
+	 */
+	if (r->method == HTTP_OPTIONS && str_is(&r->path, c->path != NULL ?
+	    c->path : "/mcp") && http_origin_listed(&r->h[HTTP_H_ORIGIN],
+	    c->origins) != NULL)
+		return 0;
 	if (!http_token_ok(&r->h[HTTP_H_AUTHORIZATION], c->token))
 		return 401;
 	if (!str_is(&r->path, c->path != NULL ? c->path : "/mcp"))

@@ -400,7 +400,8 @@ on_progress(struct server *s, const struct json *j, const char *line,
 
 /*
  * Does a session want a server's log message?  A 2025 session set its
- * level on the servers.  A modern client hears a server only while a
+ * level on the servers, and hears those it uses (srv_uses: its toolbox
+ * open, over HTTP and shared as over stdio), no other.  A modern client hears a server only while a
  * request of its that gave a logLevel is in progress there, at that
  * level or above (a 2025 server cannot say which request a message is
  * about).
@@ -412,8 +413,7 @@ log_wanted(const struct session *se, const struct server *s,
 	int level = era_level(j, json_get(j, params, "level")), i;
 
 	if (session_legacy(se))
-		return level >= session_level(se) && srv_used_by(s, se) &&
-		    (!wb.shared || session_box_open(se, s->box));
+		return level >= session_level(se) && srv_uses(se, s);
 	for (i = 0; i < s->nreq; i++)
 		if (req_is_call(&s->req[i]) && s->req[i].sess == se &&
 		    s->req[i].modern && s->req[i].level >= 0 &&
@@ -444,7 +444,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 			buf_putc(&logger, ',');
 	}
 	at = j->js + j->tok[params].start + 1;
-	SESSION_EACH(se) {
+	/* Only those that can hear it: no work, no backlog for the rest. */
+	SESSION_HEARING(se) {
 		if (!log_wanted(se, s, j, params))
 			continue;
 		if (logger.len == 0)
@@ -609,7 +610,6 @@ relay_roots_changed(struct session *se)
 
 	relay_roots_ask(se);
 	SRV_EACH(s)
-		if (srv_serving(s) && !s->modern && srv_used_by(s, se) &&
-		    (!wb.shared || session_box_open(se, s->box)))
+		if (srv_serving(s) && !s->modern && srv_uses(se, s))
 			srv_notify(s, "notifications/roots/list_changed");
 }

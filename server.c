@@ -145,6 +145,19 @@ srv_used_by(const struct server *s, const struct session *se)
 	return srv_for(se, s->n) == s;
 }
 
+/*
+ * Does the session use s: its instance, its toolbox open or being opened
+ * (the box layer knows which)?  What a server says that answers no one
+ * goes to these sessions alone, over HTTP as in a shared workbench.
+ */
+bool
+srv_uses(const struct session *se, const struct server *s)
+{
+	if (up.uses != NULL)
+		return up.uses(se, s);
+	return srv_used_by(s, se);
+}
+
 /* How many servers are configured. */
 int
 srv_configured(void)

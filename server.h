@@ -67,6 +67,7 @@ struct server *srv_next(const struct server *);
 struct server *srv_by_pid(pid_t);
 struct server *srv_for(const struct session *, int);
 bool	 srv_used_by(const struct server *, const struct session *);
+bool	 srv_uses(const struct session *, const struct server *);
 int	 srv_index(const struct server *);
 int	 srv_configured(void);
 void	 srv_bind(const struct session *, int, const unsigned char *,

@@ -13,6 +13,7 @@
 #include "session_int.h"
 
 static struct session *sessions;	/* In the order they came. */
+static struct session *hearing;	/* Those that can hear now. */
 
 /*
  * The pipe transport: a peer over two descriptors (the client's stdin
@@ -44,6 +45,7 @@ session_new(int rfd, int wfd)
 
 	se->peer.rfd = rfd;
 	se->peer.wfd = wfd;
+	session_hear(se, true);
 	return se;
 }
 
@@ -87,6 +89,7 @@ session_free(struct session *se)
 		;
 	if (*p != NULL)
 		*p = se->next;
+	session_hear(se, false);
 	pace_drop(se);
 	free(se->line);
 	buf_free(&se->held);
@@ -96,6 +99,51 @@ session_free(struct session *se)
 	buf_free(&se->era.caps);
 	free(se->open);
 	free(se);
+}
+
+/* Whether it can hear now: in the list of those that can, or out. */
+void
+session_hear(struct session *se, bool on)
+{
+	if (se->hearing == on)
+		return;
+	se->hearing = on;
+	if (on) {
+		se->hprev = NULL;
+		se->hnext = hearing;
+		if (hearing != NULL)
+			hearing->hprev = se;
+		hearing = se;
+		return;
+	}
+	if (se->hprev != NULL)
+		se->hprev->hnext = se->hnext;
+	else
+		hearing = se->hnext;
+	if (se->hnext != NULL)
+		se->hnext->hprev = se->hprev;
+	/*
+	 * se->hnext is left as it was: a fan-out at se when its transport
+	 * takes it out (a stream that failed as it was written) goes on.
+	 */
+}
+
+bool
+session_hearing(const struct session *se)
+{
+	return se->hearing;
+}
+
+struct session *
+session_first_hearing(void)
+{
+	return hearing;
+}
+
+struct session *
+session_next_hearing(const struct session *se)
+{
+	return se->hnext;
 }
 
 struct session *

@@ -40,6 +40,20 @@ struct session *session_next(const struct session *);
 	for ((se) = session_first(); (se) != NULL; (se) = session_next(se))
 
 /*
+ * The sessions that can hear a message that answers nothing now (a
+ * pipe's always; another transport's while its client has a stream
+ * open): a fan-out walks these alone, so that sessions that cannot
+ * receive cost it nothing and keep nothing.
+ */
+void	 session_hear(struct session *, bool);
+bool	 session_hearing(const struct session *);
+struct session *session_first_hearing(void);
+struct session *session_next_hearing(const struct session *);
+#define SESSION_HEARING(se) \
+	for ((se) = session_first_hearing(); (se) != NULL; \
+	    (se) = session_next_hearing(se))
+
+/*
  * Its transport, for the loop: the descriptors to poll (-1: none), its
  * input while it has not ended, its output while bytes wait; a transport
  * that the loop does not poll itself has none.

@@ -18,6 +18,9 @@ struct pacer {
 
 struct session {
 	struct session		*next;		/* The loop's list. */
+	struct session		*hnext;		/* Those that can hear now, */
+	struct session		*hprev;
+	bool			 hearing;	/* this one among them. */
 	const struct session_io	*io;		/* What carries its bytes, */
 	void			*carrier;	/* with its data. */
 	struct peer		 peer;		/* The pipe: rfd, wfd, queues. */

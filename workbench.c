@@ -573,7 +573,8 @@ help(void)
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
-	    "server failed),\n2 usage error, 3 cannot start.\n"
+	    "server failed),\n2 usage error, 3 cannot start, 4 the shared "
+	    "workbench died or stopped.\n"
 	    "See mcp-workbench(1).\n");
 }
 
@@ -583,6 +584,10 @@ print_check(const struct cfg *c)
 	const struct cfg_toolbox *b;
 	int i, k;
 
+	if (c->http_problems != NULL)
+		fprintf(stderr, "%s%s: warning: --listen would refuse this "
+		    "configuration (the lines above); stdio sessions are "
+		    "served\n", c->http_problems, c->path);
 	printf("%s: OK, %d toolbox%s, mode %s\n", c->path, c->nboxes,
 	    c->nboxes == 1 ? "" : "es", wb.mode == MODE_DYNAMIC ? "dynamic" :
 	    "proxy");
@@ -796,13 +801,15 @@ main(int argc, char *argv[])
 		print_check(&wb.cfg);
 		return 0;
 	}
+	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
+	if (listen != NULL && !cfg_http_usable(&wb.cfg, stderr))
+		return 1;
 	if (o.status)
 		return host_status(o.json);
 	/*
 	 * A front: the session is served by the shared workbench.  A
 	 * listening workbench is a host of sessions itself and joins none.
 	 */
-	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
 	if (wb.cfg.share && ready < 0 && !o.probe && listen == NULL &&
 	    (r = host_front(argv[0])) >= 0)
 		return r;

@@ -84,11 +84,11 @@ else
 	fail "example config is the repository's example/workbench-config.json"
 fi
 
-# The manual: version substituted, renders, lint-clean when mandoc is here.
+# The manual: names the version, renders, lint-clean when mandoc is here.
 if grep -q '@VERSION@' "$page"; then
-	fail "manual: @VERSION@ substituted"
+	fail "manual: no @VERSION@ placeholder"
 elif grep -q "^version $version\.\$" "$page"; then
-	ok "manual: @VERSION@ substituted (version $version)"
+	ok "manual: names version $version"
 else
 	fail "manual: names version $version"
 	grep '^\.Os' "$page" | quote

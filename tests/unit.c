@@ -1248,6 +1248,64 @@ test_config_errors(void)
 	    "missing \"command\"", NULL }));
 }
 
+/*
+ * httpToken: an unset ${VAR} is a problem for --listen alone, unless the
+ * file names "listen" itself; a token no client can send is refused.
+ */
+static void
+test_config_http_token(void)
+{
+	static const char *const bad[] = { "                    ",
+	    " 0123456789abcdef", "0123456789abcdef ", "0123456789\\r\\nabcdef",
+	    "0123456789abcdef\\n", "01234567\\t89abcdef" };
+	struct buf t = { 0 };
+	struct cfg c;
+	char *err;
+	size_t i;
+
+	unsetenv("WB_T_NOTOKEN");
+	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"${WB_T_NOTOKEN}\"}",
+	    &c, &err) == 0);
+	CHECK(err[0] == '\0' && c.http_token == NULL);
+	CHECK(c.http_problems != NULL && strstr(c.http_problems,
+	    "httpToken: environment variable WB_T_NOTOKEN is not set") != NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"toolboxes\":{},\"listen\":\"127.0.0.1:0\","
+	    "\"httpToken\":\"${WB_T_NOTOKEN}\"}", &c, &err) == 1);
+	CHECK(strstr(err, "WB_T_NOTOKEN is not set") != NULL);
+	cfg_free(&c);
+	free(err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t.len = 0;
+		buf_printf(&t, "{\"toolboxes\":{},\"httpToken\":\"%s\"}",
+		    bad[i]);
+		CHECK(load(buf_cstr(&t), &c, &err) == 0);
+		CHECK(c.http_token == NULL && c.http_problems != NULL &&
+		    strstr(c.http_problems, "no client could send it") != NULL);
+		cfg_free(&c);
+		free(err);
+	}
+	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"0123 4567 89ab cdef\"}",
+	    &c, &err) == 0 && c.http_problems == NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"toolboxes\":{},\"allowedHosts\":[\"mcp.example.com\","
+	    "\"b.example:8443\",\"[::1]:1\"]}", &c, &err) == 0 &&
+	    c.http_problems == NULL);
+	CHECK(strcmp(c.hosts[0], "mcp.example.com") == 0 && c.hosts[3] == NULL);
+	cfg_free(&c);
+	free(err);
+	CHECK(load("{\"toolboxes\":{},\"allowedHosts\":[\"https://x\","
+	    "\"a b\",\"\"]}", &c, &err) == 0 && c.http_problems != NULL);
+	CHECK(strstr(c.http_problems, "allowedHosts[0]: 'https://x' is not a "
+	    "host name") != NULL && strstr(c.http_problems,
+	    "allowedHosts[2]") != NULL);
+	cfg_free(&c);
+	free(err);
+	buf_free(&t);
+}
+
 /* The keys of serving HTTP: values, defaults, and what is refused. */
 static void
 test_config_http(void)
@@ -1282,23 +1340,30 @@ test_config_http(void)
 	CHECK(c.max_conns == 3 && c.http_session_ms == 0);
 	cfg_free(&c);
 	free(err2);
+	/*
+	 * What only --listen reads is checked when listening: the same file
+	 * serves stdio sessions (cfg_http_usable says no for --listen).
+	 */
 	CHECK(load("{\"toolboxes\":{},\"httpToken\":\"short\"}", &c,
-	    &err3) == 1);
-	CHECK(strstr(err3, "httpToken is shorter than 16 bytes") != NULL);
+	    &err3) == 0);
+	CHECK(c.http_problems != NULL && strstr(c.http_problems,
+	    "httpToken is shorter than 16 bytes") != NULL);
+	CHECK(c.http_token == NULL);
 	cfg_free(&c);
 	free(err3);
 	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":[\"app.example\","
 	    "\"https://a/b\",\"https://ok\"],\"maxConnections\":0,"
-	    "\"httpSessionTimeoutMs\":-1,\"httpNope\":1}", &c, &err4) == 4);
-	CHECK(strstr(err4, "allowedOrigins[0]: 'app.example' is not an "
-	    "origin") != NULL);
-	CHECK(strstr(err4, "allowedOrigins[1]") != NULL);
-	CHECK(strstr(err4, "allowedOrigins[2]") == NULL);
-	CHECK(strstr(err4, "maxConnections") != NULL);
-	CHECK(strstr(err4, "httpSessionTimeoutMs") != NULL);
+	    "\"httpSessionTimeoutMs\":-1,\"httpNope\":1}", &c, &err4) == 0);
+	CHECK(strstr(c.http_problems, "allowedOrigins[0]: 'app.example' is "
+	    "not an origin") != NULL);
+	CHECK(strstr(c.http_problems, "allowedOrigins[1]") != NULL);
+	CHECK(strstr(c.http_problems, "allowedOrigins[2]") == NULL);
+	CHECK(strstr(c.http_problems, "maxConnections") != NULL);
+	CHECK(strstr(c.http_problems, "httpSessionTimeoutMs") != NULL);
 	CHECK(strstr(err4, "httpNope: unknown key ignored") != NULL);
 	cfg_free(&c);
 	free(err4);
+	test_config_http_token();
 	CHECK(load("{\"toolboxes\":{},\"listen\":\"0.0.0.0:80\"}", &c,
 	    &err6) == 1);
 	CHECK(strstr(err6, "listen: 0.0.0.0:80 is not a loopback address: set "
@@ -1315,7 +1380,7 @@ test_config_http(void)
 	cfg_free(&c);
 	free(err6);
 	CHECK(load("{\"toolboxes\":{},\"allowedOrigins\":\"x\"}", &c,
-	    &err5) == 1);
+	    &err5) == 0 && c.http_problems != NULL);
 	cfg_free(&c);
 	free(err5);
 }
@@ -2318,6 +2383,53 @@ hstatus(const char *s)
 	return st;
 }
 
+/* allowedHosts: a host with any port, or host:port exactly, any case. */
+static void
+test_http_allowed_hosts(void)
+{
+	static const char *const hosts[] = { "mcp.example.com", "b.example:8443",
+	    "[2001:db8::1]", NULL };
+	static const struct {
+		const char	*host;
+		bool		 ok;
+	} t[] = {
+		{ "mcp.example.com", true }, { "MCP.Example.COM:8443", true },
+		{ "mcp.example.com:1", true }, { "b.example:8443", true },
+		{ "b.example", false }, { "b.example:443", false },
+		{ "[2001:db8::1]", true }, { "[2001:db8::1]:8443", true },
+		{ "[2001:db8::2]:8443", false }, { "example.com", false },
+		{ "mcp.example.com.evil", false }, { "evil.mcp.example.com", false },
+		{ "mcp.example.co", false }, { ":8443", false },
+		{ "localhost:8931", true }
+	};
+	struct http_str h;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		h.p = t[i].host;
+		h.n = strlen(t[i].host);
+		if (http_host_ok(&h, hosts) != t[i].ok)
+			fprintf(stderr, "allowedHosts: %s\n", t[i].host);
+		CHECK(http_host_ok(&h, hosts) == t[i].ok);
+	}
+}
+
+/* A GET whose head, after pre (empty lines), is exactly n bytes. */
+static const char *
+head_of(struct buf *b, const char *pre, size_t n)
+{
+	static const char start[] = "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Pad: ";
+	size_t pad = n - (sizeof(start) - 1) - 4;
+
+	b->len = 0;
+	buf_puts(b, pre);
+	buf_puts(b, start);
+	while (pad-- > 0)
+		buf_putc(b, 'p');
+	buf_puts(b, "\r\n\r\n");
+	return buf_cstr(b);
+}
+
 static void
 test_http_parse(void)
 {
@@ -2411,6 +2523,16 @@ test_http_parse(void)
 	big[sizeof(big) - 1] = '\0';
 	memcpy(big, "GET /mcp HTTP/1.1\r\nHost: a\r\nX-Big: ", 35);
 	CHECK(hstatus(big) == 431);
+	/*
+	 * At the cap exactly: a head of HTTP_HEAD_MAX bytes, its blank
+	 * line included, is taken; one byte more is 431 (the test that
+	 * tells >= from >).  Empty lines before it do not count.
+	 */
+	CHECK(hstatus(head_of(&b, "", HTTP_HEAD_MAX)) == HTTP_DONE);
+	CHECK(hstatus(head_of(&b, "", HTTP_HEAD_MAX + 1)) == 431);
+	CHECK(hstatus(head_of(&b, "\r\n\r\n", HTTP_HEAD_MAX)) == HTTP_DONE);
+	CHECK(hstatus(head_of(&b, "\r\n", HTTP_HEAD_MAX + 1)) == 431);
+	b.len = 0;
 	buf_puts(&b, "GET /mcp HTTP/1.1\r\nHost: a\r\n");
 	for (i = 0; i < HTTP_FIELDS_MAX - 1; i++)
 		buf_printf(&b, "X-F%d: v\r\n", i);
@@ -2603,7 +2725,7 @@ test_http_rules(void)
 	    "Accept: text/html, Text/Event-Stream;q=0.5\r\n"
 	    "accept: application/*\r\nX-A: 1\r\nx-a: 2\r\n\r\n", &in, &p,
 	    &q) == 0);
-	CHECK(http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(http_host_ok(&q.h[HTTP_H_HOST], NULL));
 	CHECK(http_accepts(&q, "text/event-stream"));
 	CHECK(http_accepts(&q, "application/json"));
 	CHECK(!http_accepts(&q, "image/png"));
@@ -2611,8 +2733,9 @@ test_http_rules(void)
 	CHECK(http_field(&q, "X-a", 2, &v) == 0);
 	CHECK(hrequest("GET / HTTP/1.1\r\nHost: evil.com:9\r\n\r\n", &in, &p,
 	    &q) == 0);
-	CHECK(!http_host_ok(&q.h[HTTP_H_HOST]));
+	CHECK(!http_host_ok(&q.h[HTTP_H_HOST], NULL));
 	CHECK(http_accepts(&q, "image/png"));	/* No Accept: all. */
+	test_http_allowed_hosts();
 
 	/* http_check, rule by rule. */
 	cfg.token = "tok";
@@ -2860,7 +2983,7 @@ test_http_conns(void)
 	struct http_config cfg = { 0 };
 	struct http_server *s;
 	struct buf got = { 0 }, pad = { 0 };
-	int a, b, c, i;
+	int a, b, c, d, i;
 
 	cfg.max_body = 1000;
 	cfg.max_conns = 2;
@@ -2896,13 +3019,22 @@ test_http_conns(void)
 	CHECK(hwait(s, a, "\r\n\r\nz", &got, 50));
 	CHECK(strstr(buf_cstr(&got), "\r\n\r\nx") <
 	    strstr(buf_cstr(&got), "\r\n\r\ny"));
-	/* Past max_conns: 503 at once; the others go on. */
+	/*
+	 * At max_conns the connection idle longest (a) is closed, unanswered,
+	 * to make room; with none idle (b and c have sent nothing yet), a
+	 * newcomer waits in the backlog, never answered 503, until one ends.
+	 */
 	b = hconnect(s);
 	c = hconnect(s);
 	got.len = 0;
-	CHECK(hwait(s, c, NULL, &got, 50));
-	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 503 ", 13) == 0);
+	CHECK(hwait(s, a, NULL, &got, 50) && got.len == 0);
+	d = hconnect(s);
+	CHECK(hsend(d, HPOST(4) "dddd"));
+	CHECK(!hwait(s, d, "HTTP/1.1", &got, 5));
 	close(c);
+	CHECK(hwait(s, d, "dddd", &got, 50));
+	CHECK(strncmp(buf_cstr(&got), "HTTP/1.1 200 ", 13) == 0);
+	close(d);
 	got.len = 0;
 	CHECK(hsend(b, HPOST(5) "three"));
 	CHECK(hwait(s, b, "three", &got, 50));

@@ -38,6 +38,9 @@
 //                        before anyone can answer the request
 //   log {level, data, logger?}
 //                        sends notifications/message, answers "logged"
+//   log_many {count, level?, data?}
+//                        sends count notifications/message in one write,
+//                        then answers "logged N"
 //   send {lines}         writes each of lines (strings) as it is, answers
 //                        "sent N"
 //   relist_fails {}      answers "ok", then sends tools/list_changed and
@@ -97,6 +100,7 @@ const TOOLS = [
 	{ name: 'ask_cancel', description: 'Sends a request to the client, then cancels it.', inputSchema: obj },
 	{ name: 'ask_and_answer', description: 'Sends a request to the client and answers at once.', inputSchema: obj },
 	{ name: 'log', description: 'Sends notifications/message.', inputSchema: obj },
+	{ name: 'log_many', description: 'Sends many notifications/message.', inputSchema: obj },
 	{ name: 'send', description: 'Writes the given lines as they are.', inputSchema: obj },
 	{ name: 'relist_fails', description: 'Announces a list change, then fails tools/list once.', inputSchema: obj },
 	{ name: 'received', description: 'Lists what the server received.', inputSchema: obj },
@@ -203,6 +207,12 @@ function callTool(id, params) {
 			p.logger = a.logger;
 		out({ jsonrpc: '2.0', method: 'notifications/message', params: p });
 		text(id, 'logged');
+		return;
+	}
+	case 'log_many': {
+		const line = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: a.level ?? 'info', data: a.data ?? 'fixture log' } });
+		out(Array(a.count ?? 1).fill(line).join('\n'));
+		text(id, `logged ${a.count ?? 1}`);
 		return;
 	}
 	case 'send':

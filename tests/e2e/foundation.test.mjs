@@ -354,6 +354,26 @@ describe('command line', () => {
 		}
 	});
 
+	test('--help, README and the manual agree: the synopsis lines, every exit status, the version', T, () => {
+		const help = L.runCli(['--help']).stdout;
+		const readme = fs.readFileSync(path.join(L.REPO_DIR, 'README.md'), 'utf8');
+		const usage = readme.slice(readme.indexOf('## Usage'));
+		const block = usage.slice(usage.indexOf('```') + 3, usage.indexOf('```', usage.indexOf('```') + 3));
+		// Each synopsis of --help names options the README's usage shows.
+		for (const opt of help.slice(0, help.indexOf('\n\n')).match(/--[a-z]+/g))
+			assert.ok(block.includes(opt), `README usage lacks ${opt}:\n${block}`);
+		const page = fs.readFileSync(path.join(L.REPO_DIR, 'man', 'mcp-workbench.1'), 'utf8');
+		const exits = page.slice(page.indexOf('.Sh EXIT STATUS'), page.indexOf('.Sh SIGNALS'));
+		const statuses = [...exits.matchAll(/^\.It (\d+)$/gm)].map((m) => m[1]);
+		assert.ok(statuses.includes('4'), `manual's exit statuses: ${statuses}`);
+		const said = help.slice(help.indexOf('Exit status:'));
+		for (const st of statuses)
+			assert.match(said, new RegExp(`\\b${st} [a-z]`), `--help's exit statuses lack ${st}:\n${said}`);
+		const mk = L.makefileVersion();
+		assert.ok(!page.includes('@VERSION@'), 'the manual in the source tree names a placeholder');
+		assert.match(page, new RegExp(`^version ${L.escapeRe(mk ?? cliVersion())}\\.$`, 'm'), 'the manual names the version');
+	});
+
 	test('usage errors exit 2 with the synopsis', T, () => {
 		for (const args of [['--no-such-option'], ['-c'], ['-x']]) {
 			const r = L.runCli(args);

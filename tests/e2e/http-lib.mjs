@@ -154,3 +154,62 @@ export function rawExchange(port, bytes, host = '127.0.0.1') {
 		sock.on('close', () => resolve(got.toString('latin1')));
 	});
 }
+
+// A 2025 session by hand: initialize (capabilities as given), initialized;
+// post(body) returns what H.post does, with the session's headers.
+export async function rawSession(url, opts = {}) {
+	const init = rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: opts.capabilities ?? {}, clientInfo: { name: 'raw', version: '1' } });
+	const r = await post(url, init, opts.headers);
+	if (r.status !== 200)
+		throw new Error(`initialize: ${r.status} ${r.text}`);
+	const sid = r.headers.get('mcp-session-id');
+	const hdr = { ...opts.headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+	const s = {
+		sid,
+		hdr,
+		post: (body, more = {}) => post(url, body, { ...hdr, ...more }),
+		call: (id, name, args) => s.post(rpc(id, 'tools/call', { name, arguments: args })),
+	};
+	await s.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+	return s;
+}
+
+// A POST whose answer is read as it comes: events() yields each SSE
+// event's data parsed (or the JSON answer once), until the stream ends.
+export async function streamingPost(url, body, headers = {}) {
+	const res = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body });
+	const reader = res.body.getReader();
+	const dec = new TextDecoder();
+	let text = '';
+	return {
+		status: res.status,
+		headers: res.headers,
+		async *events() {
+			if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+				for (;;) {
+					const { done, value } = await reader.read();
+					if (done)
+						break;
+					text += dec.decode(value, { stream: true });
+				}
+				if (text !== '')
+					yield JSON.parse(text);
+				return;
+			}
+			for (;;) {
+				let end;
+				while ((end = text.indexOf('\n\n')) >= 0) {
+					const ev = text.slice(0, end);
+					text = text.slice(end + 2);
+					const data = ev.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+					if (data !== '')
+						yield JSON.parse(data);
+				}
+				const { done, value } = await reader.read();
+				if (done)
+					return;
+				text += dec.decode(value, { stream: true });
+			}
+		},
+	};
+}

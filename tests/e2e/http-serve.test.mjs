@@ -5,7 +5,8 @@
 
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
@@ -356,6 +357,52 @@ describe('http: large results', () => {
 			assert.equal(L.resultText(r).length, 3000000);
 			await small;
 			await Promise.all([a.close(), m.close()]);
+		});
+	});
+});
+
+describe('http: the curl session of the README and the manual', () => {
+	// The block as written, the port alone changed; the manual's copy
+	// must be the same text.
+	function readmeBlock() {
+		const readme = fs.readFileSync(path.join(L.REPO_DIR, 'README.md'), 'utf8');
+		const at = readme.indexOf('<!-- curl-session:');
+		assert.ok(at >= 0, 'README has the curl session');
+		const start = readme.indexOf('```sh\n', at) + 6;
+		return readme.slice(start, readme.indexOf('```', start));
+	}
+
+	function manualBlock() {
+		const page = fs.readFileSync(path.join(L.REPO_DIR, 'man', 'mcp-workbench.1'), 'utf8');
+		const at = page.indexOf('.\\" curl-session:');
+		assert.ok(at >= 0, 'the manual has the curl session');
+		const start = page.indexOf('.Bd -literal -offset indent\n', at) + 28;
+		return page.slice(start, page.indexOf('.Ed\n', start)).replaceAll('\\e', '\\');
+	}
+
+	test('runs as written: initialize, the session id, open_toolbox, a call, DELETE', T, async () => {
+		const script = readmeBlock();
+		assert.equal(manualBlock(), script, 'the manual and the README show the same session');
+		const home = L.makeTempDir('wb-curl-home-');
+		fs.mkdirSync(path.join(home, 'src'));
+		fs.writeFileSync(path.join(home, 'src', 'hello.txt'), 'hi\n');
+		const config = { toolboxes: { dev: { description: 'Development tools', mcpServers: {
+			filesystem: { ...L.filesystemServer(path.join(home, 'src')), toolFilters: ['read_*', 'list_directory'] },
+		} } } };
+		await H.withListener(config, {}, async (wb) => {
+			assert.match(script, /^URL=http:\/\/127\.0\.0\.1:8931\/mcp$/m);
+			const run = script.replace(/^URL=.*$/m, `URL=${wb.url}`);
+			const out = await new Promise((resolve, reject) => {
+				execFile('sh', ['-c', run], { env: { ...process.env, HOME: home }, timeout: 60000 }, (err, stdout, stderr) =>
+					err ? reject(Object.assign(err, { stdout, stderr })) : resolve(stdout));
+			});
+			const lines = out.split('\n');
+			assert.match(lines[0], /"serverInfo":\{"name":"mcp-workbench"/, out);
+			assert.match(lines.find((l) => l.includes('"id":2,')) ?? '', /"result":.*"source_server":"filesystem"/, out);
+			assert.match(out, /\[FILE\] hello\.txt/, out);
+			assert.match(out, /^DELETE: 200$/m, out);
+			const gone = await H.post(wb.url, H.rpc(9, 'ping'), { 'mcp-session-id': '0'.repeat(32) });
+			assert.equal(gone.status, 404);
 		});
 	});
 });
