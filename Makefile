@@ -133,11 +133,17 @@ tests/node_modules: tests/package.json tests/package-lock.json
 
 install: mcp-workbench
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 \
+	    $(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7 \
 	    $(DESTDIR)$(DATADIR)
 	cp mcp-workbench $(DESTDIR)$(BINDIR)/mcp-workbench
 	chmod 755 $(DESTDIR)$(BINDIR)/mcp-workbench
 	cp man/mcp-workbench.1 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
-	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
+	cp man/mcp-workbench-config.5 \
+	    $(DESTDIR)$(MANPREFIX)/man5/mcp-workbench-config.5
+	cp man/mcp-workbench.7 $(DESTDIR)$(MANPREFIX)/man7/mcp-workbench.7
+	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1 \
+	    $(DESTDIR)$(MANPREFIX)/man5/mcp-workbench-config.5 \
+	    $(DESTDIR)$(MANPREFIX)/man7/mcp-workbench.7
 	cp example/workbench-config.json \
 	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
 	chmod 644 $(DESTDIR)$(DATADIR)/workbench-config.example.json
@@ -145,6 +151,8 @@ install: mcp-workbench
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mcp-workbench \
 	    $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1 \
+	    $(DESTDIR)$(MANPREFIX)/man5/mcp-workbench-config.5 \
+	    $(DESTDIR)$(MANPREFIX)/man7/mcp-workbench.7 \
 	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
@@ -352,6 +360,9 @@ LINT_SRC = $(SRC) tests/unit.c tests/mock-server.c \
 	tests/unit-session.c \
 	tests/share-probe.c fuzz/fuzz_share.c
 
+# The manual pages, by reader: the command, its configuration, the concepts.
+MANPAGES = man/mcp-workbench.1 man/mcp-workbench-config.5 man/mcp-workbench.7
+
 # The layers of ARCHITECTURE.md against the #include lines.
 check-layers:
 	sh tests/layers.sh
@@ -362,10 +373,11 @@ lint:
 	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
 	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
 	    status=1; \
-	sh tests/manlint.sh man/mcp-workbench.1 || status=1; \
-	grep -q '^version $(VERSION)\.$$' man/mcp-workbench.1 || { \
-	    echo "lint: man/mcp-workbench.1 does not say version $(VERSION)"; \
-	    status=1; }; \
+	sh tests/manlint.sh $(MANPAGES) || status=1; \
+	for p in $(MANPAGES); do \
+	    grep -q '^version $(VERSION)\.$$' $$p || { \
+	    echo "lint: $$p does not say version $(VERSION)"; status=1; }; \
+	done; \
 	exit $$status
 
 clean:

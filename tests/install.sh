@@ -1,7 +1,7 @@
 #!/bin/sh
-# `make install DESTDIR=... PREFIX=/usr` stages the binary, the manual
-# (version substituted) and the example config; the installed manual
-# renders; `make uninstall` with the same settings removes exactly what
+# `make install DESTDIR=... PREFIX=/usr` stages the binary, the three
+# manual pages (each naming the version) and the example config; the
+# installed pages render; `make uninstall` with the same settings removes exactly what
 # was installed and nothing else.
 #
 # usage: tests/install.sh	(from anywhere; MAKE names the make to use)
@@ -16,10 +16,13 @@ if [ -z "$version" ]; then
 	echo "install: no VERSION in the Makefile" >&2
 	exit 1
 fi
-if [ ! -f man/mcp-workbench.1 ]; then
-	echo "install: man/mcp-workbench.1 is missing" >&2
-	exit 1
-fi
+pages="man1/mcp-workbench.1 man5/mcp-workbench-config.5 man7/mcp-workbench.7"
+for p in $pages; do
+	if [ ! -f "man/${p#*/}" ]; then
+		echo "install: man/${p#*/} is missing" >&2
+		exit 1
+	fi
+done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wb-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM HUP
@@ -50,17 +53,18 @@ comm -13 "$tmp/before" "$tmp/after" > "$tmp/installed"
 cat > "$tmp/expected" <<'EOF'
 ./usr/bin/mcp-workbench
 ./usr/share/man/man1/mcp-workbench.1
+./usr/share/man/man5/mcp-workbench-config.5
+./usr/share/man/man7/mcp-workbench.7
 ./usr/share/mcp-workbench/workbench-config.example.json
 EOF
 if cmp -s "$tmp/installed" "$tmp/expected"; then
-	ok "installs exactly the binary, the manual and the example config"
+	ok "installs exactly the binary, the three manual pages and the example config"
 else
-	fail "installs exactly the binary, the manual and the example config"
+	fail "installs exactly the binary, the three manual pages and the example config"
 	diff "$tmp/expected" "$tmp/installed" | quote
 fi
 
 bin=$stage/usr/bin/mcp-workbench
-page=$stage/usr/share/man/man1/mcp-workbench.1
 conf=$stage/usr/share/mcp-workbench/workbench-config.example.json
 
 if [ -x "$bin" ] && "$bin" --version 2>&1 | grep -qx "mcp-workbench $version"; then
@@ -71,12 +75,16 @@ fi
 mode() {
 	stat -c %a "$1" 2>/dev/null
 }
-if [ "$(mode "$bin")" = 755 ] && [ "$(mode "$page")" = 644 ] &&
-    [ "$(mode "$conf")" = 644 ]; then
+man=$stage/usr/share/man
+if [ "$(mode "$bin")" = 755 ] && [ "$(mode "$conf")" = 644 ] &&
+    [ "$(mode "$man/man1/mcp-workbench.1")" = 644 ] &&
+    [ "$(mode "$man/man5/mcp-workbench-config.5")" = 644 ] &&
+    [ "$(mode "$man/man7/mcp-workbench.7")" = 644 ]; then
 	ok "modes 755 (binary), 644 (manual, config)"
 else
 	fail "modes 755 (binary), 644 (manual, config):" \
-	    "$(mode "$bin") $(mode "$page") $(mode "$conf")"
+	    "$(mode "$bin") $(mode "$conf")" \
+	    "$(cd "$man" && stat -c '%n %a' man1/* man5/* man7/* 2>&1)"
 fi
 if cmp -s "$conf" example/workbench-config.json; then
 	ok "example config is the repository's example/workbench-config.json"
@@ -84,50 +92,55 @@ else
 	fail "example config is the repository's example/workbench-config.json"
 fi
 
-# The manual: names the version, renders, lint-clean when mandoc is here.
-if grep -q '@VERSION@' "$page"; then
-	fail "manual: no @VERSION@ placeholder"
-elif grep -q "^version $version\.\$" "$page"; then
-	ok "manual: names version $version"
-else
-	fail "manual: names version $version"
-	grep '^\.Os' "$page" | quote
-fi
-# Plain text of a rendered page: drop the overstrike (x BS x) of bold and
-# underlined words, without needing col(1).
+# Each manual page: names the version, renders, lint-clean when mandoc is
+# here.  Plain text of a rendered page: drop the overstrike (x BS x) of
+# bold and underlined words without needing col(1), and join the lines,
+# so that a phrase broken across two still reads as one.
 bs=$(printf '\b')
 plain() {
-	sed "s/.$bs//g"
+	sed "s/.$bs//g" | tr -s ' \n' '  '
 }
 rendered=0
-if command -v man >/dev/null 2>&1 && man -l "$page" >/dev/null 2>&1; then
-	if MANWIDTH=80 man -l "$page" 2>/dev/null | plain |
-	    grep -q "mcp-workbench version $version"; then
-		ok "man -l renders the installed page (names version $version)"
+for p in $pages; do
+	page=$stage/usr/share/man/$p
+	if grep -q '@VERSION@' "$page"; then
+		fail "$p: no @VERSION@ placeholder"
+	elif grep -q "^version $version\.\$" "$page"; then
+		ok "$p: names version $version"
 	else
-		fail "man -l renders the installed page (names version $version)"
+		fail "$p: names version $version"
+		grep '^\.Os' "$page" | quote
 	fi
-	rendered=1
-fi
-if command -v mandoc >/dev/null 2>&1; then
-	mandoc -Tascii "$page" 2>/dev/null | plain > "$tmp/page.txt"
-	if grep -q "mcp-workbench version $version" "$tmp/page.txt" &&
-	    grep -q '^NAME' "$tmp/page.txt" &&
-	    grep -q '^SYNOPSIS' "$tmp/page.txt"; then
-		ok "mandoc renders the installed page"
-	else
-		fail "mandoc renders the installed page"
+	if command -v man >/dev/null 2>&1 && man -l "$page" >/dev/null 2>&1; then
+		if MANWIDTH=80 man -l "$page" 2>/dev/null | plain |
+		    grep -q "mcp-workbench version $version"; then
+			ok "$p: man -l renders the installed page (names version $version)"
+		else
+			fail "$p: man -l renders the installed page (names version $version)"
+		fi
+		rendered=1
 	fi
-	if mandoc -Tlint -Wwarning "$page" > "$tmp/lint" 2>&1; then
-		ok "mandoc -Tlint -Wwarning: clean"
-	else
-		fail "mandoc -Tlint -Wwarning: clean"
-		quote "$tmp/lint"
+	if command -v mandoc >/dev/null 2>&1; then
+		mandoc -Tascii "$page" 2>/dev/null | sed "s/.$bs//g" > "$tmp/page.txt"
+		if plain < "$tmp/page.txt" |
+		    grep -q "mcp-workbench version $version" &&
+		    grep -q '^NAME' "$tmp/page.txt" &&
+		    grep -q '^SEE ALSO' "$tmp/page.txt"; then
+			ok "$p: mandoc renders the installed page"
+		else
+			fail "$p: mandoc renders the installed page"
+		fi
+		if mandoc -Tlint -Wwarning "$page" > "$tmp/lint" 2>&1; then
+			ok "$p: mandoc -Tlint -Wwarning: clean"
+		else
+			fail "$p: mandoc -Tlint -Wwarning: clean"
+			quote "$tmp/lint"
+		fi
+		rendered=1
 	fi
-	rendered=1
-fi
+done
 if [ "$rendered" -eq 0 ]; then
-	fail "neither man(1) nor mandoc(1) is installed to render the page"
+	fail "neither man(1) nor mandoc(1) is installed to render the pages"
 fi
 
 # Uninstall with the same settings.
