@@ -354,7 +354,7 @@ describe('command line', () => {
 		}
 	});
 
-	test('--help, README and the manual agree: the synopsis lines, every exit status, the version', T, () => {
+	test('--help, README and the manual agree: the synopsis lines, every exit status, the version of every page', T, () => {
 		const help = L.runCli(['--help']).stdout;
 		const readme = fs.readFileSync(path.join(L.REPO_DIR, 'README.md'), 'utf8');
 		const usage = readme.slice(readme.indexOf('## Usage'));
@@ -370,8 +370,11 @@ describe('command line', () => {
 		for (const st of statuses)
 			assert.match(said, new RegExp(`\\b${st} [a-z]`), `--help's exit statuses lack ${st}:\n${said}`);
 		const mk = L.makefileVersion();
-		assert.ok(!page.includes('@VERSION@'), 'the manual in the source tree names a placeholder');
-		assert.match(page, new RegExp(`^version ${L.escapeRe(mk ?? cliVersion())}\\.$`, 'm'), 'the manual names the version');
+		for (const file of ['mcp-workbench.1', 'mcp-workbench-config.5', 'mcp-workbench.7']) {
+			const text = fs.readFileSync(path.join(L.REPO_DIR, 'man', file), 'utf8');
+			assert.ok(!text.includes('@VERSION@'), `${file} in the source tree names a placeholder`);
+			assert.match(text, new RegExp(`^version ${L.escapeRe(mk ?? cliVersion())}\\.$`, 'm'), `${file} names the version`);
+		}
 	});
 
 	test('usage errors exit 2 with the synopsis', T, () => {
