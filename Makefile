@@ -7,6 +7,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/mcp-workbench
+DOCDIR ?= $(PREFIX)/share/doc/mcp-workbench
 DESTDIR ?=
 
 CC ?= cc
@@ -133,7 +134,7 @@ tests/node_modules: tests/package.json tests/package-lock.json
 
 install: mcp-workbench
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 \
-	    $(DESTDIR)$(DATADIR)
+	    $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 	cp mcp-workbench $(DESTDIR)$(BINDIR)/mcp-workbench
 	chmod 755 $(DESTDIR)$(BINDIR)/mcp-workbench
 	cp man/mcp-workbench.1 $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1
@@ -141,12 +142,15 @@ install: mcp-workbench
 	cp example/workbench-config.json \
 	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
 	chmod 644 $(DESTDIR)$(DATADIR)/workbench-config.example.json
+	cp LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+	chmod 644 $(DESTDIR)$(DOCDIR)/LICENSE
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mcp-workbench \
 	    $(DESTDIR)$(MANPREFIX)/man1/mcp-workbench.1 \
-	    $(DESTDIR)$(DATADIR)/workbench-config.example.json
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+	    $(DESTDIR)$(DATADIR)/workbench-config.example.json \
+	    $(DESTDIR)$(DOCDIR)/LICENSE
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # `make install` stages what it should and `make uninstall` takes exactly
 # that away again.
@@ -212,7 +216,7 @@ cross: $(CROSS_DIR)/include/jsmn.h
 		d=$(CROSS_DIR)/$$t; \
 		echo "=== cross build for $$t in $$d"; \
 		mkdir -p $$d/tests $$d/example && \
-		cp -p Makefile README.md *.[ch] $$d && \
+		cp -p Makefile README.md LICENSE *.[ch] $$d && \
 		cp -p tests/*.c $$d/tests && \
 		cp -p example/*.c example/*.json $$d/example && \
 		(cd $$d && $(MAKE) CC=$$t-gcc CPPFLAGS=-I../include \
