@@ -24,21 +24,21 @@ SESSOBJ = session.o pace.o
 OBJ = $(TOPOBJ) $(BOXOBJ) $(SRVOBJ) $(SESSOBJ) \
 	era.o peer.o procmgr.o guard.o toolname.o terms.o thesaurus.o config.o store.o \
 	share.o share_wire.o share_daemon.o front.o \
-	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
+	json.o json_scan.o json_out.o utf8.o jsonrpc.o util.o $(HTTPOBJ)
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPOBJ = http.o http_listen.o http_out.o http_parse.o http_rules.o
 LIBOBJ = era.o peer.o procmgr.o guard.o toolname.o terms.o thesaurus.o config.o \
 	store.o share.o share_wire.o share_daemon.o front.o \
-	json.o json_scan.o json_out.o utf8.o rpc.o util.o $(HTTPOBJ)
+	json.o json_scan.o json_out.o utf8.o jsonrpc.o util.o $(HTTPOBJ)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
 UNITOBJ = tests/unit.o tests/unit-share.o tests/unit-session.o
 APPOBJ = dispatch.o probe.o http_host.o $(BOXOBJ) $(SRVOBJ) $(SESSOBJ)
 # Each layer's headers (a file may include its own layer's and below).
-HDR = util.h json.h json_out.h rpc.h json_int.h peer.h proc.h config.h \
+HDR = util.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
-	session.h session_int.h server.h server_int.h box.h dispatch.h
+	session.h session_int.h server.h server_int.h box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 

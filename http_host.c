@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 #include "http.h"
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */

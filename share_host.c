@@ -27,7 +27,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 #include "share.h"
 
 extern char **environ;
