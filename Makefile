@@ -193,7 +193,7 @@ demo: all
 # names the slower checks run after the unit and end-to-end suites, one
 # after the other (also under make -j: they time themselves), each to the
 # end even when one fails; `make check CHECK_EXTRA=` runs only the suites.
-CHECK_EXTRA ?= check-install check-sizes check-static check-flags cross-check lint \
+CHECK_EXTRA ?= check-minimal check-install check-sizes check-static check-flags cross-check lint \
 	fuzz asan valgrind
 
 check: all tests/unit tests/node_modules
@@ -241,6 +241,11 @@ uninstall:
 	    $(DESTDIR)$(DOCDIR)/LICENSE
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
+# The minimal build (HTTP=0 SHARE=0) in build-minimal/: --listen, "listen"
+# and "share" refused, naming the build; the stdio suites against it.
+check-minimal: $(MIN_DIR)/mcp-workbench tests/mock-server tests/node_modules
+	sh tests/minimal.sh $(MIN_DIR)/mcp-workbench
+
 # `make install` stages what it should and `make uninstall` takes exactly
 # that away again.
 check-install: mcp-workbench
@@ -268,6 +273,12 @@ $(STATIC_DIR)/include/jsmn.h:
 
 mcp-workbench-static: $(SRC) $(HDR) Makefile $(STATIC_DIR)/include/jsmn.h
 	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(SRC)
+
+# The minimal static build beside it (make sizes).
+$(MIN_DIR)/mcp-workbench-static: $(MINSRC) $(HDR) Makefile \
+	$(STATIC_DIR)/include/jsmn.h
+	mkdir -p $(MIN_DIR)
+	$(MUSL_CC) $(STATIC_ALL) -DWB_VERSION=\"$(VERSION)\" -o $@ $(MINSRC)
 
 example/example-server-static: example/example-server.c $(STATIC_DIR)/include/jsmn.h
 	$(MUSL_CC) $(STATIC_ALL) -o $@ example/example-server.c
@@ -309,7 +320,7 @@ cross: $(CROSS_DIR)/include/jsmn.h
 		(cd $$d && $(MAKE) CC=$$t-gcc CPPFLAGS=-I../include \
 		    HTTP=$(HTTP) SHARE=$(SHARE) \
 		    CFLAGS="$(CROSS_CFLAGS)" LDFLAGS="$(CROSS_LDFLAGS)" \
-		    all tests/unit) || exit 1; \
+		    all tests/unit $(MIN_DIR)/mcp-workbench) || exit 1; \
 	done
 
 cross-check: cross
@@ -324,16 +335,25 @@ check-flags:
 
 # The README's size table, measured on the native, static and cross builds
 # and written between its "make sizes" marks (bench/sizes.sh).
-sizes: mcp-workbench static cross
+sizes: mcp-workbench $(MIN_DIR)/mcp-workbench static \
+	$(MIN_DIR)/mcp-workbench-static cross
 	CC="$(CC)" CFLAGS="$(CFLAGS)" MUSL_CC="$(MUSL_CC)" \
 	    STATIC_CFLAGS="$(STATIC_CFLAGS)" CROSS_CFLAGS="$(CROSS_CFLAGS)" \
-	    sh bench/sizes.sh README.md $(CROSS_DIR) $(CROSS_TARGETS)
+	    MIN_DIR=$(MIN_DIR) sh bench/sizes.sh $(SIZES_DOC) $(CROSS_DIR) \
+	    $(CROSS_TARGETS)
 
-# The table's row for this native build (machine, flags, compiler) must
-# give its stripped size and text: a change that grows the binary comes
-# with the table made again.  No row for this build fails too.
-check-sizes: mcp-workbench
-	CC="$(CC)" CFLAGS="$(CFLAGS)" sh bench/sizes.sh --check README.md
+# The table's rows for this native build (machine, flags, compiler), full
+# and minimal, must give their stripped size and text: a change that grows
+# the binary comes with the table made again.  No row for this build
+# fails too, and so does either build over its bound, stripped:
+# SIZE_MAX_FULL and SIZE_MAX_MINIMAL bytes.
+SIZES_DOC = README.md
+SIZE_MAX_FULL = 330000
+SIZE_MAX_MINIMAL = 200000
+check-sizes: mcp-workbench $(MIN_DIR)/mcp-workbench
+	CC="$(CC)" CFLAGS="$(CFLAGS)" MIN_DIR=$(MIN_DIR) \
+	    SIZE_MAX_FULL=$(SIZE_MAX_FULL) SIZE_MAX_MINIMAL=$(SIZE_MAX_MINIMAL) \
+	    sh bench/sizes.sh --check $(SIZES_DOC)
 
 # ---------------------------------------------------------------------------
 # AddressSanitizer and UndefinedBehaviorSanitizer: a separate build in
@@ -468,4 +488,4 @@ clean:
 
 .PHONY: all check test demo install uninstall clean check-install static \
 	check-static asan valgrind fuzz fuzz-long lint bench cross cross-check \
-	check-flags sizes check-sizes check-layers
+	check-flags sizes check-sizes check-layers check-minimal

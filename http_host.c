@@ -1016,6 +1016,13 @@ hhost_start(const char *listen, struct buf *err)
 	return true;
 }
 
+/* HTTP is in this build (no_http.c says otherwise). */
+const char *
+hhost_left_out(void)
+{
+	return NULL;
+}
+
 bool
 hhost_serving(void)
 {

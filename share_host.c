@@ -595,6 +595,13 @@ host_status(bool json)
  * The shared workbench.
  */
 
+/* Sharing is in this build (no_share.c says otherwise). */
+const char *
+host_left_out(void)
+{
+	return NULL;
+}
+
 /*
  * Is this the shared workbench's command line (SHARE_OPT_SERVE HEX
  * SHARE_OPT_READY FD, then a workbench's options)?  The ready pipe,

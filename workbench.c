@@ -750,6 +750,25 @@ load_config(const char *path)
 	return false;
 }
 
+/*
+ * Whether this build has what the configuration asks for ("listen",
+ * "share"); a build that leaves one out says so and names the build.
+ */
+static bool
+build_has(const struct cfg *c)
+{
+	const char *why;
+
+	if (c->listen != NULL && (why = hhost_left_out()) != NULL)
+		fprintf(stderr, WB_NAME ": %s: \"listen\": %s\n", c->path, why);
+	else if (c->share && (why = host_left_out()) != NULL)
+		fprintf(stderr, WB_NAME ": %s: \"share\": true: %s\n", c->path,
+		    why);
+	else
+		return true;
+	return false;
+}
+
 /* Serve the sessions that come to the shared workbench until it ends. */
 static void
 serve_shared(void)
@@ -793,7 +812,13 @@ main(int argc, char *argv[])
 		return WB_EXIT_USAGE;
 	if ((r = parse_options(argc, argv, &o)) >= 0)
 		return r;
+	if (o.listen != NULL && hhost_left_out() != NULL) {
+		fprintf(stderr, WB_NAME ": --listen: %s\n", hhost_left_out());
+		return WB_EXIT_USAGE;
+	}
 	if (!load_config(o.path))
+		return WB_EXIT_CONFIG;
+	if (!build_has(&wb.cfg))
 		return WB_EXIT_CONFIG;
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;

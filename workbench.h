@@ -35,7 +35,10 @@ void	 dispatch_resume(struct session *);
 /*
  * http_host.c: MCP over Streamable HTTP (--listen), each client's
  * session one of the core's; the loop's steps, in the loop's order.
+ * hhost_left_out says why --listen cannot be had in this build (NULL:
+ * it can; no_http.c stands in for the file in a build without HTTP).
  */
+const char *hhost_left_out(void);
 bool	 hhost_start(const char *, struct buf *);
 bool	 hhost_serving(void);
 int	 hhost_port(void);
@@ -53,9 +56,13 @@ bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
-/* share_host.c: the shared workbench, its front and the loop's steps. */
+/*
+ * share_host.c: the shared workbench, its front and the loop's steps;
+ * host_left_out as hhost_left_out, for "share" (no_share.c).
+ */
 struct pollfd;
 
+const char *host_left_out(void);
 int	 host_serve_args(int *, char ***, const char **);
 int	 host_front(const char *);
 int	 host_status(bool);
