@@ -6,7 +6,7 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
-#include "rpc.h"
+#include "jsonrpc.h"
 
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROBE_TIMEOUT_MS	1500

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 
 /* What the workbench offers, in either era. */
 #define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"prompts\":" \

@@ -85,7 +85,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "rpc.h"
+#include "jsonrpc.h"
 #include "http.h"
 #include "http_int.h"
 

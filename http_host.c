@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 #include "http.h"
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
@@ -1014,6 +1014,13 @@ hhost_start(const char *listen, struct buf *err)
 	    (int)(strrchr(addr.text, ':') - addr.text), addr.text,
 	    http_port(hs_server));
 	return true;
+}
+
+/* HTTP is in this build (no_http.c says otherwise). */
+const char *
+hhost_left_out(void)
+{
+	return NULL;
 }
 
 bool

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "util.h"
-#include "rpc.h"
+#include "jsonrpc.h"
 #include "http.h"
 #include "http_int.h"
 

@@ -23,7 +23,7 @@
  *				entry), without a token array for the whole.
  *	jstream_feed		a value checked as its text arrives in pieces
  *				(a large result passed on as it comes).
- *	rpc_scan (rpc.h)	a JSON-RPC line's top level: its id, method
+ *	rpc_scan (jsonrpc.h)	a JSON-RPC line's top level: its id, method
  *				and where its result starts, for splicing.
  */
 #ifndef JSON_H

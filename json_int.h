@@ -1,6 +1,6 @@
 /*
  * json_int.h: layer 2, private to the JSON files (json.c, json_scan.c,
- * json_out.c, utf8.c, rpc.c): the lexical steps they share.  Includes
+ * json_out.c, utf8.c, jsonrpc.c): the lexical steps they share.  Includes
  * json.h.
  */
 #ifndef JSON_INT_H

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "peer.h"
-#include "rpc.h"
+#include "jsonrpc.h"
 
 #define READ_CHUNK	(64 * 1024)
 

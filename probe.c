@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 
 #define PROBE_CAPS	ERA_TYPICAL_CAPS
 

@@ -6,14 +6,14 @@
  * which toolboxes it opened.  Everything kept for a session above this
  * layer (calls, relayed requests, parked calls, waiters, subscriptions)
  * keeps its struct session * and is routed by it.  Includes era.h,
- * peer.h, rpc.h and those below.
+ * peer.h, jsonrpc.h and those below.
  */
 #ifndef SESSION_H
 #define SESSION_H
 
 #include "era.h"
 #include "peer.h"
-#include "rpc.h"
+#include "jsonrpc.h"
 
 struct session;
 

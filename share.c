@@ -50,7 +50,7 @@
 #include <unistd.h>
 
 #include "util.h"
-#include "rpc.h"
+#include "jsonrpc.h"
 #include "share.h"
 #include "share_int.h"
 

@@ -27,7 +27,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 #include "share.h"
 
 extern char **environ;
@@ -594,6 +594,13 @@ host_status(bool json)
 /*
  * The shared workbench.
  */
+
+/* Sharing is in this build (no_share.c says otherwise). */
+const char *
+host_left_out(void)
+{
+	return NULL;
+}
 
 /*
  * Is this the shared workbench's command line (SHARE_OPT_SERVE HEX

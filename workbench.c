@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dispatch.h"
+#include "workbench.h"
 
 
 #define SHUTDOWN_MS	1900
@@ -625,7 +625,7 @@ usage_error(const char *what)
 {
 	fprintf(stderr, WB_NAME ": %s\n", what);
 	usage(stderr);
-	return 2;
+	return WB_EXIT_USAGE;
 }
 
 /* Parse the command line; returns an exit status, or -1 to go on. */
@@ -672,7 +672,7 @@ parse_options(int argc, char *argv[], struct options *o)
 			return 0;
 		} else {
 			usage(stderr);
-			return 2;
+			return WB_EXIT_USAGE;
 		}
 	}
 	if ((optind < argc || o->caps != NULL) && !o->probe)
@@ -750,6 +750,25 @@ load_config(const char *path)
 	return false;
 }
 
+/*
+ * Whether this build has what the configuration asks for ("listen",
+ * "share"); a build that leaves one out says so and names the build.
+ */
+static bool
+build_has(const struct cfg *c)
+{
+	const char *why;
+
+	if (c->listen != NULL && (why = hhost_left_out()) != NULL)
+		fprintf(stderr, WB_NAME ": %s: \"listen\": %s\n", c->path, why);
+	else if (c->share && (why = host_left_out()) != NULL)
+		fprintf(stderr, WB_NAME ": %s: \"share\": true: %s\n", c->path,
+		    why);
+	else
+		return true;
+	return false;
+}
+
 /* Serve the sessions that come to the shared workbench until it ends. */
 static void
 serve_shared(void)
@@ -771,7 +790,7 @@ serve(const char *listen)
 	if (listen != NULL && !hhost_start(listen, &err)) {
 		fprintf(stderr, WB_NAME ": cannot listen: %s\n", buf_cstr(&err));
 		buf_free(&err);
-		return 3;
+		return WB_EXIT_START;
 	}
 	if (listen == NULL)
 		(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
@@ -790,11 +809,17 @@ main(int argc, char *argv[])
 
 	guard_std_fds();
 	if ((ready = host_serve_args(&argc, &argv, &serving)) == -2)
-		return 2;
+		return WB_EXIT_USAGE;
 	if ((r = parse_options(argc, argv, &o)) >= 0)
 		return r;
+	if (o.listen != NULL && hhost_left_out() != NULL) {
+		fprintf(stderr, WB_NAME ": --listen: %s\n", hhost_left_out());
+		return WB_EXIT_USAGE;
+	}
 	if (!load_config(o.path))
-		return 1;
+		return WB_EXIT_CONFIG;
+	if (!build_has(&wb.cfg))
+		return WB_EXIT_CONFIG;
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
@@ -803,7 +828,7 @@ main(int argc, char *argv[])
 	}
 	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
 	if (listen != NULL && !cfg_http_usable(&wb.cfg, stderr))
-		return 1;
+		return WB_EXIT_CONFIG;
 	if (o.status)
 		return host_status(o.json);
 	/*
@@ -816,17 +841,17 @@ main(int argc, char *argv[])
 	if ((sigfd = proc_signals()) < 0) {
 		fprintf(stderr, WB_NAME ": cannot set up signals: %s\n",
 		    strerror(errno));
-		return 3;
+		return WB_EXIT_START;
 	}
 	box_init();
 	if (ready >= 0) {
 		if (!host_listen(serving, ready))
-			return 3;
+			return WB_EXIT_START;
 		serve_shared();
 	} else if (!o.probe)
 		return serve(listen);
 	else if (!probe_start(argv + optind, argc - optind, o.caps))
-		return 2;
+		return WB_EXIT_USAGE;
 	else {
 		probing = true;
 		probe_json = o.json;

@@ -10,13 +10,21 @@
 # flags and compiler, which the row names.  The stripped size and the text
 # are compared; the bytes as built are not, since the debug information
 # (-g) names the directory the build ran in.  A table with no row for this
-# build cannot be checked here, and that fails too, saying so.
+# build cannot be checked here, and that fails too, saying so.  The
+# check also holds the full native build, stripped, to SIZE_MAX_FULL
+# bytes, and says whether the minimal one (make HTTP=0 SHARE=0,
+# MIN_DIR/mcp-workbench) is within SIZE_MAX_MINIMAL, a target not met
+# yet.
+#
+# Each build is measured twice: in full and minimal (HTTP=0 SHARE=0,
+# built into MIN_DIR, build-minimal, beside the full one).
 #
 # usage: bench/sizes.sh README CROSS_DIR [TRIPLET...]
 #        bench/sizes.sh --check README
 # Environment: CC and CFLAGS (the native build, ./mcp-workbench),
 # MUSL_CC and STATIC_CFLAGS (./mcp-workbench-static), CROSS_CFLAGS (the
-# cross builds, CROSS_DIR/TRIPLET/mcp-workbench).
+# cross builds, CROSS_DIR/TRIPLET/mcp-workbench), MIN_DIR (default
+# build-minimal), SIZE_MAX_FULL and SIZE_MAX_MINIMAL (the bounds).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -36,6 +44,10 @@ else
 	shift 2
 fi
 cc=${CC:-cc}
+mindir=${MIN_DIR:-build-minimal}
+max_full=${SIZE_MAX_FULL:-330000}
+max_minimal=${SIZE_MAX_MINIMAL:-200000}
+minimal='HTTP=0 SHARE=0'
 begin='<!-- make sizes: begin -->'
 end='<!-- make sizes: end -->'
 if ! grep -qx -- "$begin" "$readme" || ! grep -qx -- "$end" "$readme"; then
@@ -95,19 +107,25 @@ cell() {
 		sub(/^[ \t]+/, "", $n); sub(/[ \t]+$/, "", $n); print $n }'
 }
 
-# The check: this build's row against the table's row for it.
-if [ "$check" -eq 1 ]; then
-	built=$(row mcp-workbench "" "$native") || exit 1
+# stripped BINARY: the size of BINARY stripped, in bytes.
+stripped() {
+	strip -o "$tmp/bound" "$1" && wc -c < "$tmp/bound" | tr -d ' '
+}
+
+# check BINARY DESCRIPTION: this build's row against the table's row for
+# it; says why and returns 1 when they differ.
+check() {
+	built=$(row "$1" "" "$2") || return 1
 	table=$(awk -v begin="$begin" -v end="$end" '
 		$0 == end { inside = 0 }
 		inside && /^\| / && !/^\| build \|/ { print }
 		$0 == begin { inside = 1 }' "$readme")
 	have=$(printf '%s\n' "$table" | while IFS= read -r line; do
-		[ "$(cell 1 "$line")" = "$native" ] && printf '%s\n' "$line"
+		[ "$(cell 1 "$line")" = "$2" ] && printf '%s\n' "$line"
 	done)
 	if [ -z "$have" ]; then
 		echo "sizes: $readme has no size row for this build," >&2
-		echo "  $native;" >&2
+		echo "  $2;" >&2
 		echo "  its rows for $host are:" >&2
 		printf '%s\n' "$table" | while IFS= read -r line; do
 			case $(cell 1 "$line") in
@@ -116,30 +134,57 @@ if [ "$check" -eq 1 ]; then
 		done
 		echo "  Build with that compiler and those flags to check the" \
 		    "table (CI: Debian 12), or run make sizes there." >&2
-		exit 1
+		return 1
 	fi
 	if [ "$(cell 4 "$have")" != "$(cell 4 "$built")" ] ||
 	    [ "$(cell 5 "$have")" != "$(cell 5 "$built")" ]; then
-		echo "sizes: $readme's size table is stale for $native:" >&2
+		echo "sizes: $readme's size table is stale for $2:" >&2
 		echo "  stripped $(cell 4 "$have") and text $(cell 5 "$have")" \
 		    "there, $(cell 4 "$built") and $(cell 5 "$built") built;" >&2
 		echo "  run make sizes and commit the table." >&2
-		exit 1
+		return 1
 	fi
-	echo "sizes: $readme agrees for $native: stripped $(cell 4 "$built")," \
+	echo "sizes: $readme agrees for $2: stripped $(cell 4 "$built")," \
 	    "text $(cell 5 "$built")"
-	exit 0
+}
+
+# bound BINARY MAX WHAT: BINARY, stripped, is at most MAX bytes.
+bound() {
+	n=$(stripped "$1") || return 1
+	if [ "$n" -gt "$2" ]; then
+		echo "sizes: the $3 build, stripped, is $(bytes "$n") bytes," \
+		    "over its bound of $(bytes "$2") ($1)" >&2
+		return 1
+	fi
+	echo "sizes: the $3 build, stripped, is $(bytes "$n") bytes," \
+	    "within $(bytes "$2")"
+}
+
+if [ "$check" -eq 1 ]; then
+	status=0
+	bound mcp-workbench "$max_full" full || status=1
+	# The minimal build's bound is a target not reached yet (issue 40:
+	# 232,448 bytes at -O2, HTTP and sharing left out): said, not failed,
+	# so that the rest of the check still guards the table.
+	bound "$mindir/mcp-workbench" "$max_minimal" "minimal ($minimal)" ||
+	    echo "sizes: (the minimal build's bound is a target, not met yet)" >&2
+	check mcp-workbench "$native" || status=1
+	check "$mindir/mcp-workbench" "$native, $minimal" || status=1
+	exit $status
 fi
 
 {
 	echo '| build | binary | bytes | stripped | text |'
 	echo '|---|---|---|---|---|'
 	row mcp-workbench "" "$native"
-	row mcp-workbench-static "" \
-	    "$host, musl, static, $(flags "${STATIC_CFLAGS-}"), $(compiler "${MUSL_CC:-musl-gcc}")"
+	row "$mindir/mcp-workbench" "" "$native, $minimal"
+	static="$host, musl, static, $(flags "${STATIC_CFLAGS-}"), $(compiler "${MUSL_CC:-musl-gcc}")"
+	row mcp-workbench-static "" "$static"
+	row "$mindir/mcp-workbench-static" "" "$static, $minimal"
 	for t in "$@"; do
-		row "$crossdir/$t/mcp-workbench" "$t-" \
-		    "$t, glibc, dynamic, $(flags "${CROSS_CFLAGS-}"), $(compiler "$t-gcc")"
+		d="$t, glibc, dynamic, $(flags "${CROSS_CFLAGS-}"), $(compiler "$t-gcc")"
+		row "$crossdir/$t/mcp-workbench" "$t-" "$d"
+		row "$crossdir/$t/$mindir/mcp-workbench" "$t-" "$d, $minimal"
 	done
 } > "$tmp/table" || exit 1
 

@@ -24,7 +24,7 @@
 #include "../util.h"
 #include "../json.h"
 #include "../json_out.h"
-#include "../rpc.h"
+#include "../jsonrpc.h"
 #include "../peer.h"
 #include "../proc.h"
 #include "../config.h"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make install DESTDIR=... PREFIX=/usr` stages the binary, the three
-# manual pages (each naming the version) and the example config; the
-# installed pages render; `make uninstall` with the same settings removes exactly what
+# manual pages (each naming the version), the example config and the
+# licence; the installed pages render; `make uninstall` with the same
+# settings removes exactly what
 # was installed and nothing else.
 #
 # usage: tests/install.sh	(from anywhere; MAKE names the make to use)
@@ -52,20 +53,22 @@ step "make install DESTDIR=... PREFIX=/usr" \
 comm -13 "$tmp/before" "$tmp/after" > "$tmp/installed"
 cat > "$tmp/expected" <<'EOF'
 ./usr/bin/mcp-workbench
+./usr/share/doc/mcp-workbench/LICENSE
 ./usr/share/man/man1/mcp-workbench.1
 ./usr/share/man/man5/mcp-workbench-config.5
 ./usr/share/man/man7/mcp-workbench.7
 ./usr/share/mcp-workbench/workbench-config.example.json
 EOF
 if cmp -s "$tmp/installed" "$tmp/expected"; then
-	ok "installs exactly the binary, the three manual pages and the example config"
+	ok "installs exactly the binary, the three manual pages, the example config and the licence"
 else
-	fail "installs exactly the binary, the three manual pages and the example config"
+	fail "installs exactly the binary, the three manual pages, the example config and the licence"
 	diff "$tmp/expected" "$tmp/installed" | quote
 fi
 
 bin=$stage/usr/bin/mcp-workbench
 conf=$stage/usr/share/mcp-workbench/workbench-config.example.json
+licence=$stage/usr/share/doc/mcp-workbench/LICENSE
 
 if [ -x "$bin" ] && "$bin" --version 2>&1 | grep -qx "mcp-workbench $version"; then
 	ok "installed binary is executable and says version $version"
@@ -79,12 +82,18 @@ man=$stage/usr/share/man
 if [ "$(mode "$bin")" = 755 ] && [ "$(mode "$conf")" = 644 ] &&
     [ "$(mode "$man/man1/mcp-workbench.1")" = 644 ] &&
     [ "$(mode "$man/man5/mcp-workbench-config.5")" = 644 ] &&
-    [ "$(mode "$man/man7/mcp-workbench.7")" = 644 ]; then
-	ok "modes 755 (binary), 644 (manual, config)"
+    [ "$(mode "$man/man7/mcp-workbench.7")" = 644 ] &&
+    [ "$(mode "$licence")" = 644 ]; then
+	ok "modes 755 (binary), 644 (manual, config, licence)"
 else
-	fail "modes 755 (binary), 644 (manual, config):" \
-	    "$(mode "$bin") $(mode "$conf")" \
+	fail "modes 755 (binary), 644 (manual, config, licence):" \
+	    "$(mode "$bin") $(mode "$conf") $(mode "$licence")" \
 	    "$(cd "$man" && stat -c '%n %a' man1/* man5/* man7/* 2>&1)"
+fi
+if cmp -s "$licence" LICENSE && grep -q '^MIT License$' "$licence"; then
+	ok "the licence is the repository's LICENSE (MIT)"
+else
+	fail "the licence is the repository's LICENSE (MIT)"
 fi
 if cmp -s "$conf" example/workbench-config.json; then
 	ok "example config is the repository's example/workbench-config.json"
@@ -153,10 +162,11 @@ else
 	fail "uninstall removes exactly what was installed"
 	diff "$tmp/before" "$tmp/final" | quote
 fi
-if [ -d "$stage/usr/share/mcp-workbench" ]; then
-	fail "uninstall removes the empty share/mcp-workbench directory"
+if [ -d "$stage/usr/share/mcp-workbench" ] ||
+    [ -d "$stage/usr/share/doc/mcp-workbench" ]; then
+	fail "uninstall removes the empty share/mcp-workbench, doc directories"
 else
-	ok "uninstall removes the empty share/mcp-workbench directory"
+	ok "uninstall removes the empty share/mcp-workbench, doc directories"
 fi
 
 # And into an empty tree: nothing but empty directories is left.

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dispatch.h"
+#include "../workbench.h"
 #include "../server_int.h"	/* A server's request table, by hand. */
 
 #define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)

@@ -1,13 +1,27 @@
 /*
- * dispatch.h: layer 7, the top, as main (workbench.c) sees it: the
- * client's lines read and dispatched through the method table
- * (dispatch.c), HTTP clients' sessions (http_host.c), and --probe
- * (probe.c).  Includes box.h and those below.
+ * workbench.h: layer 7, the top: the workbench program.  workbench.c
+ * (main, options, the loop) offers its exit statuses; the files it runs
+ * offer the loop their steps: the client's lines read and dispatched
+ * through the method table (dispatch.c), HTTP clients' sessions
+ * (http_host.c, or no_http.c in a build without HTTP), --probe
+ * (probe.c) and the shared workbench (share_host.c, or no_share.c).
+ * Includes box.h and those below.
  */
-#ifndef DISPATCH_H
-#define DISPATCH_H
+#ifndef WORKBENCH_H
+#define WORKBENCH_H
 
 #include "box.h"
+
+/*
+ * workbench.c: the exit statuses of main, which the other files of
+ * this layer return through it (and SHARE_EXIT_LOST, share.h).
+ */
+enum wb_exit {
+	WB_EXIT_OK = 0,
+	WB_EXIT_CONFIG = 1,	/* Invalid configuration; --probe: a failure. */
+	WB_EXIT_USAGE = 2,	/* Usage error. */
+	WB_EXIT_START = 3	/* Cannot start. */
+};
 
 void	 dispatch_init(void);
 struct session *dispatch_open(int, int);
@@ -21,7 +35,10 @@ void	 dispatch_resume(struct session *);
 /*
  * http_host.c: MCP over Streamable HTTP (--listen), each client's
  * session one of the core's; the loop's steps, in the loop's order.
+ * hhost_left_out says why --listen cannot be had in this build (NULL:
+ * it can; no_http.c stands in for the file in a build without HTTP).
  */
+const char *hhost_left_out(void);
 bool	 hhost_start(const char *, struct buf *);
 bool	 hhost_serving(void);
 int	 hhost_port(void);
@@ -39,9 +56,13 @@ bool	 probe_start(char **, int, const char *);
 bool	 probe_waiting(void);
 int	 probe_report(bool);
 
-/* share_host.c: the shared workbench, its front and the loop's steps. */
+/*
+ * share_host.c: the shared workbench, its front and the loop's steps;
+ * host_left_out as hhost_left_out, for "share" (no_share.c).
+ */
 struct pollfd;
 
+const char *host_left_out(void);
 int	 host_serve_args(int *, char ***, const char **);
 int	 host_front(const char *);
 int	 host_status(bool);
@@ -57,4 +78,4 @@ long long host_deadline(void);
 bool	 host_expired(long long);
 void	 host_close(const char *);
 
-#endif /* DISPATCH_H */
+#endif /* WORKBENCH_H */

@@ -1,12 +1,12 @@
 /*
- * rpc.c: JSON-RPC 2.0 lines: the scan of a message's top level without
+ * jsonrpc.c: JSON-RPC 2.0 lines: the scan of a message's top level without
  * tokenizing its values, ids checked and spliced, and the envelopes of
  * every message we write: the one place that writes "jsonrpc":"2.0".
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc.h"
+#include "jsonrpc.h"
 #include "json_int.h"
 
 /*
@@ -311,7 +311,7 @@ rpc_scan_id(const char *s, size_t n, const char **id, size_t *idlen)
 }
 
 /*
- * Envelopes (rpc.h): the one place that writes "jsonrpc":"2.0".
+ * Envelopes (jsonrpc.h): the one place that writes "jsonrpc":"2.0".
  */
 #define RPC_HEAD	"{\"jsonrpc\":\"2.0\","
 

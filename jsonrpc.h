@@ -1,12 +1,12 @@
 /*
- * rpc.h: layer 2, JSON-RPC 2.0 lines: the scan of a message's top level
+ * jsonrpc.h: layer 2, JSON-RPC 2.0 lines: the scan of a message's top level
  * (its id, method, result), ids checked and spliced, and the envelopes.
- * rpc.c is the one writer of "jsonrpc":"2.0": every request,
+ * jsonrpc.c is the one writer of "jsonrpc":"2.0": every request,
  * notification, result and error on any pipe starts with rpc_put_*.
  * Includes json.h and json_out.h.
  */
-#ifndef RPC_H
-#define RPC_H
+#ifndef JSONRPC_H
+#define JSONRPC_H
 
 #include "json.h"
 #include "json_out.h"
@@ -60,4 +60,4 @@ void	 rpc_put_notification(struct buf *, const char *);
 void	 rpc_put_result(struct buf *, const char *, size_t);
 void	 rpc_put_error(struct buf *, const char *, size_t, int, const char *);
 
-#endif /* RPC_H */
+#endif /* JSONRPC_H */
