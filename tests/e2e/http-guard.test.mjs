@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { execFile, spawnSync } from 'node:child_process';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
+import { CHECK_RSS } from './hostile-lib.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const T = { timeout: 90000 };
@@ -304,7 +305,9 @@ describe('http: a fan-out to many sessions', () => {
 			const rss = peakRss(wb.pid);
 			console.log(`# p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none; peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
 			assert.ok(p50 <= 2 * none + 1, `p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none`);
-			assert.ok(rss < 32 * 1024 * 1024, `peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
+			// Under ASan or valgrind the RSS is theirs (CHECK_RSS).
+			if (CHECK_RSS)
+				assert.ok(rss < 32 * 1024 * 1024, `peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
 		});
 	});
 });
