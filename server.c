@@ -246,6 +246,7 @@ srv_free(struct server *s)
 	list_stop(s);
 	list_release(s);
 	ghosts_clear(s);
+	free(s->ghosts);
 	proc_close(&s->proc);
 	free(s->req);
 	free(s->label);
