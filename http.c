@@ -460,21 +460,28 @@ conn_flush(struct http_conn *c)
 /*
  * A loopback listener without a token serves the user who started it,
  * as the share socket does (SO_PEERCRED): a connection whose client
- * socket another uid owns, or whose owner cannot be found, is refused.
+ * socket another uid owns, or whose owner cannot be found, is refused
+ * (403), and never given a place another connection had to make.
  */
-static void
-same_user(struct http_conn *c)
+static bool
+foreign(int fd)
 {
 	static unsigned long refused;
 	uid_t uid;
 	int r;
 
-	if ((r = http_peer_uid(c->fd, &uid)) == 0 && uid == getuid())
-		return;
+	if ((r = http_peer_uid(fd, &uid)) == 0 && uid == getuid())
+		return false;
 	if (refused++ % 1000 == 0)
 		wb_log("http: refused a connection of %s (%lu so far): without "
 		    "httpToken only this user is served", r == 0 ?
 		    "another user" : "an unknown user", refused);
+	return true;
+}
+
+static void
+refuse_foreign(struct http_conn *c)
+{
 	c->keep = false;
 	http_respond_error(c, 403, -32000, "Forbidden: this listener "
 	    "serves only the user who started it; set httpToken to serve "
@@ -510,9 +517,11 @@ static void
 srv_accept(struct http_server *s)
 {
 	struct http_conn *room = NULL;
+	bool refuse;
 	int i, fd;
 
 	for (i = 0; i < 16; i++) {
+		room = NULL;
 		if (s->live >= s->cfg.max_conns &&
 		    (room = idle_longest(s)) == NULL)
 			return;
@@ -528,12 +537,18 @@ srv_accept(struct http_server *s)
 			}
 			return;
 		}
+		refuse = s->cfg.same_user && foreign(fd);
+		/* No room is made for another user: closed, unanswered. */
+		if (refuse && room != NULL) {
+			close(fd);
+			continue;
+		}
 		if (room != NULL)
 			http_conn_kill(room);
 		room = NULL;
 		(void)conn_new(s, fd);
-		if (s->cfg.same_user)
-			same_user(s->conns[s->n - 1]);
+		if (refuse)
+			refuse_foreign(s->conns[s->n - 1]);
 	}
 }
 

@@ -36,7 +36,8 @@
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
 #define PARKED_MAX	1024		/* stateless ones kept for a retry. */
-#define LIST_CHANGED_MAX 128		/* A list change kept for a GET. */
+#define LIST_CHANGED_MAX 128		/* A list change kept for a GET, */
+#define BACKLOG_MAX	(4 * LIST_CHANGED_MAX)	/* all of them. */
 #define SID_LEN		32		/* Hex of 128 random bits. */
 #define LINE_KEEP	(64 * 1024)	/* dispatch_body's buffer kept. */
 
@@ -481,6 +482,29 @@ post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
  * no backlog, whatever its servers say and however many sessions there
  * are.
  */
+/*
+ * Whether a line for a GET stream not open is kept for it: a list change
+ * the workbench wrote (the method itself, not a server's text that says
+ * "/list_changed" somewhere), once each.
+ */
+static bool
+keeps(const char *line, size_t n)
+{
+	static const char *const kept[] = { "notifications/tools/list_changed",
+	    "notifications/prompts/list_changed",
+	    "notifications/resources/list_changed", NULL };
+	struct rpc_top top;
+	int i;
+
+	if (n > LIST_CHANGED_MAX || rpc_scan(line, n, &top) != 0 ||
+	    top.method == NULL || top.id != NULL)
+		return false;
+	for (i = 0; kept[i] != NULL; i++)
+		if (method_is(&top, kept[i]))
+			return true;
+	return false;
+}
+
 static void
 to_get(struct hsess *hs, const char *line, size_t n)
 {
@@ -491,8 +515,8 @@ to_get(struct hsess *hs, const char *line, size_t n)
 		}
 		return;
 	}
-	if (n > LIST_CHANGED_MAX || memmem(line, n, "/list_changed\"",
-	    14) == NULL || (hs->backlog.len > 0 && memmem(hs->backlog.data,
+	if (!keeps(line, n) || hs->backlog.len + n + 1 > BACKLOG_MAX ||
+	    (hs->backlog.len > 0 && memmem(hs->backlog.data,
 	    hs->backlog.len, line, n) != NULL))
 		return;
 	buf_put(&hs->backlog, line, n);

@@ -433,9 +433,10 @@ first_sentence(const char *d)
 	for (n = 0; d[n] != '\0' && d[n] != '\n' && n < SUMMARY_MAX; n++)
 		if (d[n] == '.' && (d[n + 1] == ' ' || d[n + 1] == '\0'))
 			return n + 1;
-	/* Cut at the cap: not inside a character. */
-	while (n == SUMMARY_MAX && ((unsigned char)d[n] & 0xc0) == 0x80)
-		n--;
+	/* Cut at the cap: not inside a character (d[n] its next byte). */
+	if (n == SUMMARY_MAX)
+		while (n > 0 && ((unsigned char)d[n] & 0xc0) == 0x80)
+			n--;
 	return n;
 }
 

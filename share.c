@@ -689,17 +689,22 @@ prune_name(const struct share_dir *d, const char *name, time_t now)
 }
 
 /*
- * Prune the files of names other than own that no daemon serves, at
- * most SHARE_PRUNE_MAX names a time (the rest the next time).
+ * Prune the files of names other than own that no daemon serves: at
+ * most SHARE_PRUNE_MAX names pruned a time, among the first
+ * SHARE_PRUNE_SCAN names read (the rest the next time).  Names that are
+ * served or busy do not count, so that they cannot keep the dead ones
+ * behind them from ever being reached.  A name met again (its log after
+ * its lock) is passed over while it is among the last SHARE_PRUNE_MAX
+ * met.
  */
 void
 share_prune(const struct share_dir *d, const char *own)
 {
-	char names[SHARE_PRUNE_MAX][SHARE_NAME_LEN + 1];
+	char met[SHARE_PRUNE_MAX][SHARE_NAME_LEN + 1];
 	struct dirent *e;
 	DIR *dir;
 	time_t now = time(NULL);
-	int fd, n = 0, i;
+	int fd, n = 0, scanned = 0, pruned = 0, i;
 
 	if ((fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
@@ -707,20 +712,22 @@ share_prune(const struct share_dir *d, const char *own)
 		close(fd);
 		return;
 	}
-	while (n < SHARE_PRUNE_MAX && (e = readdir(dir)) != NULL) {
+	while (pruned < SHARE_PRUNE_MAX && scanned < SHARE_PRUNE_SCAN &&
+	    (e = readdir(dir)) != NULL) {
 		if (!daemon_file(e->d_name) ||
 		    strncmp(e->d_name, own, SHARE_NAME_LEN) == 0)
 			continue;
-		for (i = 0; i < n && strncmp(names[i], e->d_name,
-		    SHARE_NAME_LEN) != 0; i++)
+		for (i = 0; i < SHARE_PRUNE_MAX && i < scanned &&
+		    strncmp(met[i], e->d_name, SHARE_NAME_LEN) != 0; i++)
 			;
-		if (i == n)
-			snprintf(names[n++], SHARE_NAME_LEN + 1, "%.16s",
-			    e->d_name);
+		if (i < SHARE_PRUNE_MAX && i < scanned)
+			continue;
+		snprintf(met[n], SHARE_NAME_LEN + 1, "%.16s", e->d_name);
+		pruned += prune_name(d, met[n], now);
+		n = (n + 1) % SHARE_PRUNE_MAX;
+		scanned++;
 	}
 	closedir(dir);
-	for (i = 0; i < n; i++)
-		prune_name(d, names[i], now);
 }
 
 /*

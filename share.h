@@ -26,7 +26,8 @@ struct pollfd;
 #define SHARE_POLLFDS		(1 + SHARE_PENDING_MAX)
 #define SHARE_EXIT_LOST		4	/* The front's status: daemon gone. */
 #define SHARE_PRUNE_MS	(24LL * 3600 * 1000)	/* Files of a text unserved. */
-#define SHARE_PRUNE_MAX		64	/* Names pruned at a daemon's start. */
+#define SHARE_PRUNE_MAX		64	/* Names pruned at a daemon's start, */
+#define SHARE_PRUNE_SCAN	1024	/* among so many read at most. */
 #define SHARE_LIST_MAX		64	/* Shared workbenches --status asks. */
 
 enum share_kind {

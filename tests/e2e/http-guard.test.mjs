@@ -157,6 +157,58 @@ describe('http: another local user', () => {
 	});
 });
 
+// A keep-alive connection by hand: request(body) sends a POST on it and
+// gives the status of its answer; rejects once the connection is closed.
+function keepAlive(port) {
+	const sock = net.connect(port, '127.0.0.1');
+	let buf = '';
+	let pending = null;
+	const settle = () => {
+		const head = buf.indexOf('\r\n\r\n');
+		if (pending === null || head < 0)
+			return;
+		const len = Number(/content-length: *(\d+)/i.exec(buf.slice(0, head))?.[1] ?? 0);
+		if (buf.length < head + 4 + len)
+			return;
+		const status = Number(buf.slice(9, 12));
+		buf = buf.slice(head + 4 + len);
+		pending.resolve(status);
+		pending = null;
+	};
+	sock.on('data', (d) => { buf += d.toString('latin1'); settle(); });
+	sock.on('close', () => pending?.reject(new Error('the connection was closed')));
+	sock.on('error', () => {});
+	return {
+		request(body) {
+			return new Promise((resolve, reject) => {
+				pending = { resolve, reject };
+				sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+				    `Accept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+			});
+		},
+		close: () => sock.destroy(),
+	};
+}
+
+describe('http: another local user at maxConnections', () => {
+	test('another user\'s connection is never given the place of this user\'s idle one: it is closed unanswered', { ...T, skip: ROOT ? false : 'needs root, setpriv and curl' }, async () => {
+		await H.withListener({ ...FIXTURE, maxConnections: 1 }, {}, async (wb) => {
+			const init = H.rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+			const ours = keepAlive(wb.port);
+			try {
+				assert.equal(await ours.request(init), 200);
+				const theirs = await curlAs(65534, wb.url).catch((e) => ({ status: 0, text: e.stderr }));
+				assert.notEqual(theirs.status, 200, theirs.text);
+				assert.notEqual(theirs.status, 403, 'answered: so it was given a place');
+				await wb.waitStderr(/refused a connection of another user/);
+				assert.equal(await ours.request(init), 200, 'our idle connection is still there');
+			} finally {
+				ours.close();
+			}
+		});
+	});
+});
+
 describe('http: CORS', () => {
 	test('a listed origin\'s preflight is answered 204 without the token; its answers carry Access-Control-Allow-Origin and expose Mcp-Session-Id; others get none', T, async () => {
 		const app = 'https://app.example.com';
@@ -584,5 +636,55 @@ describe('http: SIGTERM', () => {
 		assert.equal(refused, 'ECONNREFUSED');
 		await L.waitFor(() => !L.pidAlive(server), 5000, 'the server ended');
 		await Promise.all([c.close(), w.close()]);
+	});
+});
+
+describe('http: what a session without a GET stream keeps for it', () => {
+	// The events of a GET stream as they come, until one says until.
+	async function getUntil(url, hdr, until) {
+		const res = await fetch(url, { method: 'GET', headers: { ...hdr, accept: 'text/event-stream' } });
+		assert.equal(res.status, 200);
+		const reader = res.body.getReader();
+		const dec = new TextDecoder();
+		const seen = [];
+		let text = '';
+		for (;;) {
+			const { done, value } = await reader.read();
+			assert.ok(!done, `the stream ended before ${until}: ${JSON.stringify(seen)}`);
+			text += dec.decode(value, { stream: true });
+			for (let nl; (nl = text.indexOf('\n')) >= 0; text = text.slice(nl + 1)) {
+				const line = text.slice(0, nl);
+				if (!line.startsWith('data: '))
+					continue;
+				seen.push(line.slice(6));
+				if (line.includes(until)) {
+					await reader.cancel();
+					return seen;
+				}
+			}
+		}
+	}
+
+	test('only the workbench\'s own list changes, not a server\'s notifications that say "/list_changed" in their text', { timeout: 30000 * L.SLOW }, async () => {
+		await H.withListener(FIXTURE, {}, async (wb) => {
+			const s = await H.rawSession(wb.url, { capabilities: { elicitation: {} } });
+			assert.equal((await s.call(1, 'open_toolbox', { toolbox_name: 'fx' })).status, 200);
+			const note = (id) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: id } });
+			const send = (id, lines) => s.call(id, 'use_tool', { tool: { toolbox: 'fx', server: 'f', name: 'send' }, arguments: { lines } });
+			// With no GET stream open, none of these may be kept.
+			assert.equal((await send(2, ['a', 'b', 'c'].map((k) => note(`${k}/list_changed`)))).status, 200);
+			// Once the stream is open, a notification goes to it at once:
+			// markers are sent until one is seen there.
+			let open = false;
+			const get = getUntil(wb.url, s.hdr, 'marker-after').then((x) => { open = true; return x; });
+			let id = 3;
+			await L.waitFor(async () => {
+				if (!open)
+					await send(id++, [note('marker-after')]);
+				return open;
+			}, 10000 * L.SLOW, 'a marker on the GET stream');
+			const seen = await get;
+			assert.deepEqual(seen.filter((d) => d.includes('/list_changed')), [], JSON.stringify(seen));
+		});
 	});
 });

@@ -183,6 +183,17 @@ describe('search_tools: schemas and queries', () => {
 		assert.match(await searched({}, { query: 'weather', queries: ['now'] }), /query or queries, not both/);
 	});
 
+	test('a hit\'s description is its first sentence, cut at 240 bytes before a character that spans the cut', T, async () => {
+		const long = `${'a'.repeat(238)}\u20ac and more.`;	// The euro sign is bytes 238 to 240.
+		const cfg = { toolboxes: { wx: box({ w: toolsServer([tool('weather_long', long), tool('weather_short', 'Short. Then more.')]) }) } };
+		await L.withWorkbench(cfg, {}, async (wb) => {
+			await L.openOk(wb, 'wx');
+			const hits = L.resultJson(await wb.callTool('search_tools', { query: 'weather' })).results;
+			assert.equal(hits.find((h) => h.name === 'weather_long').description, 'a'.repeat(238));
+			assert.equal(hits.find((h) => h.name === 'weather_short').description, 'Short.');
+		});
+	});
+
 	test('a toolbox not indexed yet is named, with how to index it', T, async () => {
 		const cfg = { toolboxes: { wx: box({ w: toolsServer(FORECASTS) }), later: box({ m: L.mock() }) } };
 		await L.withWorkbench(cfg, {}, async (wb) => {
