@@ -197,8 +197,8 @@ call_error(const struct server *s, const struct request *r,
 	if (r->kind == REQ_PASS) {
 		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
 		    s->cfg->name, s->boxcfg->name, reason);
-		reply_error(r->sess, text_get(&r->cid), r->cid.len, -32603,
-		    buf_cstr(&t));
+		reply_error(r->sess, text_get(&r->cid), r->cid.len,
+		    RPC_INTERNAL_ERROR, buf_cstr(&t));
 	} else {
 		buf_printf(&t, "Error executing tool '%s' in server '%s' "
 		    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
@@ -685,7 +685,6 @@ answer_well_formed(const struct json *j, const char *line, size_t n)
  * URL elicitation required (2025-11-25): the client needs the error
  * itself, with the URLs in its data, to send the user there and retry.
  */
-#define URL_ELICITATION_REQUIRED	(-32042)
 
 static bool
 url_elicitation_required(const struct json *j, int error)
@@ -693,7 +692,7 @@ url_elicitation_required(const struct json *j, int error)
 	long long code;
 
 	return json_get_int(j, json_get(j, error, "code"), &code) &&
-	    code == URL_ELICITATION_REQUIRED;
+	    code == RPC_URL_ELICITATION_REQUIRED;
 }
 
 /*

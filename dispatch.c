@@ -45,20 +45,21 @@ m_initialize(struct session *se, int params, const char *id, size_t idlen)
 	char *v;
 
 	if (session_legacy(se)) {
-		reply_error(se, id, idlen, -32600, "Invalid Request: already "
-		    "initialized");
+		reply_error(se, id, idlen, RPC_INVALID_REQUEST,
+		    "Invalid Request: already initialized");
 		return;
 	}
 	if ((v = json_strdup(&j, json_get(&j, params, "protocolVersion"))) ==
 	    NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: "
-		    "protocolVersion must be a string");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: protocolVersion must be a string");
 		return;
 	}
 	if (!optional_object(params, "capabilities") ||
 	    !optional_object(params, "clientInfo")) {
-		reply_error(se, id, idlen, -32602, "Invalid params: capabilities "
-		    "and clientInfo must be objects");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: capabilities and clientInfo must be "
+		    "objects");
 		free(v);
 		return;
 	}
@@ -127,8 +128,8 @@ m_tools_call(struct session *se, int params, const char *id, size_t idlen)
 	json_members(&j, params, keys, v);
 	args = v[1];
 	if ((tool = json_str(&j, v[0], &called)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
-		    "a string");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: name must be a string");
 		return;
 	}
 	if (strcmp(tool, "open_toolbox") == 0)
@@ -141,7 +142,7 @@ m_tools_call(struct session *se, int params, const char *id, size_t idlen)
 		dyn_call(se, &j, tool, args, params, id, idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
-		reply_error(se, id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS, buf_cstr(&t));
 		buf_free(&t);
 	}
 }
@@ -152,9 +153,9 @@ m_set_level(struct session *se, int params, const char *id, size_t idlen)
 	int level = json_get(&j, params, "level");
 
 	if (era_level(&j, level) < 0) {
-		reply_error(se, id, idlen, -32602, "Invalid params: level must be "
-		    "one of debug, info, notice, warning, error, critical, "
-		    "alert, emergency");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: level must be one of debug, info, notice, "
+		    "warning, error, critical, alert, emergency");
 		return;
 	}
 	session_set_level(se, era_level(&j, level));
@@ -212,7 +213,8 @@ modern_request(struct session *se, const struct method *m, int params,
     const char *id, size_t idlen)
 {
 	if ((m->eras & IN_MODERN) == 0)
-		reply_error(se, id, idlen, -32601, "Method not found");
+		reply_error(se, id, idlen, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 	else {
 		session_modern_begin(se);
 		method_call(se, m, params, id, idlen);
@@ -248,13 +250,14 @@ client_request(struct session *se, int id, int method)
 		if (json_eq(&j, method, m->name))
 			break;
 	if (m->name == NULL) {
-		reply_error(se, raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 		return;
 	}
 	params = json_get(&j, 0, "params");
 	if (params >= 0 && !json_is(&j, params, JSMN_OBJECT)) {
-		reply_error(se, raw, len, -32602, "Invalid params: params must be "
-		    "an object");
+		reply_error(se, raw, len, RPC_INVALID_PARAMS,
+		    "Invalid params: params must be an object");
 		return;
 	}
 	if (!request_era(se, params, raw, len))
@@ -264,12 +267,14 @@ client_request(struct session *se, int id, int method)
 		return;
 	}
 	if ((m->eras & IN_LEGACY) == 0) {
-		reply_error(se, raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 		return;
 	}
 	if (!session_legacy(se) && !m->before_init) {
-		reply_error(se, raw, len, -32600, "Invalid Request: the session "
-		    "is not initialized; send initialize first");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request: the session is not initialized; send "
+		    "initialize first");
 		return;
 	}
 	method_call(se, m, params, raw, len);
@@ -470,7 +475,7 @@ reply_not_message(struct session *se, int r, const char *line, size_t n)
 	if (r == JSON_OK || (rpc_scan_id(line, n, &raw, &len) < 0 &&
 	    rpc_scan_id_tail(line, n, &raw, &len) < 0))
 		raw = NULL;
-	reply_error(se, raw, len, -32600, r == JSON_TOOBIG ?
+	reply_error(se, raw, len, RPC_INVALID_REQUEST, r == JSON_TOOBIG ?
 	    "Invalid Request: too many JSON tokens" : r == JSON_TOODEEP ?
 	    "Invalid Request: nested deeper than 1000 levels" :
 	    j.tok[0].type == JSMN_ARRAY ? "Invalid Request: batch "
@@ -496,7 +501,8 @@ client_message(struct session *se, const char *line, size_t n)
 		raw = json_raw(&j, id, &len);
 	if (!json_eq(&j, version, "2.0") || (id >= 0 && raw == NULL) ||
 	    (method >= 0 && !json_is(&j, method, JSMN_STRING)))
-		reply_error(se, raw, len, -32600, "Invalid Request");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request");
 	else if (method >= 0 && id >= 0)
 		client_request(se, id, method);
 	else if (method >= 0)
@@ -505,7 +511,8 @@ client_message(struct session *se, const char *line, size_t n)
 	    json_get(&j, 0, "error") >= 0))
 		relay_answer(se, &j, id, line, n);
 	else
-		reply_error(se, raw, len, -32600, "Invalid Request: no method");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request: no method");
 }
 
 /*
@@ -521,13 +528,15 @@ dispatch_line(struct session *se, char *line, size_t n)
 	if (wb.stopping)
 		return;
 	if (!utf8_valid(line, n)) {
-		reply_error(se, NULL, 0, -32700, "Parse error: not valid UTF-8");
+		reply_error(se, NULL, 0, RPC_PARSE_ERROR,
+		    "Parse error: not valid UTF-8");
 		return;
 	}
 	if (fast_use_tool(se, line, n))
 		return;
 	if ((r = json_parse_any(&j, line, n)) == JSON_SYNTAX)
-		reply_error(se, NULL, 0, -32700, "Parse error: not valid JSON");
+		reply_error(se, NULL, 0, RPC_PARSE_ERROR,
+		    "Parse error: not valid JSON");
 	else if (r != JSON_OK || j.tok[0].type != JSMN_OBJECT)
 		reply_not_message(se, r, line, n);
 	else
@@ -550,7 +559,8 @@ client_oversize(void *ctx, size_t size, const char *id)
 	buf_printf(&t, "Invalid Request: message of %zu bytes exceeds the "
 	    "%zu-byte limit (maxMessageBytes); discarded", size,
 	    wb.cfg.max_message);
-	reply_error(se, id, id != NULL ? strlen(id) : 0, -32600, buf_cstr(&t));
+	reply_error(se, id, id != NULL ? strlen(id) : 0, RPC_INVALID_REQUEST,
+	    buf_cstr(&t));
 	buf_free(&t);
 }
 

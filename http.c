@@ -476,7 +476,7 @@ same_user(struct http_conn *c)
 		    "httpToken only this user is served", r == 0 ?
 		    "another user" : "an unknown user", refused);
 	c->keep = false;
-	http_respond_error(c, 403, -32000, "Forbidden: this listener "
+	http_respond_error(c, 403, RPC_SERVER_ERROR, "Forbidden: this listener "
 	    "serves only the user who started it; set httpToken to serve "
 	    "others");
 }

@@ -221,7 +221,7 @@ post_fail(struct hpost *po, int status, const char *why)
 
 	if (po->conn == NULL)
 		return;
-	rpc_put_error(&m, po->id, po->idlen, -32000, why);
+	rpc_put_error(&m, po->id, po->idlen, RPC_SERVER_ERROR, why);
 	buf_puts(&m, "}}");
 	if (!po->streaming)
 		http_respond(po->conn, status, "application/json", m.data,
@@ -784,13 +784,13 @@ post_alone(struct http_conn *c, const struct http_request *r,
 		if (b->object && b->id == NULL)
 			http_respond(c, 202, NULL, NULL, 0);
 		else
-			http_respond_error(c, 400, -32000, "Bad Request: "
-			    "Mcp-Session-Id header is required");
+			http_respond_error(c, 400, RPC_SERVER_ERROR,
+			    "Bad Request: Mcp-Session-Id header is required");
 		return;
 	}
 	if (b->initialize) {
 		if ((hs = hsess_new(true)) == NULL) {
-			http_respond_error(c, 503, -32000, "Service "
+			http_respond_error(c, 503, RPC_SERVER_ERROR, "Service "
 			    "Unavailable: too many HTTP sessions");
 			return;
 		}
@@ -798,7 +798,7 @@ post_alone(struct http_conn *c, const struct http_request *r,
 	} else if (!b->modern && !(v->p != NULL && v->n ==
 	    strlen(WB_PROTOCOL_MODERN) && memcmp(v->p, WB_PROTOCOL_MODERN,
 	    v->n) == 0)) {
-		http_respond_error(c, 400, -32000, "Bad Request: "
+		http_respond_error(c, 400, RPC_SERVER_ERROR, "Bad Request: "
 		    "Mcp-Session-Id header is required (send initialize "
 		    "first, or a " WB_PROTOCOL_MODERN " request with its "
 		    "_meta)");
@@ -822,21 +822,24 @@ on_post(struct http_conn *c, const struct http_request *r)
 
 	body_read(r, &b);
 	if (b.parsed == JSON_SYNTAX)
-		http_respond_error(c, 400, -32700, "Parse error: the body is "
-		    "not valid JSON");
+		http_respond_error(c, 400, RPC_PARSE_ERROR,
+		    "Parse error: the body is not valid JSON");
 	else if (!b.object)
-		http_respond_error(c, 400, -32600, b.parsed == JSON_NOTOBJ ?
+		http_respond_error(c, 400, RPC_INVALID_REQUEST,
+		    b.parsed == JSON_NOTOBJ ?
 		    "Invalid Request: expected one JSON-RPC message (a JSON "
 		    "object; batches are not supported)" : "Invalid Request: "
 		    "too large or too deeply nested");
 	else if (sid->p == NULL)
 		post_alone(c, r, &b);
 	else if ((hs = hsess_find(sid)) == NULL)
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	else if (b.request && post_by_id(hs, b.id, b.idlen) != NULL)
 		/* Its answer could not be told from the other's. */
-		http_respond_error(c, 400, -32600, "Invalid Request: a request "
-		    "with this id is in flight in this session");
+		http_respond_error(c, 400, RPC_INVALID_REQUEST,
+		    "Invalid Request: a request with this id is in flight in "
+		    "this session");
 	else if (b.request)
 		post_request(hs, c, r, &b);
 	else {
@@ -855,8 +858,9 @@ on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
 	const char *line, *nl, *end;
 
 	if (!http_accepts(r, "text/event-stream")) {
-		http_respond_error(c, 406, -32000, "Not Acceptable: a GET "
-		    "stream needs Accept: text/event-stream");
+		http_respond_error(c, 406, RPC_SERVER_ERROR,
+		    "Not Acceptable: a GET stream needs Accept: "
+		    "text/event-stream");
 		return;
 	}
 	if (hs->get != NULL)
@@ -886,25 +890,28 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 
 	(void)ctx;
 	if (wb.stopping)
-		http_respond_error(c, 503, -32000, "Service Unavailable: "
-		    "shutting down");
+		http_respond_error(c, 503, RPC_SERVER_ERROR,
+		    "Service Unavailable: shutting down");
 	else if (r->method != HTTP_POST && r->method != HTTP_GET &&
 	    r->method != HTTP_DELETE)
-		http_respond_error(c, 405, -32000, "Method Not Allowed");
+		http_respond_error(c, 405, RPC_SERVER_ERROR,
+		    "Method Not Allowed");
 	else if (!version_ok(&r->h[HTTP_H_VERSION]))
-		http_respond_error(c, 400, -32000, "Bad Request: unsupported "
-		    "MCP-Protocol-Version");
+		http_respond_error(c, 400, RPC_SERVER_ERROR,
+		    "Bad Request: unsupported MCP-Protocol-Version");
 	else if (r->method == HTTP_POST)
 		on_post(c, r);
 	else if (sid->p == NULL && r->method == HTTP_GET) {
 		/* A stateless client has no stream to open. */
-		http_respond_error(c, 405, -32000, "Method Not Allowed: "
-		    "no session (GET needs an Mcp-Session-Id)");
+		http_respond_error(c, 405, RPC_SERVER_ERROR,
+		    "Method Not Allowed: no session (GET needs an "
+		    "Mcp-Session-Id)");
 	} else if (sid->p == NULL)
-		http_respond_error(c, 400, -32000, "Bad Request: "
+		http_respond_error(c, 400, RPC_SERVER_ERROR, "Bad Request: "
 		    "Mcp-Session-Id header is required");
 	else if ((hs = hsess_find(sid)) == NULL)
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	else if (r->method == HTTP_GET)
 		on_get(c, r, hs);
 	else {

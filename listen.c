@@ -118,13 +118,13 @@ listen_open(struct session *se, const struct json *j, int params,
 	struct listener *l;
 
 	if (!json_is(j, filter, JSMN_OBJECT)) {
-		reply_error(se, id, idlen, -32602, "Invalid params: notifications "
-		    "must be an object");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: notifications must be an object");
 		return;
 	}
 	if (nlisteners == LISTENERS_MAX) {
-		reply_error(se, id, idlen, -32603, "Too many open subscriptions "
-		    "(64)");
+		reply_error(se, id, idlen, RPC_INTERNAL_ERROR,
+		    "Too many open subscriptions (64)");
 		return;
 	}
 	l = &listeners[nlisteners++];

@@ -333,18 +333,19 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	    roots_common(s, raw, len, &why))
 		return;
 	if (se == NULL && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32603, why);
+		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR, why);
 	else if (client_can_answer(se, j, method))
 		up_send(s, se, raw, len, line, n);
 	else if (json_eq(j, method, "ping")) {
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
 	} else if (wb.shared && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32601, "Method not found: the "
-		    "client of the calling session did not declare this "
-		    "capability");
+		relay_refuse(s, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found: the client of the calling session did "
+		    "not declare this capability");
 	else
-		relay_refuse(s, raw, len, -32601, "Method not found");
+		relay_refuse(s, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 }
 
 /* The client answers a server's request: back it goes, under its id. */
@@ -593,7 +594,7 @@ relay_session_gone(const struct session *se)
 		if (ups[i].srv != NULL && ups[i].key == NULL &&
 		    ups[i].srv->proc.io.wfd >= 0)
 			relay_refuse(ups[i].srv, ups[i].sid, ups[i].sidlen,
-			    -32603, "the client session ended");
+			    RPC_INTERNAL_ERROR, "the client session ended");
 		up_remove(i);
 	}
 	rootset_drop(se);

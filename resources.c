@@ -15,7 +15,6 @@
 
 #include "box.h"
 
-#define RESOURCE_NOT_FOUND	(-32002)	/* The 2025 revisions' code. */
 #define SUBS_MAX		4096	/* URIs subscribed at once. */
 #define MATCH_URI_MAX		8192	/* Longer URIs match no template. */
 #define MATCH_EXPR_MAX		32	/* Nor do templates with more {}. */
@@ -330,8 +329,8 @@ prompt_target(struct session *se, const struct json *j, int tok, char **own,
 	struct buf t = { 0 };
 
 	if ((full = json_str(j, tok, &text)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
-		    "a string without \\u0000");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: name must be a string without \\u0000");
 		return NULL;
 	}
 	if (tool_split(full, &box, &srv, &name) == 0 &&
@@ -342,7 +341,7 @@ prompt_target(struct session *se, const struct json *j, int tok, char **own,
 	free(srv);
 	if (it == NULL || it->native == NULL) {
 		buf_printf(&t, "Unknown prompt: %s", full);
-		reply_error(se, id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS, buf_cstr(&t));
 		buf_free(&t);
 		free(name);
 		return NULL;
@@ -374,7 +373,7 @@ reply_not_found(struct session *se, const char *id, size_t idlen,
 	buf_puts(&data, "{\"uri\":");
 	json_put_cstr(&data, uri);
 	buf_putc(&data, '}');
-	reply_error_data(se, id, idlen, RESOURCE_NOT_FOUND,
+	reply_error_data(se, id, idlen, RPC_RESOURCE_NOT_FOUND,
 	    "Resource not found", data.data, data.len);
 	buf_free(&data);
 }
@@ -389,8 +388,8 @@ resource_target(struct session *se, const struct json *j, int params,
 	const char *uri;
 
 	if ((uri = json_str(j, v, &text)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: uri must be a "
-		    "string without \\u0000");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: uri must be a string without \\u0000");
 		return NULL;
 	}
 	if ((s = uri_server(se, uri, text.len, false)) == NULL)
@@ -465,14 +464,15 @@ subscribe(struct session *se, const struct json *j, int params,
 	if ((s = resource_target(se, j, params, id, idlen)) == NULL)
 		return;
 	if ((srv_caps(s) & CAP_SUBSCRIBE) == 0) {
-		reply_error(se, id, idlen, -32601, "Method not found: the "
-		    "server of this resource does not offer subscriptions");
+		reply_error(se, id, idlen, RPC_METHOD_NOT_FOUND,
+		    "Method not found: the server of this resource does not "
+		    "offer subscriptions");
 		return;
 	}
 	i = sub_find(se, s, text.data);
 	if (on && i < 0 && nsubs == SUBS_MAX) {
-		reply_error(se, id, idlen, -32603, "Internal error: too many "
-		    "subscriptions");
+		reply_error(se, id, idlen, RPC_INTERNAL_ERROR,
+		    "Internal error: too many subscriptions");
 		return;
 	}
 	if (on && i < 0) {
@@ -643,8 +643,9 @@ res_complete(struct session *se, const struct json *j, int params,
 			return;
 		}
 	} else {
-		reply_error(se, id, idlen, -32602, "Invalid params: ref must be "
-		    "a ref/prompt or a ref/resource");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: ref must be a ref/prompt or a "
+		    "ref/resource");
 		return;
 	}
 	if ((srv_caps(s) & CAP_COMPLETIONS) == 0) {

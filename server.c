@@ -496,8 +496,8 @@ srv_known(const struct server *s)
 /*
  * Which request opens it: server/discover for a modern server, and for
  * auto when a modern request starts it; initialize otherwise, which a
- * modern-only server refuses with -32022 (on_init_error), so that a 2025
- * client's servers see what they always saw.
+ * modern-only server refuses with RPC_UNSUPPORTED_VERSION (on_init_error),
+ * so that a 2025 client's servers see what they always saw.
  */
 static bool
 srv_probes_modern(const struct server *s, bool modern)
@@ -1009,14 +1009,15 @@ on_discover(struct server *s, int result)
 }
 
 /*
- * initialize refused: auto's verdict when the refusal is -32022, or any
- * error once the server answered server/discover (a modern-only server).
+ * initialize refused: auto's verdict when the refusal is
+ * RPC_UNSUPPORTED_VERSION, or any error once the server answered
+ * server/discover (a modern-only server).
  * Its lists are fetched at once when that answer came already.
  */
 static bool
 on_init_refused(struct server *s, long long code)
 {
-	if (code != ERA_UNSUPPORTED && !s->discovered)
+	if (code != RPC_UNSUPPORTED_VERSION && !s->discovered)
 		return false;
 	if (s->era_guessed)
 		wb_log("%s: refused initialize after its silence on "
@@ -1032,10 +1033,10 @@ on_init_refused(struct server *s, long long code)
 
 /*
  * An error that is auto's verdict.  To server/discover, any error but
- * -32022 (a modern server without our version, which fails as errors of
- * the modern mode do) means a legacy server, which then gets initialize
- * (sent already, when the error comes after probeTimeoutMs); to
- * initialize, see on_init_refused.
+ * RPC_UNSUPPORTED_VERSION (a modern server without our version, which
+ * fails as errors of the modern mode do) means a legacy server, which then
+ * gets initialize (sent already, when the error comes after
+ * probeTimeoutMs); to initialize, see on_init_refused.
  */
 static bool
 on_probe_error(struct server *s, enum req_kind kind, int error)
@@ -1047,7 +1048,8 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 		return false;
 	if (kind == REQ_INIT)
 		return on_init_refused(s, code);
-	if (code == ERA_UNSUPPORTED || (s->era_known && !s->era_guessed))
+	if (code == RPC_UNSUPPORTED_VERSION ||
+	    (s->era_known && !s->era_guessed))
 		return false;
 	if (!s->era_guessed) {
 		srv_era_verdict(s, false);

@@ -44,6 +44,30 @@ cp "$jsmn/jsmn.h" "$tmp/include/jsmn.h"
 
 status=0
 
+# Named codes: no JSON-RPC error code (-32700, -32600 .. -32603, -32000 ..
+# -32099) is written as a number in a C file of ours; jsonrpc.h names each
+# once (enum rpc_code).  Ours: the product's files at the top, and the
+# tests and fuzzers that include its headers; tests/mock-server.c and the
+# examples stand for servers others write, and keep their numbers.
+# Comments count too, so that a grep for a name finds every mention.
+codes=0
+for f in "$@"; do
+	case $f in
+	*/*) grep -q '^#[ 	]*include[ 	]*"\.\./' "$f" || continue ;;
+	esac
+	if grep -n -- '-32[0-9][0-9][0-9]' "$f" > "$tmp/codes"; then
+		sed "s|^|$f:|; s|\$| (a literal code: name it in jsonrpc.h)|" \
+		    "$tmp/codes"
+		codes=$((codes + $(wc -l < "$tmp/codes")))
+	fi
+done
+if [ "$codes" -eq 0 ]; then
+	echo "lint: error codes: named"
+else
+	echo "lint: error codes: $codes literal(s)"
+	status=1
+fi
+
 echo "lint: cppcheck $($cppcheck --version | sed 's/^Cppcheck //') on $# files"
 # shellcheck disable=SC2086
 if $cppcheck --std=c11 --enable=warning,style,performance,portability \
