@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 /*
  * The request table of a server.
@@ -163,7 +164,7 @@ call_tell_cancelled(struct server *s, long long id, const char *reason)
 {
 	struct buf *b = &s->proc.io.out;
 
-	rpc_put_notification(b, "notifications/cancelled");
+	rpc_put_notification(b, MCP_NOTE_CANCELLED);
 	buf_printf(b, ",\"params\":{\"requestId\":%lld,\"reason\":\"%s\"}}\n",
 	    id, reason);
 }
@@ -542,12 +543,12 @@ call_route(struct server *s, struct session *se, const char *tool,
 	struct request *r;
 
 	if (e != NULL && in->state != NULL && bridge_resume(s, se,
-	    "tools/call", tool, toollen, in, id, idlen))
+	    MCP_TOOLS_CALL, tool, toollen, in, id, idlen))
 		return;
 	r = req_add(s, REQ_CALL);
 	s->ncalls++;
 	r->sess = se;
-	r->method = "tools/call";
+	r->method = MCP_TOOLS_CALL;
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
 	r->level = e != NULL ? e->level : -1;
@@ -733,7 +734,7 @@ result_members(const char *line, size_t n, struct span *v)
 static bool
 method_cacheable(const char *method)
 {
-	return strcmp(method, "resources/read") == 0;
+	return strcmp(method, MCP_RESOURCES_READ) == 0;
 }
 
 /*

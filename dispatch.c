@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "workbench.h"
+#include "mcp.h"
 
 /* What the workbench offers, in either era. */
 #define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"prompts\":" \
@@ -176,21 +177,21 @@ static const struct method {
 	unsigned	 eras;
 	bool		 before_init;
 } methods[] = {
-	{ "initialize", m_initialize, NULL, IN_LEGACY, true },
-	{ "ping", m_ping, NULL, IN_LEGACY, true },
-	{ "tools/list", m_tools_list, NULL, IN_BOTH, false },
-	{ "tools/call", m_tools_call, NULL, IN_BOTH, false },
-	{ "logging/setLevel", m_set_level, NULL, IN_LEGACY, false },
-	{ "server/discover", m_discover, NULL, IN_MODERN, false },
-	{ "prompts/list", NULL, res_list, IN_BOTH, false },
-	{ "prompts/get", NULL, res_prompts_get, IN_BOTH, false },
-	{ "resources/list", NULL, res_list, IN_BOTH, false },
-	{ "resources/templates/list", NULL, res_list, IN_BOTH, false },
-	{ "resources/read", NULL, res_resources_read, IN_BOTH, false },
-	{ "resources/subscribe", NULL, res_subscribe, IN_LEGACY, false },
-	{ "resources/unsubscribe", NULL, res_unsubscribe, IN_LEGACY, false },
-	{ "completion/complete", NULL, res_complete, IN_BOTH, false },
-	{ "subscriptions/listen", NULL, listen_open, IN_MODERN, false },
+	{ MCP_INITIALIZE, m_initialize, NULL, IN_LEGACY, true },
+	{ MCP_PING, m_ping, NULL, IN_LEGACY, true },
+	{ MCP_TOOLS_LIST, m_tools_list, NULL, IN_BOTH, false },
+	{ MCP_TOOLS_CALL, m_tools_call, NULL, IN_BOTH, false },
+	{ MCP_LOGGING_SET_LEVEL, m_set_level, NULL, IN_LEGACY, false },
+	{ MCP_SERVER_DISCOVER, m_discover, NULL, IN_MODERN, false },
+	{ MCP_PROMPTS_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_PROMPTS_GET, NULL, res_prompts_get, IN_BOTH, false },
+	{ MCP_RESOURCES_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_RESOURCES_TEMPLATES_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_RESOURCES_READ, NULL, res_resources_read, IN_BOTH, false },
+	{ MCP_RESOURCES_SUBSCRIBE, NULL, res_subscribe, IN_LEGACY, false },
+	{ MCP_RESOURCES_UNSUBSCRIBE, NULL, res_unsubscribe, IN_LEGACY, false },
+	{ MCP_COMPLETION_COMPLETE, NULL, res_complete, IN_BOTH, false },
+	{ MCP_SUBSCRIPTIONS_LISTEN, NULL, listen_open, IN_MODERN, false },
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -287,15 +288,15 @@ client_notification(struct session *se, int method)
 	const char *raw;
 	size_t len;
 
-	if (json_eq(&j, method, "notifications/cancelled") &&
+	if (json_eq(&j, method, MCP_NOTE_CANCELLED) &&
 	    rpc_valid_id(&j, r)) {
 		raw = json_raw(&j, r, &len);
 		box_cancel(se, raw, len);
 		listen_cancel(se, raw, len);
 		call_cancel(se, raw, len, "cancelled by the client");
-	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
+	} else if (json_eq(&j, method, MCP_NOTE_ROOTS_CHANGED))
 		relay_roots_changed(se);
-	else if (json_eq(&j, method, "notifications/initialized"))
+	else if (json_eq(&j, method, MCP_NOTE_INITIALIZED))
 		relay_roots_ask(se);
 }
 
@@ -374,7 +375,7 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 
 	return json_shape(line, n, top, v, F_SLOTS) &&
 	    span_is(&v[F_JSONRPC], "\"2.0\"") && span_id(&v[F_ID]) &&
-	    span_is(&v[F_METHOD], "\"tools/call\"") &&
+	    span_is(&v[F_METHOD], MCP_QUOTED(MCP_TOOLS_CALL)) &&
 	    span_is(&v[F_CALLED], "\"use_tool\"") &&
 	    (v[F_ARGS].p == NULL || v[F_ARGS].p[0] == '{') &&
 	    (v[F_TOKEN].p == NULL || span_id(&v[F_TOKEN])) &&

@@ -11,6 +11,7 @@
 #include "era.h"
 #include "jsonrpc.h"
 #include "json_out.h"
+#include "mcp.h"
 
 /* Newest first: initialize answers an unknown version with the first. */
 static const char *const legacy_versions[] = {
@@ -74,11 +75,11 @@ era_level_name(int level)
 unsigned
 era_input_cap(const struct json *j, int method)
 {
-	if (json_eq(j, method, "sampling/createMessage"))
+	if (json_eq(j, method, MCP_SAMPLING_CREATE))
 		return CAN_SAMPLE;
-	if (json_eq(j, method, "elicitation/create"))
+	if (json_eq(j, method, MCP_ELICITATION_CREATE))
 		return CAN_ELICIT;
-	if (json_eq(j, method, "roots/list"))
+	if (json_eq(j, method, MCP_ROOTS_LIST))
 		return CAN_ROOTS;
 	return 0;
 }

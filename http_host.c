@@ -33,6 +33,7 @@
 
 #include "workbench.h"
 #include "http.h"
+#include "mcp.h"
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
 #define PARKED_MAX	1024		/* stateless ones kept for a retry. */
@@ -411,7 +412,7 @@ post_for(struct hsess *hs, const char *line, size_t n,
 	struct hpost *po;
 
 	*drop = false;
-	if (method_is(top, "notifications/progress")) {
+	if (method_is(top, MCP_NOTE_PROGRESS)) {
 		po = post_by_token(hs, line, n);
 		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
@@ -421,7 +422,7 @@ post_for(struct hsess *hs, const char *line, size_t n,
 		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
 	}
-	if (top->id != NULL || method_is(top, "notifications/message"))
+	if (top->id != NULL || method_is(top, MCP_NOTE_MESSAGE))
 		return post_latest(hs);
 	return NULL;
 }
@@ -642,14 +643,15 @@ body_read(const struct http_request *r, struct body *b)
 
 	memset(b, 0, sizeof(*b));
 	b->initialize = r->bodylen < 65536 && memmem(r->body, r->bodylen,
-	    "\"initialize\"", 12) != NULL;
+	    MCP_QUOTED(MCP_INITIALIZE), sizeof(MCP_QUOTED(MCP_INITIALIZE)) - 1)
+	    != NULL;
 	for (i = 0; hints[i] != NULL; i++)
 		if (memmem(r->body, r->bodylen, hints[i], strlen(hints[i])))
 			break;
 	if (hints[i] != NULL || rpc_scan(r->body, r->bodylen, &top) != 0) {
 		body_parse(r, b);
 		b->initialize = b->object && json_eq(&hj, json_get(&hj, 0,
-		    "method"), "initialize");
+		    "method"), MCP_INITIALIZE);
 		return;
 	}
 	b->parsed = JSON_OK;
@@ -661,7 +663,8 @@ body_read(const struct http_request *r, struct body *b)
 	b->request = top.method != NULL && top.method[0] == '"' &&
 	    b->id != NULL;
 	b->initialize = b->initialize && b->request &&
-	    strncmp(top.method, "\"initialize\"", 12) == 0;
+	    strncmp(top.method, MCP_QUOTED(MCP_INITIALIZE),
+	    sizeof(MCP_QUOTED(MCP_INITIALIZE)) - 1) == 0;
 }
 
 /*
@@ -935,7 +938,7 @@ cancel_post(struct hsess *hs, struct hpost *po)
 		hs->ending |= hs->sid[0] == '\0';
 		return;
 	}
-	rpc_put_notification(&m, "notifications/cancelled");
+	rpc_put_notification(&m, MCP_NOTE_CANCELLED);
 	buf_puts(&m, ",\"params\":{\"requestId\":");
 	buf_put(&m, po->id, po->idlen);
 	buf_puts(&m, ",\"reason\":\"the HTTP client closed its "

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "box.h"
+#include "mcp.h"
 
 #define SUBS_MAX		4096	/* URIs subscribed at once. */
 #define MATCH_URI_MAX		8192	/* Longer URIs match no template. */
@@ -183,9 +184,9 @@ res_list(struct session *se, const struct json *j, int params,
 		const char	*member;
 		enum list_kind	 k;
 	} lists[] = {
-		{ "prompts/list", "prompts", LIST_PROMPTS },
-		{ "resources/list", "resources", LIST_RESOURCES },
-		{ "resources/templates/list", "resourceTemplates",
+		{ MCP_PROMPTS_LIST, "prompts", LIST_PROMPTS },
+		{ MCP_RESOURCES_LIST, "resources", LIST_RESOURCES },
+		{ MCP_RESOURCES_TEMPLATES_LIST, "resourceTemplates",
 		    LIST_TEMPLATES }
 	};
 	int method = json_get(j, 0, "method"), i;
@@ -360,7 +361,7 @@ res_prompts_get(struct session *se, const struct json *j, int params,
 
 	if ((s = prompt_target(se, j, name, &own, id, idlen)) == NULL)
 		return;
-	pass(s, se, "prompts/get", j, params, name, own, id, idlen);
+	pass(s, se, MCP_PROMPTS_GET, j, params, name, own, id, idlen);
 	free(own);
 }
 
@@ -404,7 +405,7 @@ res_resources_read(struct session *se, const struct json *j, int params,
 	struct server *s;
 
 	if ((s = resource_target(se, j, params, id, idlen)) != NULL)
-		pass(s, se, "resources/read", j, params, -1, NULL, id, idlen);
+		pass(s, se, MCP_RESOURCES_READ, j, params, -1, NULL, id, idlen);
 }
 
 /*
@@ -482,7 +483,7 @@ subscribe(struct session *se, const struct json *j, int params,
 		subs[nsubs++].uri = xstrdup(text.data);
 	} else if (!on && i >= 0)
 		sub_remove(i);
-	pass(s, se, on ? "resources/subscribe" : "resources/unsubscribe", j,
+	pass(s, se, on ? MCP_RESOURCES_SUBSCRIBE : MCP_RESOURCES_UNSUBSCRIBE, j,
 	    params, -1, NULL, id, idlen);
 }
 
@@ -572,13 +573,13 @@ watch_tell(struct watch *w, bool on)
 		buf_puts(&p, "\"notifications\":{\"resourceSubscriptions\":[");
 		json_put_cstr(&p, w->uri);
 		buf_puts(&p, "]}");
-		w->listen = srv_request_open(s, "subscriptions/listen", p.data,
-		    p.len);
+		w->listen = srv_request_open(s, MCP_SUBSCRIPTIONS_LISTEN,
+		    p.data, p.len);
 	} else if (on || sub_find(NULL, s, w->uri) < 0) {
 		/* Not while a 2025 session still wants it. */
 		uri_members(&p, w->uri);
-		srv_request(s, on ? "resources/subscribe" :
-		    "resources/unsubscribe", p.data, p.len);
+		srv_request(s, on ? MCP_RESOURCES_SUBSCRIBE :
+		    MCP_RESOURCES_UNSUBSCRIBE, p.data, p.len);
 	}
 	buf_free(&p);
 }
@@ -653,7 +654,7 @@ res_complete(struct session *se, const struct json *j, int params,
 		    "{\"values\":[],\"hasMore\":false}}");
 		reply_end(se);
 	} else
-		pass(s, se, "completion/complete", j, params, v, own, id,
+		pass(s, se, MCP_COMPLETION_COMPLETE, j, params, v, own, id,
 		    idlen);
 	free(own);
 }
@@ -676,7 +677,8 @@ res_session_gone(struct session *se)
 		    (s = uri_server(se, subs[i].uri, strlen(subs[i].uri),
 		    false)) != NULL && srv_serving(s)) {
 			uri_members(&p, subs[i].uri);
-			srv_request(s, "resources/unsubscribe", p.data, p.len);
+			srv_request(s, MCP_RESOURCES_UNSUBSCRIBE, p.data,
+			    p.len);
 		}
 		sub_remove(i);
 	}

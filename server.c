@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 static struct json j;			/* The server line being handled. */
 static struct server **servers;	/* All, box by box, */
@@ -812,13 +813,13 @@ srv_relist(struct server *s, enum list_kind k)
 static bool
 on_list_changed(struct server *s, int method)
 {
-	if (json_eq(&j, method, "notifications/tools/list_changed"))
+	if (json_eq(&j, method, MCP_NOTE_TOOLS_CHANGED))
 		srv_relist(s, LIST_TOOLS);
-	else if (json_eq(&j, method, "notifications/prompts/list_changed")) {
+	else if (json_eq(&j, method, MCP_NOTE_PROMPTS_CHANGED)) {
 		if (s->caps & CAP_PROMPTS)
 			srv_relist(s, LIST_PROMPTS);
 	} else if (json_eq(&j, method,
-	    "notifications/resources/list_changed")) {
+	    MCP_NOTE_RESOURCES_CHANGED)) {
 		if (s->caps & CAP_RESOURCES) {
 			srv_relist(s, LIST_RESOURCES);
 			srv_relist(s, LIST_TEMPLATES);
@@ -889,7 +890,7 @@ on_initialize(struct server *s, int result)
 		req_forget(s, REQ_DISCOVER);
 	}
 	s->caps = declared(json_get(&j, result, "capabilities"));
-	srv_notify(s, "notifications/initialized");
+	srv_notify(s, MCP_NOTE_INITIALIZED);
 	relay_send_level(s);
 	fetch_lists(s);
 }
@@ -911,7 +912,7 @@ on_list_status(struct server *s, enum list_kind k, int st, struct buf *why)
 	struct buf fail = { 0 };
 
 	if (st == LIST_FAILED && list_fatal(s, k)) {
-		buf_printf(&fail, "tools/list failed: %s", buf_cstr(why));
+		buf_printf(&fail, MCP_TOOLS_LIST " failed: %s", buf_cstr(why));
 		srv_fail(s, buf_cstr(&fail));
 		buf_free(&fail);
 	} else if (st != LIST_MORE) {
@@ -1076,8 +1077,8 @@ on_init_answer(struct server *s, enum req_kind kind)
 	if (on_probe_error(s, kind, error))
 		return;
 	msg = json_strdup(&j, json_get(&j, error, "message"));
-	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? "initialize" :
-	    "server/discover", msg != NULL ? msg : "no result");
+	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? MCP_INITIALIZE :
+	    MCP_SERVER_DISCOVER, msg != NULL ? msg : "no result");
 	srv_fail(s, buf_cstr(&why));
 	buf_free(&why);
 	free(msg);
