@@ -315,19 +315,7 @@ span_is(const struct span *v, const char *text)
 static bool
 span_id(const struct span *v)
 {
-	size_t i;
-
-	if (v->p == NULL || v->n == 0)
-		return false;
-	if (v->p[0] == '"')
-		return true;
-	i = v->p[0] == '-' ? 1 : 0;
-	if (i == v->n)
-		return false;
-	for (; i < v->n; i++)
-		if (v->p[i] < '0' || v->p[i] > '9')
-			return false;
-	return true;
+	return v->p != NULL && rpc_raw_id(v->p, v->n);
 }
 
 /* A non-empty string without escapes: its text, inside the quotes. */

@@ -613,22 +613,6 @@ body_parse(const struct http_request *r, struct body *b)
 	    &b->statelen);
 }
 
-/* A JSON-RPC id as written: a string, or an integer (rpc_valid_id). */
-static bool
-id_usable(const char *raw, size_t n)
-{
-	size_t i = n > 0 && raw[0] == '-';
-
-	if (n > 0 && raw[0] == '"')
-		return true;
-	if (i == n)
-		return false;
-	for (; i < n; i++)
-		if (raw[i] < '0' || raw[i] > '9')
-			return false;
-	return true;
-}
-
 /*
  * What the body is.  Most are a call with none of what body_parse looks
  * for: the scan of the top level (rpc_scan) is enough for them.
@@ -656,7 +640,7 @@ body_read(const struct http_request *r, struct body *b)
 	}
 	b->parsed = JSON_OK;
 	b->object = true;
-	if (top.id != NULL && id_usable(top.id, top.idlen)) {
+	if (top.id != NULL && rpc_raw_id(top.id, top.idlen)) {
 		b->id = top.id;
 		b->idlen = top.idlen;
 	}

@@ -57,6 +57,7 @@ struct rpc_top {
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
 int	 rpc_scan_head(const char *, size_t, struct rpc_top *);
 bool	 rpc_int_id(const char *, size_t, long long *);
+bool	 rpc_raw_id(const char *, size_t);
 int	 rpc_members(const char *, size_t, size_t, bool, bool,
 	    struct rpc_top *);
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);
