@@ -120,7 +120,7 @@ asked_refuse_all(struct park *p, const char *why)
 	while (p->nasked > 0) {
 		if (!p->ended)
 			relay_refuse(p->srv, p->asked[0].sid,
-			    p->asked[0].sidlen, -32603, why);
+			    p->asked[0].sidlen, RPC_INTERNAL_ERROR, why);
 		asked_remove(p, 0);
 	}
 }
@@ -336,15 +336,17 @@ bridge_server_request(struct server *s, const struct json *js, int id,
 		return false;
 	raw = json_raw(js, id, &len);
 	if (n > 1)
-		relay_refuse(s, raw, len, -32603, "mcp-workbench cannot tell "
-		    "which of the calls in progress this request is for");
+		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR,
+		    "mcp-workbench cannot tell which of the calls in progress "
+		    "this request is for");
 	else if ((r->can & need) == 0)
-		relay_refuse(s, raw, len, -32601, "Method not found");
+		relay_refuse(s, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 	else if (r->park == NULL && (r->park = park_new(s, r)) == NULL)
-		relay_refuse(s, raw, len, -32603, "too many calls are waiting "
-		    "for the client's input");
+		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR,
+		    "too many calls are waiting for the client's input");
 	else if ((refused = park_ask(r->park, js, id, method, &why)) != NULL) {
-		relay_refuse(s, raw, len, -32603, refused);
+		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR, refused);
 		park_unused(r);
 	} else if (r->cid.len > 0)
 		park_call(r);
@@ -467,13 +469,13 @@ bridge_resume(struct server *s, struct session *se, const char *method,
 		if (!state_ours(in->state, in->slen) &&
 		    !(srv_serving(s) && !s->modern))
 			return false;
-		reply_error(se, id, idlen, -32602, "Invalid params: unknown "
-		    "requestState (not issued by mcp-workbench, used already, "
-		    "or expired)");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: unknown requestState (not issued by "
+		    "mcp-workbench, used already, or expired)");
 		return true;
 	}
 	if ((why = park_refused(p, s, method, name, namelen)) != NULL) {
-		reply_error(se, id, idlen, -32602, why);
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS, why);
 		return true;
 	}
 	p->state[0] = '\0';		/* Used. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 /*
  * The request table of a server.
@@ -163,7 +164,7 @@ call_tell_cancelled(struct server *s, long long id, const char *reason)
 {
 	struct buf *b = &s->proc.io.out;
 
-	rpc_put_notification(b, "notifications/cancelled");
+	rpc_put_notification(b, MCP_NOTE_CANCELLED);
 	buf_printf(b, ",\"params\":{\"requestId\":%lld,\"reason\":\"%s\"}}\n",
 	    id, reason);
 }
@@ -197,8 +198,8 @@ call_error(const struct server *s, const struct request *r,
 	if (r->kind == REQ_PASS) {
 		buf_printf(&t, "Error in server '%s' (toolbox '%s'): %s",
 		    s->cfg->name, s->boxcfg->name, reason);
-		reply_error(r->sess, text_get(&r->cid), r->cid.len, -32603,
-		    buf_cstr(&t));
+		reply_error(r->sess, text_get(&r->cid), r->cid.len,
+		    RPC_INTERNAL_ERROR, buf_cstr(&t));
 	} else {
 		buf_printf(&t, "Error executing tool '%s' in server '%s' "
 		    "(toolbox '%s'): %s", text_get(&r->tool), s->cfg->name,
@@ -542,12 +543,12 @@ call_route(struct server *s, struct session *se, const char *tool,
 	struct request *r;
 
 	if (e != NULL && in->state != NULL && bridge_resume(s, se,
-	    "tools/call", tool, toollen, in, id, idlen))
+	    MCP_TOOLS_CALL, tool, toollen, in, id, idlen))
 		return;
 	r = req_add(s, REQ_CALL);
 	s->ncalls++;
 	r->sess = se;
-	r->method = "tools/call";
+	r->method = MCP_TOOLS_CALL;
 	r->modern = e != NULL;
 	r->can = e != NULL ? e->can : 0;
 	r->level = e != NULL ? e->level : -1;
@@ -685,7 +686,6 @@ answer_well_formed(const struct json *j, const char *line, size_t n)
  * URL elicitation required (2025-11-25): the client needs the error
  * itself, with the URLs in its data, to send the user there and retry.
  */
-#define URL_ELICITATION_REQUIRED	(-32042)
 
 static bool
 url_elicitation_required(const struct json *j, int error)
@@ -693,7 +693,7 @@ url_elicitation_required(const struct json *j, int error)
 	long long code;
 
 	return json_get_int(j, json_get(j, error, "code"), &code) &&
-	    code == URL_ELICITATION_REQUIRED;
+	    code == RPC_URL_ELICITATION_REQUIRED;
 }
 
 /*
@@ -734,7 +734,7 @@ result_members(const char *line, size_t n, struct span *v)
 static bool
 method_cacheable(const char *method)
 {
-	return strcmp(method, "resources/read") == 0;
+	return strcmp(method, MCP_RESOURCES_READ) == 0;
 }
 
 /*

@@ -1089,12 +1089,6 @@ feed(struct siphash *h, char tag, const char *s)
 		sip_update(h, s, n);
 }
 
-static int
-env_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A NULL-terminated array (or none, which is not an empty one). */
 static void
 feed_strings(struct siphash *h, char tag, char *const *v, bool sort)
@@ -1109,7 +1103,7 @@ feed_strings(struct siphash *h, char tag, char *const *v, bool sort)
 	copy = xcalloc(n + 1, sizeof(*copy));
 	memcpy(copy, v, n * sizeof(*copy));
 	if (sort)
-		qsort(copy, n, sizeof(*copy), env_cmp);
+		qsort(copy, n, sizeof(*copy), strp_cmp);
 	feed(h, tag, "");
 	for (i = 0; i < n; i++)
 		feed(h, tag, copy[i]);

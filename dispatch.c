@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "workbench.h"
+#include "mcp.h"
 
 /* What the workbench offers, in either era. */
 #define WB_CAPS		"{\"tools\":{\"listChanged\":true},\"prompts\":" \
@@ -45,20 +46,21 @@ m_initialize(struct session *se, int params, const char *id, size_t idlen)
 	char *v;
 
 	if (session_legacy(se)) {
-		reply_error(se, id, idlen, -32600, "Invalid Request: already "
-		    "initialized");
+		reply_error(se, id, idlen, RPC_INVALID_REQUEST,
+		    "Invalid Request: already initialized");
 		return;
 	}
 	if ((v = json_strdup(&j, json_get(&j, params, "protocolVersion"))) ==
 	    NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: "
-		    "protocolVersion must be a string");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: protocolVersion must be a string");
 		return;
 	}
 	if (!optional_object(params, "capabilities") ||
 	    !optional_object(params, "clientInfo")) {
-		reply_error(se, id, idlen, -32602, "Invalid params: capabilities "
-		    "and clientInfo must be objects");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: capabilities and clientInfo must be "
+		    "objects");
 		free(v);
 		return;
 	}
@@ -127,8 +129,8 @@ m_tools_call(struct session *se, int params, const char *id, size_t idlen)
 	json_members(&j, params, keys, v);
 	args = v[1];
 	if ((tool = json_str(&j, v[0], &called)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
-		    "a string");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: name must be a string");
 		return;
 	}
 	if (strcmp(tool, "open_toolbox") == 0)
@@ -141,7 +143,7 @@ m_tools_call(struct session *se, int params, const char *id, size_t idlen)
 		dyn_call(se, &j, tool, args, params, id, idlen);
 	else {
 		buf_printf(&t, "Unknown tool: %s", tool);
-		reply_error(se, id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS, buf_cstr(&t));
 		buf_free(&t);
 	}
 }
@@ -152,9 +154,9 @@ m_set_level(struct session *se, int params, const char *id, size_t idlen)
 	int level = json_get(&j, params, "level");
 
 	if (era_level(&j, level) < 0) {
-		reply_error(se, id, idlen, -32602, "Invalid params: level must be "
-		    "one of debug, info, notice, warning, error, critical, "
-		    "alert, emergency");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: level must be one of debug, info, notice, "
+		    "warning, error, critical, alert, emergency");
 		return;
 	}
 	session_set_level(se, era_level(&j, level));
@@ -175,21 +177,21 @@ static const struct method {
 	unsigned	 eras;
 	bool		 before_init;
 } methods[] = {
-	{ "initialize", m_initialize, NULL, IN_LEGACY, true },
-	{ "ping", m_ping, NULL, IN_LEGACY, true },
-	{ "tools/list", m_tools_list, NULL, IN_BOTH, false },
-	{ "tools/call", m_tools_call, NULL, IN_BOTH, false },
-	{ "logging/setLevel", m_set_level, NULL, IN_LEGACY, false },
-	{ "server/discover", m_discover, NULL, IN_MODERN, false },
-	{ "prompts/list", NULL, res_list, IN_BOTH, false },
-	{ "prompts/get", NULL, res_prompts_get, IN_BOTH, false },
-	{ "resources/list", NULL, res_list, IN_BOTH, false },
-	{ "resources/templates/list", NULL, res_list, IN_BOTH, false },
-	{ "resources/read", NULL, res_resources_read, IN_BOTH, false },
-	{ "resources/subscribe", NULL, res_subscribe, IN_LEGACY, false },
-	{ "resources/unsubscribe", NULL, res_unsubscribe, IN_LEGACY, false },
-	{ "completion/complete", NULL, res_complete, IN_BOTH, false },
-	{ "subscriptions/listen", NULL, listen_open, IN_MODERN, false },
+	{ MCP_INITIALIZE, m_initialize, NULL, IN_LEGACY, true },
+	{ MCP_PING, m_ping, NULL, IN_LEGACY, true },
+	{ MCP_TOOLS_LIST, m_tools_list, NULL, IN_BOTH, false },
+	{ MCP_TOOLS_CALL, m_tools_call, NULL, IN_BOTH, false },
+	{ MCP_LOGGING_SET_LEVEL, m_set_level, NULL, IN_LEGACY, false },
+	{ MCP_SERVER_DISCOVER, m_discover, NULL, IN_MODERN, false },
+	{ MCP_PROMPTS_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_PROMPTS_GET, NULL, res_prompts_get, IN_BOTH, false },
+	{ MCP_RESOURCES_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_RESOURCES_TEMPLATES_LIST, NULL, res_list, IN_BOTH, false },
+	{ MCP_RESOURCES_READ, NULL, res_resources_read, IN_BOTH, false },
+	{ MCP_RESOURCES_SUBSCRIBE, NULL, res_subscribe, IN_LEGACY, false },
+	{ MCP_RESOURCES_UNSUBSCRIBE, NULL, res_unsubscribe, IN_LEGACY, false },
+	{ MCP_COMPLETION_COMPLETE, NULL, res_complete, IN_BOTH, false },
+	{ MCP_SUBSCRIPTIONS_LISTEN, NULL, listen_open, IN_MODERN, false },
 	{ NULL, NULL, NULL, 0, false }
 };
 
@@ -212,7 +214,8 @@ modern_request(struct session *se, const struct method *m, int params,
     const char *id, size_t idlen)
 {
 	if ((m->eras & IN_MODERN) == 0)
-		reply_error(se, id, idlen, -32601, "Method not found");
+		reply_error(se, id, idlen, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 	else {
 		session_modern_begin(se);
 		method_call(se, m, params, id, idlen);
@@ -248,13 +251,14 @@ client_request(struct session *se, int id, int method)
 		if (json_eq(&j, method, m->name))
 			break;
 	if (m->name == NULL) {
-		reply_error(se, raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 		return;
 	}
 	params = json_get(&j, 0, "params");
 	if (params >= 0 && !json_is(&j, params, JSMN_OBJECT)) {
-		reply_error(se, raw, len, -32602, "Invalid params: params must be "
-		    "an object");
+		reply_error(se, raw, len, RPC_INVALID_PARAMS,
+		    "Invalid params: params must be an object");
 		return;
 	}
 	if (!request_era(se, params, raw, len))
@@ -264,12 +268,14 @@ client_request(struct session *se, int id, int method)
 		return;
 	}
 	if ((m->eras & IN_LEGACY) == 0) {
-		reply_error(se, raw, len, -32601, "Method not found");
+		reply_error(se, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 		return;
 	}
 	if (!session_legacy(se) && !m->before_init) {
-		reply_error(se, raw, len, -32600, "Invalid Request: the session "
-		    "is not initialized; send initialize first");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request: the session is not initialized; send "
+		    "initialize first");
 		return;
 	}
 	method_call(se, m, params, raw, len);
@@ -282,15 +288,15 @@ client_notification(struct session *se, int method)
 	const char *raw;
 	size_t len;
 
-	if (json_eq(&j, method, "notifications/cancelled") &&
+	if (json_eq(&j, method, MCP_NOTE_CANCELLED) &&
 	    rpc_valid_id(&j, r)) {
 		raw = json_raw(&j, r, &len);
 		box_cancel(se, raw, len);
 		listen_cancel(se, raw, len);
 		call_cancel(se, raw, len, "cancelled by the client");
-	} else if (json_eq(&j, method, "notifications/roots/list_changed"))
+	} else if (json_eq(&j, method, MCP_NOTE_ROOTS_CHANGED))
 		relay_roots_changed(se);
-	else if (json_eq(&j, method, "notifications/initialized"))
+	else if (json_eq(&j, method, MCP_NOTE_INITIALIZED))
 		relay_roots_ask(se);
 }
 
@@ -309,19 +315,7 @@ span_is(const struct span *v, const char *text)
 static bool
 span_id(const struct span *v)
 {
-	size_t i;
-
-	if (v->p == NULL || v->n == 0)
-		return false;
-	if (v->p[0] == '"')
-		return true;
-	i = v->p[0] == '-' ? 1 : 0;
-	if (i == v->n)
-		return false;
-	for (; i < v->n; i++)
-		if (v->p[i] < '0' || v->p[i] > '9')
-			return false;
-	return true;
+	return v->p != NULL && rpc_raw_id(v->p, v->n);
 }
 
 /* A non-empty string without escapes: its text, inside the quotes. */
@@ -369,7 +363,7 @@ use_tool_shape(const char *line, size_t n, struct span *v)
 
 	return json_shape(line, n, top, v, F_SLOTS) &&
 	    span_is(&v[F_JSONRPC], "\"2.0\"") && span_id(&v[F_ID]) &&
-	    span_is(&v[F_METHOD], "\"tools/call\"") &&
+	    span_is(&v[F_METHOD], MCP_QUOTED(MCP_TOOLS_CALL)) &&
 	    span_is(&v[F_CALLED], "\"use_tool\"") &&
 	    (v[F_ARGS].p == NULL || v[F_ARGS].p[0] == '{') &&
 	    (v[F_TOKEN].p == NULL || span_id(&v[F_TOKEN])) &&
@@ -470,7 +464,7 @@ reply_not_message(struct session *se, int r, const char *line, size_t n)
 	if (r == JSON_OK || (rpc_scan_id(line, n, &raw, &len) < 0 &&
 	    rpc_scan_id_tail(line, n, &raw, &len) < 0))
 		raw = NULL;
-	reply_error(se, raw, len, -32600, r == JSON_TOOBIG ?
+	reply_error(se, raw, len, RPC_INVALID_REQUEST, r == JSON_TOOBIG ?
 	    "Invalid Request: too many JSON tokens" : r == JSON_TOODEEP ?
 	    "Invalid Request: nested deeper than 1000 levels" :
 	    j.tok[0].type == JSMN_ARRAY ? "Invalid Request: batch "
@@ -496,7 +490,8 @@ client_message(struct session *se, const char *line, size_t n)
 		raw = json_raw(&j, id, &len);
 	if (!json_eq(&j, version, "2.0") || (id >= 0 && raw == NULL) ||
 	    (method >= 0 && !json_is(&j, method, JSMN_STRING)))
-		reply_error(se, raw, len, -32600, "Invalid Request");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request");
 	else if (method >= 0 && id >= 0)
 		client_request(se, id, method);
 	else if (method >= 0)
@@ -505,7 +500,8 @@ client_message(struct session *se, const char *line, size_t n)
 	    json_get(&j, 0, "error") >= 0))
 		relay_answer(se, &j, id, line, n);
 	else
-		reply_error(se, raw, len, -32600, "Invalid Request: no method");
+		reply_error(se, raw, len, RPC_INVALID_REQUEST,
+		    "Invalid Request: no method");
 }
 
 /*
@@ -521,13 +517,15 @@ dispatch_line(struct session *se, char *line, size_t n)
 	if (wb.stopping)
 		return;
 	if (!utf8_valid(line, n)) {
-		reply_error(se, NULL, 0, -32700, "Parse error: not valid UTF-8");
+		reply_error(se, NULL, 0, RPC_PARSE_ERROR,
+		    "Parse error: not valid UTF-8");
 		return;
 	}
 	if (fast_use_tool(se, line, n))
 		return;
 	if ((r = json_parse_any(&j, line, n)) == JSON_SYNTAX)
-		reply_error(se, NULL, 0, -32700, "Parse error: not valid JSON");
+		reply_error(se, NULL, 0, RPC_PARSE_ERROR,
+		    "Parse error: not valid JSON");
 	else if (r != JSON_OK || j.tok[0].type != JSMN_OBJECT)
 		reply_not_message(se, r, line, n);
 	else
@@ -550,7 +548,8 @@ client_oversize(void *ctx, size_t size, const char *id)
 	buf_printf(&t, "Invalid Request: message of %zu bytes exceeds the "
 	    "%zu-byte limit (maxMessageBytes); discarded", size,
 	    wb.cfg.max_message);
-	reply_error(se, id, id != NULL ? strlen(id) : 0, -32600, buf_cstr(&t));
+	reply_error(se, id, id != NULL ? strlen(id) : 0, RPC_INVALID_REQUEST,
+	    buf_cstr(&t));
 	buf_free(&t);
 }
 

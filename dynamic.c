@@ -203,7 +203,7 @@ reply_unknown_tool(struct session *se, const char *id, size_t idlen,
 	if (fix != NULL)
 		buf_printf(&t, ". Did you mean '%s'? Tool names changed in "
 		    "mcp-workbench 0.1.0: see CHANGELOG.md.", fix);
-	reply_error(se, id, idlen, -32602, buf_cstr(&t));
+	reply_error(se, id, idlen, RPC_INVALID_PARAMS, buf_cstr(&t));
 	buf_free(&t);
 	free(fix);
 }
@@ -235,8 +235,8 @@ dyn_call(struct session *se, const struct json *j, const char *name,
 	if (!later && (t == NULL || t->native == NULL))
 		reply_unknown_tool(se, id, idlen, name, false, s == NULL);
 	else if (args >= 0 && !json_is(j, args, JSMN_OBJECT))
-		reply_error(se, id, idlen, -32602, "Invalid params: arguments "
-		    "must be an object");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: arguments must be an object");
 	else {
 		call_in_tokens(j, args, params, &in);
 		call_route(s, se, tool, strlen(tool), &in, id, idlen);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "era.h"
+#include "jsonrpc.h"
 #include "json_out.h"
+#include "mcp.h"
 
 /* Newest first: initialize answers an unknown version with the first. */
 static const char *const legacy_versions[] = {
@@ -73,11 +75,11 @@ era_level_name(int level)
 unsigned
 era_input_cap(const struct json *j, int method)
 {
-	if (json_eq(j, method, "sampling/createMessage"))
+	if (json_eq(j, method, MCP_SAMPLING_CREATE))
 		return CAN_SAMPLE;
-	if (json_eq(j, method, "elicitation/create"))
+	if (json_eq(j, method, MCP_ELICITATION_CREATE))
 		return CAN_ELICIT;
-	if (json_eq(j, method, "roots/list"))
+	if (json_eq(j, method, MCP_ROOTS_LIST))
 		return CAN_ROOTS;
 	return 0;
 }
@@ -188,7 +190,7 @@ era_fail(struct era_error *err, int code, const char *msg)
 	return ERA_BAD;
 }
 
-/* -32022, saying what is supported and what was asked for. */
+/* RPC_UNSUPPORTED_VERSION, saying what is supported and what was asked for. */
 static int
 era_unsupported(const struct json *j, int v, struct era_error *err)
 {
@@ -200,7 +202,8 @@ era_unsupported(const struct json *j, int v, struct era_error *err)
 	raw = json_raw(j, v, &len);
 	buf_put(&err->data, raw, len);
 	buf_putc(&err->data, '}');
-	return era_fail(err, ERA_UNSUPPORTED, "Unsupported protocol version");
+	return era_fail(err, RPC_UNSUPPORTED_VERSION,
+	    "Unsupported protocol version");
 }
 
 /*
@@ -225,19 +228,23 @@ era_check(const struct json *j, int params, struct era *e,
 	info = json_get(j, meta, ERA_KEY "clientInfo");
 	level = json_get(j, meta, ERA_KEY "logLevel");
 	if (!json_is(j, v, JSMN_STRING))
-		return era_fail(err, -32602, "Invalid params: _meta "
+		return era_fail(err, RPC_INVALID_PARAMS,
+		    "Invalid params: _meta "
 		    ERA_KEY "protocolVersion must be a string");
 	if (!json_eq(j, v, WB_PROTOCOL_MODERN))
 		return era_unsupported(j, v, err);
 	if (!json_is(j, caps, JSMN_OBJECT))
-		return era_fail(err, -32602, "Invalid params: _meta "
+		return era_fail(err, RPC_INVALID_PARAMS,
+		    "Invalid params: _meta "
 		    ERA_KEY "clientCapabilities is required and must be an "
 		    "object");
 	if (info >= 0 && !json_is(j, info, JSMN_OBJECT))
-		return era_fail(err, -32602, "Invalid params: _meta "
+		return era_fail(err, RPC_INVALID_PARAMS,
+		    "Invalid params: _meta "
 		    ERA_KEY "clientInfo must be an object");
 	if (level >= 0 && era_level(j, level) < 0)
-		return era_fail(err, -32602, "Invalid params: _meta "
+		return era_fail(err, RPC_INVALID_PARAMS,
+		    "Invalid params: _meta "
 		    ERA_KEY "logLevel must be one of debug, info, notice, "
 		    "warning, error, critical, alert, emergency");
 	e->modern = true;

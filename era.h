@@ -14,7 +14,6 @@
 /* The capabilities a typical client declares: what --probe declares. */
 #define ERA_TYPICAL_CAPS "{\"roots\":{\"listChanged\":true}," \
 			"\"sampling\":{},\"elicitation\":{}}"
-#define ERA_UNSUPPORTED	(-32022)
 
 enum client_cap {		/* What the client can answer. */
 	CAN_ROOTS = 1,

@@ -483,7 +483,7 @@ static void
 refuse_foreign(struct http_conn *c)
 {
 	c->keep = false;
-	http_respond_error(c, 403, -32000, "Forbidden: this listener "
+	http_respond_error(c, 403, RPC_SERVER_ERROR, "Forbidden: this listener "
 	    "serves only the user who started it; set httpToken to serve "
 	    "others");
 }

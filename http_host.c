@@ -33,6 +33,7 @@
 
 #include "workbench.h"
 #include "http.h"
+#include "mcp.h"
 
 #define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
 #define PARKED_MAX	1024		/* stateless ones kept for a retry. */
@@ -222,7 +223,7 @@ post_fail(struct hpost *po, int status, const char *why)
 
 	if (po->conn == NULL)
 		return;
-	rpc_put_error(&m, po->id, po->idlen, -32000, why);
+	rpc_put_error(&m, po->id, po->idlen, RPC_SERVER_ERROR, why);
 	buf_puts(&m, "}}");
 	if (!po->streaming)
 		http_respond(po->conn, status, "application/json", m.data,
@@ -412,7 +413,7 @@ post_for(struct hsess *hs, const char *line, size_t n,
 	struct hpost *po;
 
 	*drop = false;
-	if (method_is(top, "notifications/progress")) {
+	if (method_is(top, MCP_NOTE_PROGRESS)) {
 		po = post_by_token(hs, line, n);
 		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
@@ -422,7 +423,7 @@ post_for(struct hsess *hs, const char *line, size_t n,
 		*drop = po == NULL || !po->sse || po->conn == NULL;
 		return po;
 	}
-	if (top->id != NULL || method_is(top, "notifications/message"))
+	if (top->id != NULL || method_is(top, MCP_NOTE_MESSAGE))
 		return post_latest(hs);
 	return NULL;
 }
@@ -636,22 +637,6 @@ body_parse(const struct http_request *r, struct body *b)
 	    &b->statelen);
 }
 
-/* A JSON-RPC id as written: a string, or an integer (rpc_valid_id). */
-static bool
-id_usable(const char *raw, size_t n)
-{
-	size_t i = n > 0 && raw[0] == '-';
-
-	if (n > 0 && raw[0] == '"')
-		return true;
-	if (i == n)
-		return false;
-	for (; i < n; i++)
-		if (raw[i] < '0' || raw[i] > '9')
-			return false;
-	return true;
-}
-
 /*
  * What the body is.  Most are a call with none of what body_parse looks
  * for: the scan of the top level (rpc_scan) is enough for them.
@@ -666,26 +651,28 @@ body_read(const struct http_request *r, struct body *b)
 
 	memset(b, 0, sizeof(*b));
 	b->initialize = r->bodylen < 65536 && memmem(r->body, r->bodylen,
-	    "\"initialize\"", 12) != NULL;
+	    MCP_QUOTED(MCP_INITIALIZE), sizeof(MCP_QUOTED(MCP_INITIALIZE)) - 1)
+	    != NULL;
 	for (i = 0; hints[i] != NULL; i++)
 		if (memmem(r->body, r->bodylen, hints[i], strlen(hints[i])))
 			break;
 	if (hints[i] != NULL || rpc_scan(r->body, r->bodylen, &top) != 0) {
 		body_parse(r, b);
 		b->initialize = b->object && json_eq(&hj, json_get(&hj, 0,
-		    "method"), "initialize");
+		    "method"), MCP_INITIALIZE);
 		return;
 	}
 	b->parsed = JSON_OK;
 	b->object = true;
-	if (top.id != NULL && id_usable(top.id, top.idlen)) {
+	if (top.id != NULL && rpc_raw_id(top.id, top.idlen)) {
 		b->id = top.id;
 		b->idlen = top.idlen;
 	}
 	b->request = top.method != NULL && top.method[0] == '"' &&
 	    b->id != NULL;
 	b->initialize = b->initialize && b->request &&
-	    strncmp(top.method, "\"initialize\"", 12) == 0;
+	    strncmp(top.method, MCP_QUOTED(MCP_INITIALIZE),
+	    sizeof(MCP_QUOTED(MCP_INITIALIZE)) - 1) == 0;
 }
 
 /*
@@ -808,13 +795,13 @@ post_alone(struct http_conn *c, const struct http_request *r,
 		if (b->object && b->id == NULL)
 			http_respond(c, 202, NULL, NULL, 0);
 		else
-			http_respond_error(c, 400, -32000, "Bad Request: "
-			    "Mcp-Session-Id header is required");
+			http_respond_error(c, 400, RPC_SERVER_ERROR,
+			    "Bad Request: Mcp-Session-Id header is required");
 		return;
 	}
 	if (b->initialize) {
 		if ((hs = hsess_new(true)) == NULL) {
-			http_respond_error(c, 503, -32000, "Service "
+			http_respond_error(c, 503, RPC_SERVER_ERROR, "Service "
 			    "Unavailable: too many HTTP sessions");
 			return;
 		}
@@ -822,7 +809,7 @@ post_alone(struct http_conn *c, const struct http_request *r,
 	} else if (!b->modern && !(v->p != NULL && v->n ==
 	    strlen(WB_PROTOCOL_MODERN) && memcmp(v->p, WB_PROTOCOL_MODERN,
 	    v->n) == 0)) {
-		http_respond_error(c, 400, -32000, "Bad Request: "
+		http_respond_error(c, 400, RPC_SERVER_ERROR, "Bad Request: "
 		    "Mcp-Session-Id header is required (send initialize "
 		    "first, or a " WB_PROTOCOL_MODERN " request with its "
 		    "_meta)");
@@ -846,21 +833,24 @@ on_post(struct http_conn *c, const struct http_request *r)
 
 	body_read(r, &b);
 	if (b.parsed == JSON_SYNTAX)
-		http_respond_error(c, 400, -32700, "Parse error: the body is "
-		    "not valid JSON");
+		http_respond_error(c, 400, RPC_PARSE_ERROR,
+		    "Parse error: the body is not valid JSON");
 	else if (!b.object)
-		http_respond_error(c, 400, -32600, b.parsed == JSON_NOTOBJ ?
+		http_respond_error(c, 400, RPC_INVALID_REQUEST,
+		    b.parsed == JSON_NOTOBJ ?
 		    "Invalid Request: expected one JSON-RPC message (a JSON "
 		    "object; batches are not supported)" : "Invalid Request: "
 		    "too large or too deeply nested");
 	else if (sid->p == NULL)
 		post_alone(c, r, &b);
 	else if ((hs = hsess_find(sid)) == NULL)
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	else if (b.request && post_by_id(hs, b.id, b.idlen) != NULL)
 		/* Its answer could not be told from the other's. */
-		http_respond_error(c, 400, -32600, "Invalid Request: a request "
-		    "with this id is in flight in this session");
+		http_respond_error(c, 400, RPC_INVALID_REQUEST,
+		    "Invalid Request: a request with this id is in flight in "
+		    "this session");
 	else if (b.request)
 		post_request(hs, c, r, &b);
 	else {
@@ -879,8 +869,9 @@ on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
 	const char *line, *nl, *end;
 
 	if (!http_accepts(r, "text/event-stream")) {
-		http_respond_error(c, 406, -32000, "Not Acceptable: a GET "
-		    "stream needs Accept: text/event-stream");
+		http_respond_error(c, 406, RPC_SERVER_ERROR,
+		    "Not Acceptable: a GET stream needs Accept: "
+		    "text/event-stream");
 		return;
 	}
 	if (hs->get != NULL)
@@ -910,25 +901,28 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 
 	(void)ctx;
 	if (wb.stopping)
-		http_respond_error(c, 503, -32000, "Service Unavailable: "
-		    "shutting down");
+		http_respond_error(c, 503, RPC_SERVER_ERROR,
+		    "Service Unavailable: shutting down");
 	else if (r->method != HTTP_POST && r->method != HTTP_GET &&
 	    r->method != HTTP_DELETE)
-		http_respond_error(c, 405, -32000, "Method Not Allowed");
+		http_respond_error(c, 405, RPC_SERVER_ERROR,
+		    "Method Not Allowed");
 	else if (!version_ok(&r->h[HTTP_H_VERSION]))
-		http_respond_error(c, 400, -32000, "Bad Request: unsupported "
-		    "MCP-Protocol-Version");
+		http_respond_error(c, 400, RPC_SERVER_ERROR,
+		    "Bad Request: unsupported MCP-Protocol-Version");
 	else if (r->method == HTTP_POST)
 		on_post(c, r);
 	else if (sid->p == NULL && r->method == HTTP_GET) {
 		/* A stateless client has no stream to open. */
-		http_respond_error(c, 405, -32000, "Method Not Allowed: "
-		    "no session (GET needs an Mcp-Session-Id)");
+		http_respond_error(c, 405, RPC_SERVER_ERROR,
+		    "Method Not Allowed: no session (GET needs an "
+		    "Mcp-Session-Id)");
 	} else if (sid->p == NULL)
-		http_respond_error(c, 400, -32000, "Bad Request: "
+		http_respond_error(c, 400, RPC_SERVER_ERROR, "Bad Request: "
 		    "Mcp-Session-Id header is required");
 	else if ((hs = hsess_find(sid)) == NULL)
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	else if (r->method == HTTP_GET)
 		on_get(c, r, hs);
 	else {
@@ -952,7 +946,7 @@ cancel_post(struct hsess *hs, struct hpost *po)
 		hs->ending |= hs->sid[0] == '\0';
 		return;
 	}
-	rpc_put_notification(&m, "notifications/cancelled");
+	rpc_put_notification(&m, MCP_NOTE_CANCELLED);
 	buf_puts(&m, ",\"params\":{\"requestId\":");
 	buf_put(&m, po->id, po->idlen);
 	buf_puts(&m, ",\"reason\":\"the HTTP client closed its "

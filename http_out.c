@@ -201,7 +201,8 @@ http_refuse(struct http_conn *c, int status)
 			break;
 	c->keep = false;
 	c->hdrs.len = 0;
-	http_respond_error(c, status, -32000, i < sizeof(m) / sizeof(m[0]) ?
+	http_respond_error(c, status, RPC_SERVER_ERROR,
+	    i < sizeof(m) / sizeof(m[0]) ?
 	    m[i].text : reason(status));
 }
 

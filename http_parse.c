@@ -26,6 +26,7 @@
 
 #include "util.h"
 #include "http.h"
+#include "http_int.h"
 
 #define METHOD_MAX	20	/* Longer is no method of ours: 400. */
 
@@ -64,8 +65,9 @@ tchar(unsigned char c)
 	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
-static bool
-ieq(const char *s, size_t n, const char *lit)
+/* Is s[0, n) the literal lit, in any case (names and tokens)? */
+bool
+http_ieq(const char *s, size_t n, const char *lit)
 {
 	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
 }
@@ -222,7 +224,7 @@ known_field(const char *s, size_t n)
 	int i;
 
 	for (i = 0; i < HTTP_H_N; i++)
-		if (ieq(s, n, hdr_names[i]))
+		if (http_ieq(s, n, hdr_names[i]))
 			return i;
 	return -1;
 }
@@ -239,7 +241,7 @@ says_close(const char *s, size_t n)
 		for (j = i; j < n && s[j] != ',' && s[j] != ' ' &&
 		    s[j] != '\t'; j++)
 			continue;
-		if (ieq(s + i, j - i, "close"))
+		if (http_ieq(s + i, j - i, "close"))
 			return true;
 	}
 	return false;
@@ -275,7 +277,7 @@ field_line(struct http_parser *p, const char *b, size_t at, size_t n,
 		if (p->hdr[k] >= 0)
 			return 400;	/* Two of a field that is one. */
 		p->hdr[k] = (int16_t)p->nfields;
-	} else if (ieq(s, i, "connection") && says_close(s + v, e - v))
+	} else if (http_ieq(s, i, "connection") && says_close(s + v, e - v))
 		*close = true;
 	p->nfields++;
 	return 0;
@@ -330,7 +332,7 @@ framing(struct http_parser *p, const char *b, size_t max, bool close)
 	if (te != NULL) {
 		if (cl != NULL || p->minor == 0)
 			return 400;
-		if (!ieq(te, ten, "chunked"))
+		if (!http_ieq(te, ten, "chunked"))
 			return 501;
 		p->chunked = true;
 	} else if (cl != NULL) {
@@ -343,7 +345,7 @@ framing(struct http_parser *p, const char *b, size_t max, bool close)
 	if (p->length > 0 && (unsigned long long)p->length > max)
 		return 413;
 	if ((ex = value(p, b, HTTP_H_EXPECT, &exn)) != NULL) {
-		if (!ieq(ex, exn, "100-continue"))
+		if (!http_ieq(ex, exn, "100-continue"))
 			return 417;
 		p->expect = p->minor == 1;
 	}
@@ -561,8 +563,9 @@ http_parse(struct http_parser *p, char *b, size_t *len, size_t max)
 	}
 }
 
-static struct http_str
-str_at(const char *b, size_t at, size_t n)
+/* The span [at, at + n) of the request's text b. */
+struct http_str
+http_str_at(const char *b, size_t at, size_t n)
 {
 	struct http_str s;
 
@@ -597,10 +600,10 @@ http_request_of(const struct http_parser *p, const char *b,
 	memset(r, 0, sizeof(*r));
 	r->method = p->method;
 	r->minor = p->minor;
-	r->target = str_at(b, p->target, p->targetlen);
+	r->target = http_str_at(b, p->target, p->targetlen);
 	for (i = 0; i < HTTP_H_N; i++)
 		if (p->hdr[i] >= 0)
-			r->h[i] = str_at(b, p->fields[p->hdr[i]].value,
+			r->h[i] = http_str_at(b, p->fields[p->hdr[i]].value,
 			    p->fields[p->hdr[i]].valuelen);
 	t = r->target.p;
 	n = r->target.n;

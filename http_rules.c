@@ -10,22 +10,7 @@
 
 #include "util.h"
 #include "http.h"
-
-static bool
-ieq(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
-}
-
-static struct http_str
-str_at(const char *b, size_t at, size_t n)
-{
-	struct http_str s;
-
-	s.p = b + at;
-	s.n = n;
-	return s;
-}
+#include "http_int.h"
 
 /* The nth field named name (any case): 1 and its value, or 0. */
 int
@@ -37,8 +22,9 @@ http_field(const struct http_request *r, const char *name, int nth,
 
 	for (i = 0; i < r->nfields; i++) {
 		f = &r->fields[i];
-		if (ieq(r->buf + f->name, f->namelen, name) && nth-- == 0) {
-			*v = str_at(r->buf, f->value, f->valuelen);
+		if (http_ieq(r->buf + f->name, f->namelen, name) &&
+		    nth-- == 0) {
+			*v = http_str_at(r->buf, f->value, f->valuelen);
 			return 1;
 		}
 	}
@@ -59,7 +45,7 @@ essence_is(const char *s, size_t n, const char *type)
 	}
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	return ieq(s, n, type);
+	return http_ieq(s, n, type);
 }
 
 bool

@@ -257,6 +257,16 @@ rpc_int_id(const char *id, size_t n, long long *v)
 	return true;
 }
 
+/*
+ * A raw id, found in text already known to be JSON, that is a string or
+ * an integer: rpc_valid_id's rule, for the paths that do not tokenize.
+ */
+bool
+rpc_raw_id(const char *id, size_t n)
+{
+	return n > 0 && (id[0] == '"' || json_raw_is_int(id, n));
+}
+
 bool
 rpc_valid_id(const struct json *j, int i)
 {

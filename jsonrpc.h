@@ -14,6 +14,33 @@
 /* A message's bytes at most, by default (maxMessageBytes). */
 #define WB_MAX_MESSAGE		(16u * 1024 * 1024)
 
+/*
+ * The error codes we send or read, named once: no .c file writes one as a
+ * number (tests/lint.sh fails if one does).  JSON-RPC 2.0 defines -32700
+ * and -32600..-32603 and leaves -32000..-32099 to implementations; MCP
+ * takes some of those, the transports' answers others.
+ */
+enum rpc_code {
+	RPC_PARSE_ERROR = -32700,	/* "Parse error": not JSON. */
+	RPC_INVALID_REQUEST = -32600,	/* "Invalid Request": not a request. */
+	RPC_METHOD_NOT_FOUND = -32601,	/* "Method not found". */
+	RPC_INVALID_PARAMS = -32602,	/* "Invalid params" (unknown tool). */
+	RPC_INTERNAL_ERROR = -32603,	/* "Internal error". */
+	RPC_SERVER_ERROR = -32000,	/* JSON-RPC's "Server error", the first
+					 * of the implementation-defined range:
+					 * the HTTP transport's refusals (the
+					 * TypeScript SDK's, too). */
+	RPC_SESSION_NOT_FOUND = -32001,	/* "Session not found" with an HTTP 404:
+					 * an unknown Mcp-Session-Id, as the
+					 * TypeScript SDK's server answers. */
+	RPC_RESOURCE_NOT_FOUND = -32002, /* MCP 2025: "Resource not found". */
+	RPC_UNSUPPORTED_VERSION = -32022, /* MCP 2026-07-28: "Unsupported
+					 * protocol version", with data
+					 * {supported, requested}. */
+	RPC_URL_ELICITATION_REQUIRED = -32042 /* MCP 2025-11-25:
+					 * URL_ELICITATION_REQUIRED. */
+};
+
 /* A message's top level, read without tokenizing its values. */
 struct rpc_top {
 	const char	*id;		/* Raw, or NULL. */
@@ -30,6 +57,7 @@ struct rpc_top {
 int	 rpc_scan(const char *, size_t, struct rpc_top *);
 int	 rpc_scan_head(const char *, size_t, struct rpc_top *);
 bool	 rpc_int_id(const char *, size_t, long long *);
+bool	 rpc_raw_id(const char *, size_t);
 int	 rpc_members(const char *, size_t, size_t, bool, bool,
 	    struct rpc_top *);
 int	 rpc_scan_id(const char *, size_t, const char **, size_t *);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "box.h"
+#include "mcp.h"
 
 #define LISTENERS_MAX	64
 #define URIS_MAX	64	/* resourceSubscriptions per listener. */
@@ -17,9 +18,9 @@
 static const char *const flag_names[LISTEN_KINDS] = { "toolsListChanged",
     "promptsListChanged", "resourcesListChanged" };
 static const char *const methods[LISTEN_KINDS] = {
-	"notifications/tools/list_changed",
-	"notifications/prompts/list_changed",
-	"notifications/resources/list_changed"
+	MCP_NOTE_TOOLS_CHANGED,
+	MCP_NOTE_PROMPTS_CHANGED,
+	MCP_NOTE_RESOURCES_CHANGED
 };
 
 /* An open subscriptions/listen request. */
@@ -82,7 +83,7 @@ acknowledge(const struct listener *l)
 	struct buf *b = session_out(l->sess);
 	int k, n = 0;
 
-	rpc_put_notification(b, "notifications/subscriptions/acknowledged");
+	rpc_put_notification(b, MCP_NOTE_LISTEN_ACK);
 	buf_puts(b, ",\"params\":{\"notifications\":{");
 	for (k = 0; k < LISTEN_KINDS; k++)
 		if (l->kinds & (1u << k))
@@ -118,13 +119,13 @@ listen_open(struct session *se, const struct json *j, int params,
 	struct listener *l;
 
 	if (!json_is(j, filter, JSMN_OBJECT)) {
-		reply_error(se, id, idlen, -32602, "Invalid params: notifications "
-		    "must be an object");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: notifications must be an object");
 		return;
 	}
 	if (nlisteners == LISTENERS_MAX) {
-		reply_error(se, id, idlen, -32603, "Too many open subscriptions "
-		    "(64)");
+		reply_error(se, id, idlen, RPC_INTERNAL_ERROR,
+		    "Too many open subscriptions (64)");
 		return;
 	}
 	l = &listeners[nlisteners++];
@@ -202,7 +203,7 @@ listen_updated(const struct server *s, const char *uri, const struct json *j,
 				continue;
 			b = session_out(listeners[i].sess);
 			rpc_put_notification(b,
-			    "notifications/resources/updated");
+			    MCP_NOTE_RESOURCES_UPDATED);
 			buf_puts(b, ",\"params\":{\"uri\":");
 			buf_put(b, raw, len);
 			buf_putc(b, ',');

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 #define LIST_PAGES_MAX	1000
 #define TEMPLATES_MAX	1000	/* Resource templates kept per server. */
@@ -24,13 +25,13 @@ static const struct kind {
 	const char	*changed;	/* The notification that refetches. */
 	int		 max;		/* Entries kept, or 0: no bound. */
 } kinds[LIST_KINDS] = {
-	{ "tools/list", "tools", "name", "tools", "tools/list_changed", 0 },
-	{ "prompts/list", "prompts", "name", "prompts",
+	{ MCP_TOOLS_LIST, "tools", "name", "tools", "tools/list_changed", 0 },
+	{ MCP_PROMPTS_LIST, "prompts", "name", "prompts",
 	    "prompts/list_changed", 0 },
-	{ "resources/list", "resources", "uri", "resources",
+	{ MCP_RESOURCES_LIST, "resources", "uri", "resources",
 	    "resources/list_changed", 0 },
 	/* Templates are tried one by one for a URI: a server's are few. */
-	{ "resources/templates/list", "resourceTemplates", "uriTemplate",
+	{ MCP_RESOURCES_TEMPLATES_LIST, "resourceTemplates", "uriTemplate",
 	    "resource templates", "resources/list_changed", TEMPLATES_MAX }
 };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 /*
  * A request to the client under our upstream id: a server's own, or a
@@ -70,7 +71,7 @@ relay_forget(const struct server *s, long long rid)
 		if (ups[i].srv != s || (rid != 0 && ups[i].rid != rid))
 			continue;
 		b = session_out(ups[i].sess);
-		rpc_put_notification(b, "notifications/cancelled");
+		rpc_put_notification(b, MCP_NOTE_CANCELLED);
 		buf_printf(b, ",\"params\":{\"requestId\":%lld,"
 		    "\"reason\":\"the server stopped\"}}\n", ups[i].up);
 		up_remove(i);
@@ -193,7 +194,8 @@ relay_roots_ask(struct session *se)
 			up_remove(i);
 	u = up_add(NULL, se);
 	b = session_out(se);
-	rpc_put_request_raw(b, u->up, "\"roots/list\"", 12);
+	rpc_put_request_raw(b, u->up, MCP_QUOTED(MCP_ROOTS_LIST),
+	    sizeof(MCP_QUOTED(MCP_ROOTS_LIST)) - 1);
 	buf_puts(b, "}\n");
 }
 
@@ -329,22 +331,23 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	if (bridge_server_request(s, j, id, method))
 		return;
 	raw = json_raw(j, id, &len);
-	if (se == NULL && wb.shared && json_eq(j, method, "roots/list") &&
+	if (se == NULL && wb.shared && json_eq(j, method, MCP_ROOTS_LIST) &&
 	    roots_common(s, raw, len, &why))
 		return;
 	if (se == NULL && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32603, why);
+		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR, why);
 	else if (client_can_answer(se, j, method))
 		up_send(s, se, raw, len, line, n);
-	else if (json_eq(j, method, "ping")) {
+	else if (json_eq(j, method, MCP_PING)) {
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
 	} else if (wb.shared && era_input_cap(j, method) != 0)
-		relay_refuse(s, raw, len, -32601, "Method not found: the "
-		    "client of the calling session did not declare this "
-		    "capability");
+		relay_refuse(s, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found: the client of the calling session did "
+		    "not declare this capability");
 	else
-		relay_refuse(s, raw, len, -32601, "Method not found");
+		relay_refuse(s, raw, len, RPC_METHOD_NOT_FOUND,
+		    "Method not found");
 }
 
 /* The client answers a server's request: back it goes, under its id. */
@@ -504,15 +507,15 @@ relay_notification(struct server *s, const struct json *j, int method,
 	if (!notification_well_formed(line, n))
 		srv_warn(s, "dropping a notification that is not JSON-RPC "
 		    "2.0 (\"jsonrpc\":\"2.0\", no id)");
-	else if (json_eq(j, method, "notifications/progress"))
+	else if (json_eq(j, method, MCP_NOTE_PROGRESS))
 		on_progress(s, j, line, n);
-	else if (json_eq(j, method, "notifications/message"))
+	else if (json_eq(j, method, MCP_NOTE_MESSAGE))
 		on_log_message(s, j, line, n);
-	else if (json_eq(j, method, "notifications/cancelled"))
+	else if (json_eq(j, method, MCP_NOTE_CANCELLED))
 		on_server_cancel(s, j, line, n);
-	else if (json_eq(j, method, "notifications/resources/updated"))
+	else if (json_eq(j, method, MCP_NOTE_RESOURCES_UPDATED))
 		srv_updated(s, j, line, n);
-	else if (json_eq(j, method, "notifications/elicitation/complete") &&
+	else if (json_eq(j, method, MCP_NOTE_ELICITATION_COMPLETE) &&
 	    (se = relay_session(s, &why)) != NULL &&
 	    session_has(se, CAN_ELICIT))
 		session_send_line(se, line, n);
@@ -527,7 +530,8 @@ relay_send_level(struct server *s)
 	if ((s->caps & CAP_LOGGING) == 0 || log_level < 0 || s->modern)
 		return;
 	buf_printf(&p, "{\"level\":\"%s\"}", era_level_name(log_level));
-	srv_send(s, req_add(s, REQ_QUIET), "logging/setLevel", p.data, p.len);
+	srv_send(s, req_add(s, REQ_QUIET), MCP_LOGGING_SET_LEVEL, p.data,
+	    p.len);
 	buf_free(&p);
 }
 
@@ -593,7 +597,7 @@ relay_session_gone(const struct session *se)
 		if (ups[i].srv != NULL && ups[i].key == NULL &&
 		    ups[i].srv->proc.io.wfd >= 0)
 			relay_refuse(ups[i].srv, ups[i].sid, ups[i].sidlen,
-			    -32603, "the client session ended");
+			    RPC_INTERNAL_ERROR, "the client session ended");
 		up_remove(i);
 	}
 	rootset_drop(se);
@@ -611,5 +615,5 @@ relay_roots_changed(struct session *se)
 	relay_roots_ask(se);
 	SRV_EACH(s)
 		if (srv_serving(s) && !s->modern && srv_uses(se, s))
-			srv_notify(s, "notifications/roots/list_changed");
+			srv_notify(s, MCP_NOTE_ROOTS_CHANGED);
 }

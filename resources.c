@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "box.h"
+#include "mcp.h"
 
-#define RESOURCE_NOT_FOUND	(-32002)	/* The 2025 revisions' code. */
 #define SUBS_MAX		4096	/* URIs subscribed at once. */
 #define MATCH_URI_MAX		8192	/* Longer URIs match no template. */
 #define MATCH_EXPR_MAX		32	/* Nor do templates with more {}. */
@@ -184,9 +184,9 @@ res_list(struct session *se, const struct json *j, int params,
 		const char	*member;
 		enum list_kind	 k;
 	} lists[] = {
-		{ "prompts/list", "prompts", LIST_PROMPTS },
-		{ "resources/list", "resources", LIST_RESOURCES },
-		{ "resources/templates/list", "resourceTemplates",
+		{ MCP_PROMPTS_LIST, "prompts", LIST_PROMPTS },
+		{ MCP_RESOURCES_LIST, "resources", LIST_RESOURCES },
+		{ MCP_RESOURCES_TEMPLATES_LIST, "resourceTemplates",
 		    LIST_TEMPLATES }
 	};
 	int method = json_get(j, 0, "method"), i;
@@ -330,8 +330,8 @@ prompt_target(struct session *se, const struct json *j, int tok, char **own,
 	struct buf t = { 0 };
 
 	if ((full = json_str(j, tok, &text)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: name must be "
-		    "a string without \\u0000");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: name must be a string without \\u0000");
 		return NULL;
 	}
 	if (tool_split(full, &box, &srv, &name) == 0 &&
@@ -342,7 +342,7 @@ prompt_target(struct session *se, const struct json *j, int tok, char **own,
 	free(srv);
 	if (it == NULL || it->native == NULL) {
 		buf_printf(&t, "Unknown prompt: %s", full);
-		reply_error(se, id, idlen, -32602, buf_cstr(&t));
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS, buf_cstr(&t));
 		buf_free(&t);
 		free(name);
 		return NULL;
@@ -361,7 +361,7 @@ res_prompts_get(struct session *se, const struct json *j, int params,
 
 	if ((s = prompt_target(se, j, name, &own, id, idlen)) == NULL)
 		return;
-	pass(s, se, "prompts/get", j, params, name, own, id, idlen);
+	pass(s, se, MCP_PROMPTS_GET, j, params, name, own, id, idlen);
 	free(own);
 }
 
@@ -374,7 +374,7 @@ reply_not_found(struct session *se, const char *id, size_t idlen,
 	buf_puts(&data, "{\"uri\":");
 	json_put_cstr(&data, uri);
 	buf_putc(&data, '}');
-	reply_error_data(se, id, idlen, RESOURCE_NOT_FOUND,
+	reply_error_data(se, id, idlen, RPC_RESOURCE_NOT_FOUND,
 	    "Resource not found", data.data, data.len);
 	buf_free(&data);
 }
@@ -389,8 +389,8 @@ resource_target(struct session *se, const struct json *j, int params,
 	const char *uri;
 
 	if ((uri = json_str(j, v, &text)) == NULL) {
-		reply_error(se, id, idlen, -32602, "Invalid params: uri must be a "
-		    "string without \\u0000");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: uri must be a string without \\u0000");
 		return NULL;
 	}
 	if ((s = uri_server(se, uri, text.len, false)) == NULL)
@@ -405,7 +405,7 @@ res_resources_read(struct session *se, const struct json *j, int params,
 	struct server *s;
 
 	if ((s = resource_target(se, j, params, id, idlen)) != NULL)
-		pass(s, se, "resources/read", j, params, -1, NULL, id, idlen);
+		pass(s, se, MCP_RESOURCES_READ, j, params, -1, NULL, id, idlen);
 }
 
 /*
@@ -465,14 +465,15 @@ subscribe(struct session *se, const struct json *j, int params,
 	if ((s = resource_target(se, j, params, id, idlen)) == NULL)
 		return;
 	if ((srv_caps(s) & CAP_SUBSCRIBE) == 0) {
-		reply_error(se, id, idlen, -32601, "Method not found: the "
-		    "server of this resource does not offer subscriptions");
+		reply_error(se, id, idlen, RPC_METHOD_NOT_FOUND,
+		    "Method not found: the server of this resource does not "
+		    "offer subscriptions");
 		return;
 	}
 	i = sub_find(se, s, text.data);
 	if (on && i < 0 && nsubs == SUBS_MAX) {
-		reply_error(se, id, idlen, -32603, "Internal error: too many "
-		    "subscriptions");
+		reply_error(se, id, idlen, RPC_INTERNAL_ERROR,
+		    "Internal error: too many subscriptions");
 		return;
 	}
 	if (on && i < 0) {
@@ -482,7 +483,7 @@ subscribe(struct session *se, const struct json *j, int params,
 		subs[nsubs++].uri = xstrdup(text.data);
 	} else if (!on && i >= 0)
 		sub_remove(i);
-	pass(s, se, on ? "resources/subscribe" : "resources/unsubscribe", j,
+	pass(s, se, on ? MCP_RESOURCES_SUBSCRIBE : MCP_RESOURCES_UNSUBSCRIBE, j,
 	    params, -1, NULL, id, idlen);
 }
 
@@ -572,13 +573,13 @@ watch_tell(struct watch *w, bool on)
 		buf_puts(&p, "\"notifications\":{\"resourceSubscriptions\":[");
 		json_put_cstr(&p, w->uri);
 		buf_puts(&p, "]}");
-		w->listen = srv_request_open(s, "subscriptions/listen", p.data,
-		    p.len);
+		w->listen = srv_request_open(s, MCP_SUBSCRIPTIONS_LISTEN,
+		    p.data, p.len);
 	} else if (on || sub_find(NULL, s, w->uri) < 0) {
 		/* Not while a 2025 session still wants it. */
 		uri_members(&p, w->uri);
-		srv_request(s, on ? "resources/subscribe" :
-		    "resources/unsubscribe", p.data, p.len);
+		srv_request(s, on ? MCP_RESOURCES_SUBSCRIBE :
+		    MCP_RESOURCES_UNSUBSCRIBE, p.data, p.len);
 	}
 	buf_free(&p);
 }
@@ -643,8 +644,9 @@ res_complete(struct session *se, const struct json *j, int params,
 			return;
 		}
 	} else {
-		reply_error(se, id, idlen, -32602, "Invalid params: ref must be "
-		    "a ref/prompt or a ref/resource");
+		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
+		    "Invalid params: ref must be a ref/prompt or a "
+		    "ref/resource");
 		return;
 	}
 	if ((srv_caps(s) & CAP_COMPLETIONS) == 0) {
@@ -652,7 +654,7 @@ res_complete(struct session *se, const struct json *j, int params,
 		    "{\"values\":[],\"hasMore\":false}}");
 		reply_end(se);
 	} else
-		pass(s, se, "completion/complete", j, params, v, own, id,
+		pass(s, se, MCP_COMPLETION_COMPLETE, j, params, v, own, id,
 		    idlen);
 	free(own);
 }
@@ -675,7 +677,8 @@ res_session_gone(struct session *se)
 		    (s = uri_server(se, subs[i].uri, strlen(subs[i].uri),
 		    false)) != NULL && srv_serving(s)) {
 			uri_members(&p, subs[i].uri);
-			srv_request(s, "resources/unsubscribe", p.data, p.len);
+			srv_request(s, MCP_RESOURCES_UNSUBSCRIBE, p.data,
+			    p.len);
 		}
 		sub_remove(i);
 	}

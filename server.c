@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 static struct json j;			/* The server line being handled. */
 static struct server **servers;	/* All, box by box, */
@@ -496,8 +497,8 @@ srv_known(const struct server *s)
 /*
  * Which request opens it: server/discover for a modern server, and for
  * auto when a modern request starts it; initialize otherwise, which a
- * modern-only server refuses with -32022 (on_init_error), so that a 2025
- * client's servers see what they always saw.
+ * modern-only server refuses with RPC_UNSUPPORTED_VERSION (on_init_error),
+ * so that a 2025 client's servers see what they always saw.
  */
 static bool
 srv_probes_modern(const struct server *s, bool modern)
@@ -812,13 +813,13 @@ srv_relist(struct server *s, enum list_kind k)
 static bool
 on_list_changed(struct server *s, int method)
 {
-	if (json_eq(&j, method, "notifications/tools/list_changed"))
+	if (json_eq(&j, method, MCP_NOTE_TOOLS_CHANGED))
 		srv_relist(s, LIST_TOOLS);
-	else if (json_eq(&j, method, "notifications/prompts/list_changed")) {
+	else if (json_eq(&j, method, MCP_NOTE_PROMPTS_CHANGED)) {
 		if (s->caps & CAP_PROMPTS)
 			srv_relist(s, LIST_PROMPTS);
 	} else if (json_eq(&j, method,
-	    "notifications/resources/list_changed")) {
+	    MCP_NOTE_RESOURCES_CHANGED)) {
 		if (s->caps & CAP_RESOURCES) {
 			srv_relist(s, LIST_RESOURCES);
 			srv_relist(s, LIST_TEMPLATES);
@@ -889,7 +890,7 @@ on_initialize(struct server *s, int result)
 		req_forget(s, REQ_DISCOVER);
 	}
 	s->caps = declared(json_get(&j, result, "capabilities"));
-	srv_notify(s, "notifications/initialized");
+	srv_notify(s, MCP_NOTE_INITIALIZED);
 	relay_send_level(s);
 	fetch_lists(s);
 }
@@ -911,7 +912,7 @@ on_list_status(struct server *s, enum list_kind k, int st, struct buf *why)
 	struct buf fail = { 0 };
 
 	if (st == LIST_FAILED && list_fatal(s, k)) {
-		buf_printf(&fail, "tools/list failed: %s", buf_cstr(why));
+		buf_printf(&fail, MCP_TOOLS_LIST " failed: %s", buf_cstr(why));
 		srv_fail(s, buf_cstr(&fail));
 		buf_free(&fail);
 	} else if (st != LIST_MORE) {
@@ -1009,14 +1010,15 @@ on_discover(struct server *s, int result)
 }
 
 /*
- * initialize refused: auto's verdict when the refusal is -32022, or any
- * error once the server answered server/discover (a modern-only server).
+ * initialize refused: auto's verdict when the refusal is
+ * RPC_UNSUPPORTED_VERSION, or any error once the server answered
+ * server/discover (a modern-only server).
  * Its lists are fetched at once when that answer came already.
  */
 static bool
 on_init_refused(struct server *s, long long code)
 {
-	if (code != ERA_UNSUPPORTED && !s->discovered)
+	if (code != RPC_UNSUPPORTED_VERSION && !s->discovered)
 		return false;
 	if (s->era_guessed)
 		wb_log("%s: refused initialize after its silence on "
@@ -1032,10 +1034,10 @@ on_init_refused(struct server *s, long long code)
 
 /*
  * An error that is auto's verdict.  To server/discover, any error but
- * -32022 (a modern server without our version, which fails as errors of
- * the modern mode do) means a legacy server, which then gets initialize
- * (sent already, when the error comes after probeTimeoutMs); to
- * initialize, see on_init_refused.
+ * RPC_UNSUPPORTED_VERSION (a modern server without our version, which
+ * fails as errors of the modern mode do) means a legacy server, which then
+ * gets initialize (sent already, when the error comes after
+ * probeTimeoutMs); to initialize, see on_init_refused.
  */
 static bool
 on_probe_error(struct server *s, enum req_kind kind, int error)
@@ -1047,7 +1049,8 @@ on_probe_error(struct server *s, enum req_kind kind, int error)
 		return false;
 	if (kind == REQ_INIT)
 		return on_init_refused(s, code);
-	if (code == ERA_UNSUPPORTED || (s->era_known && !s->era_guessed))
+	if (code == RPC_UNSUPPORTED_VERSION ||
+	    (s->era_known && !s->era_guessed))
 		return false;
 	if (!s->era_guessed) {
 		srv_era_verdict(s, false);
@@ -1074,8 +1077,8 @@ on_init_answer(struct server *s, enum req_kind kind)
 	if (on_probe_error(s, kind, error))
 		return;
 	msg = json_strdup(&j, json_get(&j, error, "message"));
-	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? "initialize" :
-	    "server/discover", msg != NULL ? msg : "no result");
+	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? MCP_INITIALIZE :
+	    MCP_SERVER_DISCOVER, msg != NULL ? msg : "no result");
 	srv_fail(s, buf_cstr(&why));
 	buf_free(&why);
 	free(msg);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "server_int.h"
+#include "mcp.h"
 
 #define EOF_GRACE_MS	250
 
@@ -150,7 +151,7 @@ srv_send_initialize(struct server *s)
 	catalog_told(s, &s->told);
 	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
 	    "\"version\":\"%s\"}}", wb_version);
-	srv_send(s, req_add(s, REQ_INIT), "initialize", p.data, p.len);
+	srv_send(s, req_add(s, REQ_INIT), MCP_INITIALIZE, p.data, p.len);
 	buf_free(&p);
 }
 
@@ -180,7 +181,7 @@ srv_send_discover(struct server *s)
 	srv_put_meta(s, &p);
 	catalog_told(s, &s->told);
 	buf_putc(&p, '}');
-	srv_send(s, req_add(s, REQ_DISCOVER), "server/discover", p.data,
+	srv_send(s, req_add(s, REQ_DISCOVER), MCP_SERVER_DISCOVER, p.data,
 	    p.len);
 	buf_free(&p);
 	s->modern = false;
@@ -196,7 +197,7 @@ srv_send_listen(struct server *s)
 	struct buf *b = &s->proc.io.out;
 
 	/* Never answered but at its end. */
-	rpc_put_request(b, ++s->next_id, "subscriptions/listen");
+	rpc_put_request(b, ++s->next_id, MCP_SUBSCRIPTIONS_LISTEN);
 	buf_puts(b, ",\"params\":{");
 	srv_put_meta(s, b);
 	buf_puts(b, ",\"notifications\":{\"toolsListChanged\":true");

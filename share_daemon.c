@@ -245,20 +245,7 @@ conn_drop(struct share_server *srv, int k, long long now, const char *why)
 static int
 conn_flush(struct conn *c)
 {
-	ssize_t n;
-
-	while (c->out.len > 0) {
-		n = send(c->fd, c->out.data, c->out.len, MSG_DONTWAIT |
-		    MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		if (n <= 0)
-			return -1;
-		buf_consume(&c->out, (size_t)n);
-	}
-	return 0;
+	return fd_write_some(c->fd, &c->out, true);
 }
 
 /* Refuse c with reason (as text the front prints), then close it. */

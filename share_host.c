@@ -67,12 +67,6 @@ static void	key_first(void);
  * The identity.
  */
 
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The environment a server would get, in a stable order. */
 static void
 feed_env(struct siphash *h, const struct cfg_server *cs)
@@ -82,7 +76,7 @@ feed_env(struct siphash *h, const struct cfg_server *cs)
 
 	for (n = 0; env[n] != NULL; n++)
 		;
-	qsort(env, n, sizeof(*env), str_cmp);
+	qsort(env, n, sizeof(*env), strp_cmp);
 	for (i = 0; i < n; i++)
 		sip_update(h, env[i], strlen(env[i]) + 1);
 	free(env);
@@ -793,21 +787,9 @@ host_sink(const char *line, size_t n)
 static void
 err_flush(struct guest *g)
 {
-	ssize_t n;
-
-	while (g->err.len > 0) {
-		n = write(g->h->fd[2], g->err.data, g->err.len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			/* No one reads it: what it would say is dropped. */
-			g->err.len = 0;
-			return;
-		}
-		buf_consume(&g->err, (size_t)n);
-	}
+	/* No one reads it: what it would say is dropped. */
+	if (fd_write_some(g->h->fd[2], &g->err, false) < 0)
+		g->err.len = 0;
 }
 
 static struct guest *

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -447,6 +448,38 @@ fd_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* qsort's comparator for an array of strings (char *): strcmp's order. */
+int
+strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Write what fd takes now of b, consuming it: 0 when all went or fd would
+ * block (the rest waits in b), -1 when it fails (b as the last write that
+ * went left it).  A socket (sock) is sent to with MSG_DONTWAIT, for one
+ * that blocks, and MSG_NOSIGNAL, for a process that keeps SIGPIPE.
+ */
+int
+fd_write_some(int fd, struct buf *b, bool sock)
+{
+	ssize_t n;
+
+	while (b->len > 0) {
+		n = sock ? send(fd, b->data, b->len, MSG_DONTWAIT |
+		    MSG_NOSIGNAL) : write(fd, b->data, b->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		buf_consume(b, (size_t)n);
+	}
+	return 0;
+}
+
 /* Close every descriptor from lowfd up (in a new child, whose fds the
  * parent placed). */
 void
@@ -721,20 +754,9 @@ ratelog_deadline(const struct ratelog *r)
 void
 wb_log_flush(void)
 {
-	ssize_t n;
-
-	while (logq.len > 0) {
-		n = write(STDERR_FILENO, logq.data, logq.len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			log_gone = true;
-			logq.len = 0;
-			return;
-		}
-		buf_consume(&logq, (size_t)n);
+	if (fd_write_some(STDERR_FILENO, &logq, false) < 0) {
+		log_gone = true;
+		logq.len = 0;
 	}
 }
 

@@ -129,8 +129,10 @@ void	 sip_final(struct siphash *, unsigned char *);
 
 char	*fd_read_all(int, size_t, size_t *);
 int	 fd_write_all(int, const void *, size_t);
+int	 fd_write_some(int, struct buf *, bool);
 void	 fd_close_from(int);
 char	*file_read(const char *, size_t, size_t *);
+int	 strp_cmp(const void *, const void *);
 bool	 wb_random(void *, size_t);
 long long earliest(long long, long long);
 long long now_ms(void);

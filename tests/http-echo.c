@@ -208,18 +208,20 @@ on_post(struct http_conn *c, const struct http_request *r)
 	int i;
 
 	if (json_parse(&js, r->body, r->bodylen) != JSON_OK) {
-		http_respond_error(c, 400, -32700, "Parse error");
+		http_respond_error(c, 400, RPC_PARSE_ERROR, "Parse error");
 		return;
 	}
 	if ((i = json_get(&js, 0, "method")) >= 0)
 		method = json_str(&js, i, &m);
 	if (r->h[HTTP_H_SESSION].p != NULL && s == NULL) {
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	} else if (method == NULL || json_get(&js, 0, "id") < 0) {
 		http_respond(c, 202, NULL, NULL, 0);
 	} else if (strcmp(method, "initialize") == 0) {
 		if ((s = session_new()) == NULL) {
-			http_respond_error(c, 503, -32000, "Too many sessions");
+			http_respond_error(c, 503, RPC_SERVER_ERROR,
+			    "Too many sessions");
 		} else {
 			http_add_header(c, "Mcp-Session-Id", s->id);
 			answer(&b, method);
@@ -267,16 +269,17 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 	if (r->method == HTTP_POST) {
 		on_post(c, r);
 	} else if (r->h[HTTP_H_SESSION].p == NULL) {
-		http_respond_error(c, 400, -32000, "Bad Request: "
+		http_respond_error(c, 400, RPC_SERVER_ERROR, "Bad Request: "
 		    "Mcp-Session-Id required");
 	} else if (s == NULL) {
-		http_respond_error(c, 404, -32001, "Session not found");
+		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
+		    "Session not found");
 	} else if (r->method == HTTP_DELETE) {
 		session_end(s);
 		http_respond(c, 200, NULL, NULL, 0);
 	} else if (s->get != NULL) {
-		http_respond_error(c, 409, -32000, "Conflict: one GET stream "
-		    "a session");
+		http_respond_error(c, 409, RPC_SERVER_ERROR,
+		    "Conflict: one GET stream a session");
 	} else if (http_stream_begin(c) == 0) {
 		s->get = c;
 		http_stream_comment(c, "stream open");

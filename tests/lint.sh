@@ -44,6 +44,47 @@ cp "$jsmn/jsmn.h" "$tmp/include/jsmn.h"
 
 status=0
 
+# Named codes and methods.  No JSON-RPC error code (-32700, -32600 ..
+# -32603, -32000 .. -32099) is written as a number in a C file of ours:
+# jsonrpc.h names each once (enum rpc_code); comments count too, so that
+# a grep for a name finds every mention.  No method of mcp.h's table is
+# written as a whole string literal, "tools/call" or \"tools/call\" in a
+# JSON text: the file says MCP_TOOLS_CALL (a method named in a sentence
+# of a message, "tools/list after tools/list_changed failed", is prose
+# and may stay).  Whose files: for codes, the product's at the top and
+# the tests and fuzzers that include its headers (tests/mock-server.c and
+# the examples stand for servers others write, and keep their numbers);
+# for methods, the product's alone: a test spells out the bytes it
+# expects on the wire in its own words.
+sed -n 's/^#define[ 	]*MCP_[A-Z_]*[ 	]*\("[^"]*"\).*/\1/p' mcp.h \
+    > "$tmp/methods"
+names=0
+for f in "$@"; do
+	case $f in
+	*/*) grep -q '^#[ 	]*include[ 	]*"\.\./' "$f" || continue ;;
+	esac
+	if grep -n -- '-32[0-9][0-9][0-9]' "$f" > "$tmp/hits"; then
+		sed "s|^|$f:|; s|\$| (a literal code: name it in jsonrpc.h)|" \
+		    "$tmp/hits"
+		names=$((names + $(wc -l < "$tmp/hits")))
+	fi
+	case $f in */*) continue ;; esac
+	if grep -nF -f "$tmp/methods" "$f" > "$tmp/hits"; then
+		sed "s|^|$f:|; s|\$| (a method: say its name in mcp.h)|" \
+		    "$tmp/hits"
+		names=$((names + $(wc -l < "$tmp/hits")))
+	fi
+done
+if [ "$(wc -l < "$tmp/methods")" -lt 20 ]; then
+	echo "lint: mcp.h: its table of methods was not read"
+	status=1
+elif [ "$names" -eq 0 ]; then
+	echo "lint: error codes and methods: named"
+else
+	echo "lint: error codes and methods: $names literal(s)"
+	status=1
+fi
+
 echo "lint: cppcheck $($cppcheck --version | sed 's/^Cppcheck //') on $# files"
 # shellcheck disable=SC2086
 if $cppcheck --std=c11 --enable=warning,style,performance,portability \

@@ -1812,24 +1812,25 @@ test_era(void)
 	    ERA_LEGACY);
 	CHECK(era_of("{\"_meta\":[]}", &code) == ERA_LEGACY);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-	    "\"2026-07-28\"}}", &code) == ERA_BAD && code == -32602);
+	    "\"2026-07-28\"}}", &code) == ERA_BAD &&
+	    code == RPC_INVALID_PARAMS);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":[]}}",
-	    &code) == ERA_BAD && code == -32602);
+	    &code) == ERA_BAD && code == RPC_INVALID_PARAMS);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2025-11-25\",\"io.modelcontextprotocol/clientCapabilities\":{}}}",
-	    &code) == ERA_BAD && code == ERA_UNSUPPORTED);
+	    &code) == ERA_BAD && code == RPC_UNSUPPORTED_VERSION);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "null,\"io.modelcontextprotocol/clientCapabilities\":{}}}",
-	    &code) == ERA_BAD && code == -32602);
+	    &code) == ERA_BAD && code == RPC_INVALID_PARAMS);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},"
 	    "\"io.modelcontextprotocol/clientInfo\":\"x\"}}", &code) == ERA_BAD &&
-	    code == -32602);
+	    code == RPC_INVALID_PARAMS);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{},"
 	    "\"io.modelcontextprotocol/logLevel\":\"loud\"}}", &code) ==
-	    ERA_BAD && code == -32602);
+	    ERA_BAD && code == RPC_INVALID_PARAMS);
 	CHECK(era_of("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
 	    "{\"sampling\":{},\"elicitation\":{},\"x\":{}},"
