@@ -491,9 +491,8 @@ post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
 static bool
 keeps(const char *line, size_t n)
 {
-	static const char *const kept[] = { "notifications/tools/list_changed",
-	    "notifications/prompts/list_changed",
-	    "notifications/resources/list_changed", NULL };
+	static const char *const kept[] = { MCP_NOTE_TOOLS_CHANGED,
+	    MCP_NOTE_PROMPTS_CHANGED, MCP_NOTE_RESOURCES_CHANGED, NULL };
 	struct rpc_top top;
 	int i;
 
