@@ -308,6 +308,12 @@ describe('http: DELETE', () => {
 
 describe('http: a fan-out to many sessions', () => {
 	const peakRss = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m)[1]) * 1024;
+	// The CPU time a process has used, in clock ticks (utime + stime).
+	const cpuTicks = (pid) => {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return Number(f[11]) + Number(f[12]);
+	};
 	const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
 	// n sessions that opened fx at level debug and then stay idle: no
@@ -322,7 +328,8 @@ describe('http: a fan-out to many sessions', () => {
 	}
 
 	// Another client's call latencies while f logs 60k lines for no one
-	// who can hear them (its caller takes JSON only).
+	// who can hear them (its caller takes JSON only): their median, and
+	// the workbench's CPU ticks a flood.
 	async function underFlood(wb) {
 		// Its calls go to g: f is busy writing the flood.
 		const b = await H.client1(wb.url);
@@ -331,7 +338,9 @@ describe('http: a fan-out to many sessions', () => {
 		const flooder = await H.rawSession(wb.url);
 		assert.equal((await flooder.call(1, 'open_toolbox', { toolbox_name: 'fx' })).status, 200);
 		const lat = [];
-		for (let round = 0; round < 5 && lat.length < 40; round++) {
+		const cpu0 = cpuTicks(wb.pid);
+		let round;
+		for (round = 0; round < 5 && lat.length < 40; round++) {
 			let done = false;
 			const flood = flooder.post(H.rpc(10 + round, 'tools/call', { name: 'use_tool', arguments: { tool: { toolbox: 'fx', server: 'f', name: 'log_many' }, arguments: { count: 60000, data: 'a short line of log' } } }), { accept: 'application/json' })
 				.then((r) => { done = true; return r; });
@@ -343,20 +352,27 @@ describe('http: a fan-out to many sessions', () => {
 			}
 			assert.match((await flood).text, /logged 60000/);
 		}
+		const cpu = (cpuTicks(wb.pid) - cpu0) / round;
 		await b.close();
 		assert.ok(lat.length >= 10, `only ${lat.length} calls during the floods`);
-		return median(lat);
+		return { p50: median(lat), cpu };
 	}
 
-	test('1024 idle sessions and a server logging 60k lines: another client\'s p50 within 2x of none, RSS under 32 MiB', { timeout: 300000 }, async () => {
+	// What 1024 idle sessions cost another client is the work they add to
+	// the workbench, which its CPU time measures on a busy machine too (a
+	// latency there is the machine's load as much as ours): the flood may
+	// cost at most twice its CPU with none, and 20 ticks.  The p50s are
+	// printed (they were 4.3 and 4.6 ms on a quiet machine, 14 and 6 beside
+	// two CI runs; before the fix 787 ms against 9.7).
+	test('1024 idle sessions and a server logging 60k lines: what the flood costs the workbench (and another client) within 2x of none, RSS under 32 MiB', { timeout: 300000 }, async () => {
 		const config = { toolboxes: { ...FIXTURE.toolboxes, gx: { description: 'another', mcpServers: { g: L.fixtureServer() } } } };
 		const none = await H.withListener(config, {}, (wb) => underFlood(wb));
 		await H.withListener(config, {}, async (wb) => {
 			await idleSessions(wb.url, 1024);
-			const p50 = await underFlood(wb);
+			const idle = await underFlood(wb);
 			const rss = peakRss(wb.pid);
-			console.log(`# p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none; peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
-			assert.ok(p50 <= 2 * none + 1, `p50 ${p50.toFixed(2)} ms with 1024 idle sessions, ${none.toFixed(2)} ms with none`);
+			console.log(`# p50 ${idle.p50.toFixed(2)} ms with 1024 idle sessions, ${none.p50.toFixed(2)} ms with none; CPU a flood ${idle.cpu.toFixed(1)} ticks against ${none.cpu.toFixed(1)}; peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
+			assert.ok(idle.cpu <= 2 * none.cpu + 20, `CPU a flood: ${idle.cpu.toFixed(1)} ticks with 1024 idle sessions, ${none.cpu.toFixed(1)} with none`);
 			// Under ASan or valgrind the RSS is theirs (CHECK_RSS).
 			if (CHECK_RSS)
 				assert.ok(rss < 32 * 1024 * 1024, `peak RSS ${(rss / 1048576).toFixed(1)} MiB`);
