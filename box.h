@@ -43,7 +43,7 @@ struct server *box_target(const struct session *, const char *, size_t,
 bool	 box_seen(const struct session *, const struct toolbox *);
 bool	 box_uses(const struct session *, const struct server *);
 void	 box_cancel(const struct session *, const char *, size_t);
-void	 box_open_on_use(struct session *, const struct toolbox *);
+void	 box_open_on_use(struct session *, struct toolbox *);
 void	 box_open_tool(struct session *, const struct json *, int,
 	    const char *, size_t);
 void	 box_use_tool(struct session *, const struct json *, int, int,

@@ -556,12 +556,29 @@ box_settle(struct toolbox *b)
 		box_notify();
 }
 
+/*
+ * Start the toolbox's servers for the session, each given its catalogue
+ * entry first (the tools known while it starts).
+ */
+static void
+box_start(struct session *se, struct toolbox *b)
+{
+	int i;
+
+	for (i = 0; i < b->nservers; i++)
+		catalog_load(box_srv(se, b, i), se);
+	/* A server failing at once must not answer before the rest start. */
+	b->starting = true;
+	for (i = 0; i < b->nservers; i++)
+		srv_open(box_srv(se, b, i), se);
+	b->starting = false;
+}
+
 static void
 box_open(struct session *se, struct toolbox *b, const char *cid,
     size_t cidlen)
 {
 	struct waiter *w;
-	int i;
 
 	b->waiters = xrealloc(b->waiters, ((size_t)b->nwaiters + 1) *
 	    sizeof(*b->waiters));
@@ -570,13 +587,7 @@ box_open(struct session *se, struct toolbox *b, const char *cid,
 	w->cid = xstrndup(cid, cidlen);
 	w->cidlen = cidlen;
 	w->modern = session_era(se) != NULL;
-	for (i = 0; i < b->nservers; i++)
-		catalog_load(box_srv(se, b, i), se);
-	/* A server failing at once must not answer before the rest start. */
-	b->starting = true;
-	for (i = 0; i < b->nservers; i++)
-		srv_open(box_srv(se, b, i), se);
-	b->starting = false;
+	box_start(se, b);
 	box_settle(b);
 }
 
@@ -628,20 +639,15 @@ box_session_gone(struct session *se)
  * and by starting its servers, without waiting for them.
  */
 void
-box_open_on_use(struct session *se, const struct toolbox *b)
+box_open_on_use(struct session *se, struct toolbox *b)
 {
-	int i;
-
 	if ((session_era(se) == NULL && !wb.cfg.open_on_use) ||
 	    box_seen(se, b))
 		return;
 	session_open_box(se, (int)(b - boxes));
 	if (session_era(se) != NULL)
 		return;
-	for (i = 0; i < b->nservers; i++) {
-		catalog_load(box_srv(se, b, i), se);
-		srv_open(box_srv(se, b, i), se);
-	}
+	box_start(se, b);
 	/* A 2025 session hears that its lists grew, as after open_toolbox. */
 	dyn_notify(se);
 	res_notify(se);

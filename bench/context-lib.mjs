@@ -198,15 +198,19 @@ export async function listAllTools(client) {
 	return tools;
 }
 
+// A tool result's text as JSON, or null when it is none.
+function parsed(text) {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return null;
+	}
+}
+
 // The tools an open_toolbox answer lists, as {server, name}: from
 // {"tools": [{name, source_server | server}]}.
 export function openedTools(text) {
-	let j;
-	try {
-		j = JSON.parse(text);
-	} catch {
-		return [];
-	}
+	const j = parsed(text);
 	return (Array.isArray(j?.tools) ? j.tools : []).map((t) =>
 	    ({ server: hitServer(t), name: hitName(t) }));
 }
@@ -244,12 +248,7 @@ export async function connectWorkbench(wb, file, env = {}) {
 // The result lists of a search_tools answer's text: one list per query,
 // from {"results": [...]} or {"searches": [{"query", "results"}]}.
 export function searchResults(text) {
-	let j;
-	try {
-		j = JSON.parse(text);
-	} catch {
-		return [];
-	}
+	const j = parsed(text);
 	if (Array.isArray(j?.searches))
 		return j.searches.map((s) => (Array.isArray(s?.results) ? s.results : []));
 	if (Array.isArray(j?.results))

@@ -6,9 +6,8 @@
 
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
@@ -20,32 +19,10 @@ const T = { timeout: 120000, skip: NGINX ? false : 'needs nginx' };
 const RECIPE = fs.readFileSync(path.join(L.REPO_DIR, 'example', 'nginx-two-workbenches.conf'), 'utf8');
 const CONFIG = { openOnUse: true, toolboxes: { fx: { description: 'fixture', mcpServers: { f: L.fixtureServer() } } } };
 
-function freePort() {
-	return new Promise((resolve) => {
-		const s = net.createServer().listen(0, '127.0.0.1', () => {
-			const { port } = s.address();
-			s.close(() => resolve(port));
-		});
-	});
-}
-
-async function nginx(dir, port) {
-	const p = spawn(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', path.join(dir, 'nginx.conf')],
-	    { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-	let err = '';
-	p.stderr.on('data', (d) => { err += d; });
-	await L.waitFor(() => new Promise((resolve) => {
-		const s = net.connect(port, '127.0.0.1');
-		s.on('connect', () => { s.destroy(); resolve(true); });
-		s.on('error', () => resolve(false));
-	}), 20000, `nginx listening:\n${err}`);
-	return { stop() { try { process.kill(-p.pid, 'SIGKILL'); } catch {} } };
-}
-
 describe('http: two workbenches behind nginx', () => {
 	test('a 2025 session stays on one backend; 2026-07-28 calls go to either; no open_toolbox first', T, async () => {
 		const dir = L.makeTempDir('wb-balance-');
-		const [front, p1, p2] = [await freePort(), await freePort(), await freePort()];
+		const [front, p1, p2] = [await H.freePort(), await H.freePort(), await H.freePort()];
 		const a = await H.startListener(CONFIG, { listen: `127.0.0.1:${p1}` });
 		const b = await H.startListener(CONFIG, { listen: `127.0.0.1:${p2}` });
 		const recipe = RECIPE.replace('127.0.0.1:8930', `127.0.0.1:${front}`)
@@ -66,7 +43,7 @@ http {
 ${recipe}
 }
 `);
-		const ng = await nginx(dir, front);
+		const ng = await H.startProxy(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', path.join(dir, 'nginx.conf')], front);
 		const url = `http://127.0.0.1:${front}/mcp`;
 		try {
 			const old = await H.client1(url);

@@ -213,3 +213,34 @@ export async function streamingPost(url, body, headers = {}) {
 		},
 	};
 }
+
+// Start a proxy process (its own process group); resolves once its port
+// takes connections: {stderr, stop()}.
+export async function startProxy(cmd, args, port) {
+	const p = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+	let err = '';
+	p.stderr.on('data', (d) => { err += d; });
+	await L.waitFor(() => new Promise((resolve) => {
+		const s = net.connect(port, '127.0.0.1');
+		s.on('connect', () => { s.destroy(); resolve(true); });
+		s.on('error', () => resolve(false));
+	}), 20000, `${cmd} listening:\n${err}`);
+	return {
+		get stderr() { return err; },
+		stop() {
+			try {
+				process.kill(-p.pid, 'SIGKILL');
+			} catch {}
+		},
+	};
+}
+
+// A loopback port free now (for a program that takes its port as given).
+export function freePort() {
+	return new Promise((resolve) => {
+		const s = net.createServer().listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => resolve(port));
+		});
+	});
+}

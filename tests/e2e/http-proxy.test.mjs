@@ -8,10 +8,9 @@
 
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import path from 'node:path';
 import * as L from './lib.mjs';
 import * as H from './http-lib.mjs';
@@ -51,15 +50,6 @@ function certificate(dir) {
 	return fs.readFileSync(path.join(dir, 'cert.pem'));
 }
 
-function freePort() {
-	return new Promise((resolve) => {
-		const s = net.createServer().listen(0, '127.0.0.1', () => {
-			const { port } = s.address();
-			s.close(() => resolve(port));
-		});
-	});
-}
-
 // A request over TLS to the proxy at port, for mcp.example.com.
 function request(port, ca, method, headers, body) {
 	return new Promise((resolve, reject) => {
@@ -90,26 +80,6 @@ async function session(port, ca) {
 	return init;
 }
 
-// Start a proxy process; resolves once its port takes connections.
-async function proxy(cmd, args, port) {
-	const p = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-	let err = '';
-	p.stderr.on('data', (d) => { err += d; });
-	await L.waitFor(() => new Promise((resolve) => {
-		const s = net.connect(port, '127.0.0.1');
-		s.on('connect', () => { s.destroy(); resolve(true); });
-		s.on('error', () => resolve(false));
-	}), 20000, `${cmd} listening:\n${err}`);
-	return {
-		get stderr() { return err; },
-		stop() {
-			try {
-				process.kill(-p.pid, 'SIGKILL');
-			} catch {}
-		},
-	};
-}
-
 describe('http: behind the manual\'s TLS proxies', () => {
 	test('stunnel, as written: the client\'s Host passes through, allowedHosts lets it in (403 without it)', { ...T, skip: STUNNEL && OPENSSL ? false : 'needs stunnel4 and openssl' }, async () => {
 		const dir = L.makeTempDir('wb-stunnel-');
@@ -120,14 +90,14 @@ describe('http: behind the manual\'s TLS proxies', () => {
 			if (!allowed)
 				delete c.allowedHosts;
 			await H.withListener(c, { env: { MCP_WORKBENCH_TOKEN: TOKEN } }, async (wb) => {
-				const port = await freePort();
+				const port = await H.freePort();
 				const conf = display('stunnel does the same')
 					.replace(/^accept = \d+$/m, `accept = 127.0.0.1:${port}`)
 					.replace(/^connect = 127\.0\.0\.1:8931$/m, `connect = 127.0.0.1:${wb.port}`)
 					.replace(/^cert = .*$/m, `cert = ${path.join(dir, 'mcp.pem')}`);
 				assert.match(conf, new RegExp(`accept = 127.0.0.1:${port}\\nconnect = 127.0.0.1:${wb.port}\\n`));
 				fs.writeFileSync(path.join(dir, 'mcp.conf'), `foreground = yes\npid =\n${conf}`);
-				const st = await proxy(STUNNEL, [path.join(dir, 'mcp.conf')], port);
+				const st = await H.startProxy(STUNNEL, [path.join(dir, 'mcp.conf')], port);
 				try {
 					const init = await session(port, ca);
 					assert.equal(init.status, allowed ? 200 : 403, init.text);
@@ -142,7 +112,7 @@ describe('http: behind the manual\'s TLS proxies', () => {
 		const dir = L.makeTempDir('wb-nginx-');
 		const ca = certificate(dir);
 		await H.withListener(proxyConfig(), { env: { MCP_WORKBENCH_TOKEN: TOKEN } }, async (wb) => {
-			const port = await freePort();
+			const port = await H.freePort();
 			const location = display('\nnginx:\n').replaceAll('127.0.0.1:8931', `127.0.0.1:${wb.port}`);
 			assert.match(location, /proxy_buffering off;/);
 			fs.writeFileSync(path.join(dir, 'nginx.conf'), `daemon off;
@@ -165,7 +135,7 @@ http {
 ${location}    }
 }
 `);
-			const ng = await proxy(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', path.join(dir, 'nginx.conf')], port);
+			const ng = await H.startProxy(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', path.join(dir, 'nginx.conf')], port);
 			try {
 				const init = await session(port, ca);
 				assert.equal(init.status, 200, `${init.text}\n${ng.stderr}`);
