@@ -31,7 +31,7 @@ SESSSRC = session.c pace.c
 # checks a "listen" address with http_listen.c.
 CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
 	config.c store.c json.c json_scan.c json_out.c utf8.c jsonrpc.c \
-	util.c http_listen.c
+	util.c loop.c http_listen.c
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
@@ -65,7 +65,7 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
 	obj/tests/http-echo.o
 # Each layer's headers (a file may include its own layer's and below).
-HDR = util.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
+HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
 	session.h session_int.h server.h server_int.h box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
