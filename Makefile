@@ -140,6 +140,7 @@ obj/json_out.o: json_out.c; $(COMPILE) json_out.c
 obj/utf8.o: utf8.c; $(COMPILE) utf8.c
 obj/jsonrpc.o: jsonrpc.c; $(COMPILE) jsonrpc.c
 obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
+obj/loop.o: loop.c; $(COMPILE) loop.c
 obj/http_listen.o: http_listen.c; $(COMPILE) http_listen.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
 obj/http.o: http.c; $(COMPILE) http.c
