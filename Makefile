@@ -22,9 +22,9 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS)
 
 # The sources of each layer, top to bottom (ARCHITECTURE.md).  The
 # objects go to obj/ (obj/tests/ for the tests'), one rule each below.
-TOPSRC = workbench.c dispatch.c probe.c
+TOPSRC = workbench.c dispatch.c clients.c stdio.c probe.c
 BOXSRC = toolbox.c lean.c resources.c dynamic.c search.c listen.c
-SRVSRC = server.c server_io.c call.c stream.c relay.c bridge.c listing.c \
+SRVSRC = server.c server_io.c server_loop.c call.c stream.c relay.c bridge.c listing.c \
 	catalog.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
@@ -54,7 +54,7 @@ LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
 UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c
-TESTSRC = dispatch.c probe.c http_host.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
+TESTSRC = dispatch.c clients.c probe.c http_host.c no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
 MINOBJ = $(MINSRC:%.c=obj/%.o)
@@ -108,6 +108,8 @@ obj/util.o: Makefile
 COMPILE = $(CC) $(ALL_CFLAGS) -c -o $@
 obj/workbench.o: workbench.c; $(COMPILE) workbench.c
 obj/dispatch.o: dispatch.c; $(COMPILE) dispatch.c
+obj/clients.o: clients.c; $(COMPILE) clients.c
+obj/stdio.o: stdio.c; $(COMPILE) stdio.c
 obj/probe.o: probe.c; $(COMPILE) probe.c
 obj/toolbox.o: toolbox.c; $(COMPILE) toolbox.c
 obj/lean.o: lean.c; $(COMPILE) lean.c
@@ -117,6 +119,7 @@ obj/search.o: search.c; $(COMPILE) search.c
 obj/listen.o: listen.c; $(COMPILE) listen.c
 obj/server.o: server.c; $(COMPILE) server.c
 obj/server_io.o: server_io.c; $(COMPILE) server_io.c
+obj/server_loop.o: server_loop.c; $(COMPILE) server_loop.c
 obj/call.o: call.c; $(COMPILE) call.c
 obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c

@@ -118,13 +118,12 @@ bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
 	    struct buf *);
 
 /*
- * The settings every file reads: written at startup, and stopping by
- * the loop alone (workbench.c).  Defined in config.c.
+ * The settings every file reads: written at startup.  Defined in
+ * config.c.
  */
 struct workbench {
 	struct cfg	 cfg;
 	enum tool_mode	 mode;
-	bool		 stopping;	/* Shutting down: no new work. */
 	bool		 shared;	/* A shared workbench: many sessions. */
 };
 

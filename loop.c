@@ -53,7 +53,7 @@ void
 loop_io_set(struct loop_io *io, int fd, int events, loop_io_fn *fn,
     void *arg)
 {
-	int i = io->slot;
+	int i = io->slot - 1;
 
 	if (i < 0) {
 		if (nent == capent) {
@@ -61,7 +61,8 @@ loop_io_set(struct loop_io *io, int fd, int events, loop_io_fn *fn,
 			pfd = xrealloc(pfd, (size_t)capent * sizeof(*pfd));
 			ent = xrealloc(ent, (size_t)capent * sizeof(*ent));
 		}
-		i = io->slot = nent++;
+		i = nent++;
+		io->slot = i + 1;
 		ent[i].owner = io;
 	}
 	ent[i].fd = fd;
@@ -77,31 +78,31 @@ loop_io_events(struct loop_io *io, int events)
 {
 	struct pollfd *p;
 
-	if (io->slot < 0)
+	if (io->slot == 0)
 		return;
-	p = &pfd[io->slot];
-	p->fd = events == LOOP_OFF ? -1 : ent[io->slot].fd;
+	p = &pfd[io->slot - 1];
+	p->fd = events == LOOP_OFF ? -1 : ent[io->slot - 1].fd;
 	p->events = events == LOOP_OFF ? 0 : (short)events;
 }
 
 void
 loop_io_del(struct loop_io *io)
 {
-	int i = io->slot;
+	int i = io->slot - 1;
 
 	if (i < 0)
 		return;
 	ent[i].owner = NULL;
 	pfd[i].fd = -1;
 	pfd[i].revents = 0;
-	io->slot = -1;
+	io->slot = 0;
 	removed = true;
 }
 
 bool
 loop_io_on(const struct loop_io *io)
 {
-	return io->slot >= 0;
+	return io->slot > 0;
 }
 
 /* Close up the entries removed: each one moved tells its owner. */
@@ -116,7 +117,7 @@ compact(void)
 		if (k != i) {
 			ent[k] = ent[i];
 			pfd[k] = pfd[i];
-			ent[k].owner->slot = k;
+			ent[k].owner->slot = k + 1;
 		}
 		k++;
 	}
@@ -155,8 +156,8 @@ heap_swap(int a, int b)
 
 	heap[a] = heap[b];
 	heap[b] = t;
-	heap[a].owner->slot = a;
-	heap[b].owner->slot = b;
+	heap[a].owner->slot = a + 1;
+	heap[b].owner->slot = b + 1;
 }
 
 /* Restore the heap's order around i, which may have moved either way. */
@@ -190,32 +191,32 @@ loop_timer_set(struct loop_timer *t, long long at, loop_timer_fn *fn,
 		loop_timer_del(t);
 		return;
 	}
-	if (t->slot < 0) {
+	if (t->slot == 0) {
 		if (nheap == capheap) {
 			capheap = capheap == 0 ? 16 : capheap * 2;
 			heap = xrealloc(heap, (size_t)capheap * sizeof(*heap));
 		}
-		t->slot = nheap++;
-		heap[t->slot].owner = t;
+		t->slot = ++nheap;
+		heap[nheap - 1].owner = t;
 	}
 	t->at = at;
-	heap[t->slot].fn = fn;
-	heap[t->slot].arg = arg;
-	heap_fix(t->slot);
+	heap[t->slot - 1].fn = fn;
+	heap[t->slot - 1].arg = arg;
+	heap_fix(t->slot - 1);
 }
 
 void
 loop_timer_del(struct loop_timer *t)
 {
-	int i = t->slot;
+	int i = t->slot - 1;
 
 	if (i < 0)
 		return;
-	t->slot = -1;
+	t->slot = 0;
 	t->at = -1;
 	if (i != --nheap) {
 		heap[i] = heap[nheap];
-		heap[i].owner->slot = i;
+		heap[i].owner->slot = i + 1;
 		heap_fix(i);
 	}
 }
@@ -241,12 +242,18 @@ timers_fire(long long now)
 /*
  * Steps.
  */
+/* Kept in the order of phase, then of registration. */
 void
 loop_step_add(const struct loop_step *s)
 {
+	int i;
+
 	if (nsteps == LOOP_STEPS)
 		abort();
-	steps[nsteps++] = s;
+	for (i = nsteps; i > 0 && steps[i - 1]->phase > s->phase; i--)
+		steps[i] = steps[i - 1];
+	steps[i] = s;
+	nsteps++;
 }
 
 void
@@ -361,7 +368,7 @@ loop_run(long long grace)
 			compact();
 		timers_fire(loop_ms());
 	}
-	for (i = nsteps - 1; i >= 0; i--)
+	for (i = 0; i < nsteps; i++)
 		if (steps[i]->end != NULL)
 			steps[i]->end();
 	return status;

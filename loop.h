@@ -15,17 +15,16 @@
 #include "util.h"
 
 /*
- * A descriptor watched, kept by its owner.  Events LOOP_OFF: registered
+ * A descriptor watched, kept by its owner (all zero: none yet, so that
+ * a calloc'ed owner needs no set-up).  Events LOOP_OFF: registered
  * but not polled at all; 0: polled for its hang-up and errors alone.
  * The handler may change or remove any registration, its own included.
  */
 typedef void loop_io_fn(void *, int, short);
 
 struct loop_io {
-	int		 slot;		/* In the loop's table; -1: none. */
+	int		 slot;		/* In the loop's table, from 1; 0: none. */
 };
-
-#define LOOP_IO_INIT	{ -1 }
 #define LOOP_OFF	(-1)
 
 void	 loop_io_set(struct loop_io *, int, int, loop_io_fn *, void *);
@@ -38,26 +37,35 @@ typedef void loop_timer_fn(void *);
 
 struct loop_timer {
 	long long	 at;
-	int		 slot;		/* In the loop's heap; -1: none. */
+	int		 slot;		/* In the loop's heap, from 1; 0: none. */
 };
-
-#define LOOP_TIMER_INIT	{ -1, -1 }
 
 void	 loop_timer_set(struct loop_timer *, long long, loop_timer_fn *,
 	    void *);
 void	 loop_timer_del(struct loop_timer *);
 
 /*
- * A subsystem's steps; any may be NULL.  before_poll runs once a turn,
- * in the order of registration, and must cost what happened since the
- * last; it may ask for another turn at once (loop_again).  shutdown
+ * A subsystem's steps; any may be NULL.  They run in the order of their
+ * phase, and within a phase in the order of registration.  before_poll
+ * runs once a turn, and must cost what happened since the last; it may ask for another turn at once (loop_again).  shutdown
  * runs once when the workbench begins to stop (loop_stop); the loop then
  * ends when every finished() is true, or at the grace's end.  end runs
- * after the loop, in the reverse order.  quiet is asked before a long
+ * after the loop, in the same order.  quiet is asked before a long
  * sleep whether it holds memory it could give back, and gives it back
  * when trim is true and the loop stayed quiet.
  */
+enum loop_phase {
+	LOOP_ACCEPT,		/* Transports: sessions begin and end. */
+	LOOP_SERVE,		/* What lower layers asked for is answered. */
+	LOOP_RECLAIM,		/* What no one uses any more goes. */
+	LOOP_WRITE,		/* Every client's queue is written, */
+	LOOP_SEND,		/* then every other queue, and watched; */
+	LOOP_RESUME,		/* what waited for them goes on. */
+	LOOP_LAST		/* Verdicts, and the log of the turn. */
+};
+
 struct loop_step {
+	enum loop_phase	 phase;
 	void	(*before_poll)(void);
 	void	(*shutdown)(void);
 	bool	(*finished)(void);

@@ -244,6 +244,7 @@ srv_free(struct server *s)
 {
 	int i;
 
+	srv_unwatch(s);
 	list_stop(s);
 	list_release(s);
 	ghosts_clear(s);
@@ -516,7 +517,7 @@ srv_start(struct server *s, bool modern)
 	struct buf why = { 0 };
 	long long now = now_ms();
 
-	if (s->state == SRV_STOPPED && !wb.stopping)
+	if (s->state == SRV_STOPPED && !loop_stopping())
 		wb_log("%s: starting again (it was stopped while idle)",
 		    s->label);
 	s->started_at = s->active_at = now;

@@ -120,7 +120,17 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
+/* One of a server's descriptors with the loop (server_loop.c). */
+struct srv_watch {
+	struct loop_io		 io;
+	struct server		*s;
+	enum srv_fd		 which;
+	pid_t			 pid;		/* The process it was for. */
+};
+
 struct server {
+	struct srv_watch	 watch[SRV_FDS];
+	struct loop_timer	 timer;		/* Its nearest deadline. */
 	int			 n;		/* Its configuration index, */
 	int			 at;		/* and its place among all. */
 	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
@@ -281,6 +291,10 @@ void	 stream_abort(struct server *, const char *);
 void	 stream_output_ended(struct server *);
 long long stream_deadline(const struct server *);
 void	 stream_check(struct server *, long long);
+struct server *stream_server(void);
 void	 stream_session_gone(const struct session *);
+
+/* server_loop.c: its descriptors and timers with the loop. */
+void	 srv_unwatch(struct server *);
 
 #endif /* SERVER_INT_H */

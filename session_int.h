@@ -18,6 +18,11 @@ struct pacer {
 
 struct session {
 	struct session		*next;		/* The loop's list. */
+	struct session		*pnext;		/* Those with bytes to write, */
+	bool			 pending;	/* this one among them. */
+	struct loop_io		 in_io;		/* A pipe's, with the loop. */
+	struct loop_io		 out_io;
+	bool			 unread;	/* Its input is read no more. */
 	struct session		*hnext;		/* Those that can hear now, */
 	struct session		*hprev;
 	bool			 hearing;	/* this one among them. */
@@ -48,5 +53,7 @@ struct session {
 	int			 nline;		/* the others wait their turn. */
 	bool			 making;	/* line[0] is being made. */
 };
+
+void	 session_mark(struct session *);
 
 #endif /* SESSION_INT_H */

@@ -371,6 +371,13 @@ stream_of(const struct server *s)
 	return streaming == s;
 }
 
+/* The server whose answer streams, or NULL. */
+struct server *
+stream_server(void)
+{
+	return streaming;
+}
+
 /* Is the stream the answer to this call (its id came first)? */
 bool
 stream_of_call(const struct server *s, long long id)

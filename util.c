@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "loop.h"
 
 #ifndef WB_VERSION
 #define WB_VERSION	"0.0.0"		/* Built outside the Makefile. */
@@ -748,7 +750,7 @@ ratelog_deadline(const struct ratelog *r)
 
 /*
  * Write what standard error takes now.  The rest waits for the loop to
- * see it writable (wb_log_wants_out); a standard error that fails
+ * see it writable (the log's step); a standard error that fails
  * otherwise has nobody behind it, and the log is let go.
  */
 void
@@ -760,9 +762,37 @@ wb_log_flush(void)
 	}
 }
 
-/* Standard error while log waits for it, or -1: for the loop to watch. */
-int
-wb_log_wants_out(void)
+/*
+ * The log with the loop: its step runs last before poll, so that what
+ * the turn logged is written; standard error is watched while some
+ * waits (the loop wakes, and the step writes more).
+ */
+static struct loop_io log_io;
+
+static void
+log_ready(void *arg, int fd, short revents)
 {
-	return logq.len > 0 ? STDERR_FILENO : -1;
+	(void)arg;
+	(void)fd;
+	(void)revents;
+}
+
+static void
+log_before_poll(void)
+{
+	wb_log_flush();
+	if (logq.len > 0)
+		loop_io_set(&log_io, STDERR_FILENO, POLLOUT, log_ready, NULL);
+	else
+		loop_io_del(&log_io);
+}
+
+static const struct loop_step log_step = {
+	LOOP_LAST, log_before_poll, NULL, NULL, NULL, NULL
+};
+
+void
+wb_log_loop(void)
+{
+	loop_step_add(&log_step);
 }

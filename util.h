@@ -173,7 +173,7 @@ void	 term_escape(struct buf *, const char *, size_t);
 void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 wb_log_line(const char *, size_t);
 void	 wb_log_flush(void);
-int	 wb_log_wants_out(void);
+void	 wb_log_loop(void);
 void	 wb_log_sink(bool (*)(const char *, size_t));
 
 /*
