@@ -624,6 +624,7 @@ dispatch_open_by(const struct session_io *io, void *carrier)
 void
 dispatch_close(struct session *se)
 {
+	wb_log_debug_for(se, "session %lu closed", session_serial(se));
 	box_session_gone(se);
 	srv_session_gone(se);
 	session_free(se);

@@ -56,8 +56,10 @@ session_new(int rfd, int wfd)
 struct session *
 session_new_by(const struct session_io *io, void *carrier)
 {
+	static unsigned long serial;
 	struct session *se = xcalloc(1, sizeof(*se)), **p;
 
+	se->serial = ++serial;
 	se->io = io;
 	se->carrier = carrier;
 	se->level = -1;
@@ -66,6 +68,13 @@ session_new_by(const struct session_io *io, void *carrier)
 		;
 	*p = se;
 	return se;
+}
+
+/* Its number, 1 for the first: what the log calls it. */
+unsigned long
+session_serial(const struct session *se)
+{
+	return se->serial;
 }
 
 /* What the transport keeps with the session (session_new_by). */

@@ -18,6 +18,7 @@ struct pacer {
 
 struct session {
 	struct session		*next;		/* The loop's list. */
+	unsigned long		 serial;	/* Its number, in the log. */
 	struct session		*hnext;		/* Those that can hear now, */
 	struct session		*hprev;
 	bool			 hearing;	/* this one among them. */

@@ -35,6 +35,7 @@ extern char **environ;
 #define HOST_SESSIONS_MAX	256	/* A shared workbench's sessions. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
 #define HOST_FIRST_MS	10000	/* The wait for the first session. */
+#define HOST_OPT_LOG	"logLevel="	/* The hello's: a session's level. */
 
 /* A session of a front, as the shared workbench serves it. */
 struct guest {
@@ -44,6 +45,7 @@ struct guest {
 	size_t			 dropped;	/* What its stderr lost. */
 	bool			 leaving;	/* Its client left. */
 	bool			 gone;		/* Its front or output died. */
+	enum wb_level		 level;		/* Of its log: its front's. */
 	struct guest		*next;
 };
 
@@ -60,7 +62,7 @@ static unsigned long long nguests;	/* Sessions so far: their numbers. */
 static long long log_checked;		/* When the log's size was. */
 static char *first_cwd;			/* Where the first instances run. */
 
-static bool	host_sink(const char *, size_t);
+static bool	host_sink(enum wb_level, const void *, const char *, size_t);
 static void	key_first(void);
 
 /*
@@ -184,7 +186,7 @@ host_front(const char *argv0)
 	struct share_dir d;
 	struct share_id id;
 	struct buf why = { 0 };
-	char *abs = NULL, *argv[6];
+	char *abs = NULL, *argv[6], level[32], *opts[2] = { level, NULL };
 	int r = -1;
 
 	if (identify(&d, &id, &why) < 0)
@@ -198,7 +200,9 @@ host_front(const char *argv0)
 		argv[3] = (char *)"--mode";
 		argv[4] = (char *)mode_name();
 		argv[5] = NULL;
-		r = share_join(&d, &id, argv, (char *[]){ NULL }, &f, &why);
+		snprintf(level, sizeof(level), HOST_OPT_LOG "%s",
+		    wb_level_names[wb_log_level_get()]);
+		r = share_join(&d, &id, argv, opts, &f, &why);
 	}
 	share_dir_close(&d);
 	free(abs);
@@ -207,7 +211,7 @@ host_front(const char *argv0)
 		return share_wait(&f);
 	}
 alone:
-	wb_log("not sharing: %s; this session runs on its own",
+	wb_log_warn("not sharing: %s; this session runs on its own",
 	    buf_cstr(&why));
 	wb_log_flush();
 	buf_free(&why);
@@ -649,7 +653,7 @@ host_listen(const char *hex, int ready)
 		share_dir_close(&d);
 	}
 	if (host == NULL) {
-		wb_log("will not serve: %s", buf_cstr(&why));
+		wb_log_error("will not serve: %s", buf_cstr(&why));
 		share_ready(ready, buf_cstr(&why));
 		buf_free(&why);
 		return false;
@@ -661,9 +665,9 @@ host_listen(const char *hex, int ready)
 	key_first();
 	/* Nothing runs in the front's directory: do not pin it. */
 	if (!needs_cwd() && chdir("/") < 0)
-		wb_log("cannot leave the front's directory: %s",
+		wb_log_warn("cannot leave the front's directory: %s",
 		    strerror(errno));
-	wb_log("shared workbench %ld (" WB_NAME " %s) started: serves %s",
+	wb_log_info("shared workbench %ld (" WB_NAME " %s) started: serves %s",
 	    (long)getpid(), wb_version, wb.cfg.path);
 	wb_log_sink(host_sink);
 	share_ready(ready, NULL);
@@ -763,25 +767,60 @@ err_put(struct guest *g, const char *line, size_t n)
 }
 
 /*
- * The log's sink: a line about a server goes to the sessions that have
- * its toolbox open, one about a session to that session; the rest (and
- * what no session uses) to our own log.
+ * The log's sink: a line for a session (who) goes to that session, one
+ * about a server to the sessions that have its toolbox open, one about
+ * a session to that session, each at the level its front asked for;
+ * the rest (and what no session uses) to our own log.
  */
 static bool
-host_sink(const char *line, size_t n)
+host_sink(enum wb_level level, const void *who, const char *line, size_t n)
 {
 	struct guest *g;
 	bool taken = false;
 
-	if (about_srv == NULL && about_se == NULL)
+	if (who == NULL && about_srv == NULL && about_se == NULL)
 		return false;
-	for (g = guests; g != NULL; g = g->next)
-		if (g->se == about_se || (about_srv != NULL &&
-		    box_uses(g->se, about_srv))) {
+	for (g = guests; g != NULL; g = g->next) {
+		if (who != NULL ? g->se != who : g->se != about_se &&
+		    (about_srv == NULL || !box_uses(g->se, about_srv)))
+			continue;
+		if (level <= g->level)
 			err_put(g, line, n);
-			taken = true;
-		}
+		taken = true;
+	}
 	return taken;
+}
+
+/*
+ * The level of a session's log: its front's (-v, or "logLevel" as that
+ * front read it), given with the hello; our own when it gave none.
+ */
+static enum wb_level
+guest_level(const struct share_hello *h)
+{
+	size_t i, k, len = strlen(HOST_OPT_LOG);
+
+	for (i = 0; i < h->nopt; i++) {
+		if (strncmp(h->opt[i], HOST_OPT_LOG, len) != 0)
+			continue;
+		for (k = 0; wb_level_names[k] != NULL; k++)
+			if (strcmp(h->opt[i] + len, wb_level_names[k]) == 0)
+				return (enum wb_level)k;
+	}
+	return wb_log_level_get();
+}
+
+/* The most verbose level a session asks for: lines up to it are made. */
+static void
+guests_reach(void)
+{
+	enum wb_level most = WB_ERROR;
+	struct guest *g;
+
+	for (g = guests; g != NULL; g = g->next)
+		if (g->level > most)
+			most = g->level;
+	wb_log_reaches(most);
 }
 
 static void
@@ -847,15 +886,20 @@ guest_new(struct share_hello *h)
 
 	g->h = h;
 	g->se = dispatch_open(h->fd[0], h->fd[1]);
+	g->level = guest_level(h);
 	nguests++;
 	for (p = &guests; *p != NULL; p = &(*p)->next)
 		;
 	*p = g;
-	wb_log("session of pid %ld began", (long)h->pid);
+	guests_reach();
+	wb_log_info("session of pid %ld began", (long)h->pid);
+	wb_log_debug_for(g->se, "session %lu opened: the front of pid %ld",
+	    session_serial(g->se), (long)h->pid);
 	if (!guest_bind(g)) {
 		host_about(NULL, g->se);
-		wb_log("the configuration does not expand in this session's "
-		    "environment as it did in its front's; the session ends");
+		wb_log_error("the configuration does not expand in this "
+		    "session's environment as it did in its front's; the "
+		    "session ends");
 		host_about(NULL, NULL);
 		g->leaving = g->gone = true;
 	}
@@ -895,12 +939,13 @@ host_tick(void)
 			continue;
 		}
 		*p = g->next;
-		wb_log("session of pid %ld ended%s", (long)g->h->pid,
+		wb_log_info("session of pid %ld ended%s", (long)g->h->pid,
 		    g->gone ? ": its front or its output is gone" : "");
 		dispatch_close(g->se);
 		share_session_end(host, g->h, 0);
 		buf_free(&g->err);
 		free(g);
+		guests_reach();
 	}
 	/* The log's size is looked at once a second, not every turn. */
 	if (loop_ms() >= log_checked + 1000) {
@@ -956,7 +1001,7 @@ host_close(const char *why)
 	wb_log_sink(NULL);
 	for (g = guests; g != NULL; g = g->next)
 		n++;
-	wb_log("shared workbench %ld stops: %s; %d session%s still there",
+	wb_log_info("shared workbench %ld stops: %s; %d session%s still there",
 	    (long)getpid(), why != NULL ? why : "it was stopped", n,
 	    n == 1 ? "" : "s");
 	while ((g = guests) != NULL) {

@@ -202,7 +202,7 @@ session_overrun(const struct session *se)
 		return false;
 	if (sessions_full(&held))
 		return false;
-	wb_log("a client is %zu MiB behind while others are served: its "
+	wb_log_warn("a client is %zu MiB behind while others are served: its "
 	    "session ends", session_queued(se) >> 20);
 	return true;
 }
@@ -272,6 +272,23 @@ check_timeouts(long long now)
 	host_about(NULL, NULL);
 }
 
+/*
+ * At debug, how a process that is no running server's ended: one
+ * stopped (its input closed, then signals), the guardian, or one a
+ * server left behind.
+ */
+static void
+debug_reaped(pid_t pid, int status)
+{
+	struct buf why = { 0 };
+
+	if (WB_DEBUG > wb_log_reach)
+		return;
+	proc_status(status, &why);
+	wb_log_debug("process %ld ended: %s", (long)pid, buf_cstr(&why));
+	buf_free(&why);
+}
+
 static void
 reap(void)
 {
@@ -286,8 +303,10 @@ reap(void)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if ((s = srv_by_pid(pid)) != NULL)
 			srv_exited(s, status);
-		else
+		else {
+			debug_reaped(pid, status);
 			guard_reaped(pid);
+		}
 	}
 }
 
@@ -316,6 +335,8 @@ begin_shutdown(const char *why)
 static void
 client_left(struct session *se, bool gone)
 {
+	wb_log_debug_for(se, "session %lu: its client left%s",
+	    session_serial(se), gone ? ", its output gone" : "");
 	if (host_active())
 		host_leave(se, gone);
 	else
@@ -336,8 +357,8 @@ on_client_in(struct session *se, const struct pollfd *p)
 	if (p->events != 0)
 		n = dispatch_read(se);
 	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-		wb_log("the client's input cannot be read (%s); the session "
-		    "ends", strerror(errno));
+		wb_log_error("the client's input cannot be read (%s); the "
+		    "session ends", strerror(errno));
 		client_left(se, false);
 		return;
 	}
@@ -507,7 +528,7 @@ run(void)
 			timeout = TRIM_IDLE_MS;
 		if ((n = poll(pfd, (nfds_t)npfd, timeout)) < 0 &&
 		    errno != EINTR) {
-			wb_log("poll: %s", strerror(errno));
+			wb_log_error("poll: %s", strerror(errno));
 			stop_why = "poll failed";
 			break;
 		}
@@ -531,9 +552,9 @@ run(void)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
-	    "[--listen HOST:PORT] [--check]\n"
-	    "       [-V|--version] [-h|--help]\n"
+	fprintf(f, "usage: " WB_NAME " [-v] [-c FILE] [--mode proxy|dynamic] "
+	    "[--listen HOST:PORT]\n"
+	    "       [--check] [-V|--version] [-h|--help]\n"
 	    "       " WB_NAME " [-c FILE] [--mode MODE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
@@ -570,6 +591,9 @@ help(void)
 	    "                     the client capabilities --probe declares "
 	    "(default:\n"
 	    "                     roots, sampling and elicitation)\n"
+	    "  -v, --verbose      log at debug: each message routed, each "
+	    "server process\n"
+	    "                     started and stopped (overrides logLevel)\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
@@ -618,6 +642,7 @@ struct options {
 	bool		 status;
 	const char	*caps;		/* --capabilities */
 	const char	*listen;	/* --listen */
+	int		 verbose;	/* -v, as often as given */
 };
 
 static int
@@ -641,13 +666,14 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "status", no_argument, NULL, 's' },
 		{ "capabilities", required_argument, NULL, 'C' },
 		{ "listen", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:Vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:vVh", longopts, NULL)) != -1) {
 		if (ch == 'c')
 			o->path = optarg;
 		else if (ch == 'm')
@@ -664,6 +690,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->caps = optarg;
 		else if (ch == 'L')
 			o->listen = optarg;
+		else if (ch == 'v')
+			o->verbose++;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -785,6 +813,7 @@ static int
 serve(const char *listen)
 {
 	struct buf err = { 0 };
+	struct session *se;
 
 	dispatch_init();
 	if (listen != NULL && !hhost_start(listen, &err)) {
@@ -792,8 +821,10 @@ serve(const char *listen)
 		buf_free(&err);
 		return WB_EXIT_START;
 	}
-	if (listen == NULL)
-		(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
+	if (listen == NULL) {
+		se = dispatch_open(STDIN_FILENO, STDOUT_FILENO);
+		wb_log_debug("session %lu opened: stdio", session_serial(se));
+	}
 	set_std_nonblock();
 	run();
 	restore_std_fds();
@@ -803,7 +834,8 @@ serve(const char *listen)
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL };
+	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL,
+	    0 };
 	const char *serving = NULL, *listen;
 	int r, ready;
 
@@ -820,6 +852,8 @@ main(int argc, char *argv[])
 		return WB_EXIT_CONFIG;
 	if (!build_has(&wb.cfg))
 		return WB_EXIT_CONFIG;
+	/* -v is debug, the most there is: more of them say no more. */
+	wb_log_level(o.verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
