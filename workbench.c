@@ -552,9 +552,9 @@ run(void)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: " WB_NAME " [-v] [-c FILE] [--mode proxy|dynamic] "
-	    "[--listen HOST:PORT]\n"
-	    "       [--check] [-V|--version] [-h|--help]\n"
+	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
+	    "[--listen HOST:PORT] [--check]\n"
+	    "       [-v] [-V|--version] [-h|--help]\n"
 	    "       " WB_NAME " [-c FILE] [--mode MODE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
