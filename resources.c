@@ -517,8 +517,12 @@ res_updated(const struct server *s, const struct json *j, const char *line,
 	if (json_str(j, uri, &text) == NULL)
 		return;
 	for (i = 0; i < nsubs; i++)
-		if (sub_is(i, s, text.data))
+		if (sub_is(i, s, text.data)) {
+			wb_log_debug_for(subs[i].sess, "session %lu <- %s: "
+			    MCP_NOTE_RESOURCES_UPDATED,
+			    session_serial(subs[i].sess), srv_label(s));
 			session_send_line(subs[i].sess, line, n);
+		}
 	listen_updated(s, text.data, j, uri);
 }
 
