@@ -141,7 +141,7 @@ hsess_new(bool legacy)
 	hs->last = loop_ms();
 	hs->se = dispatch_open_by(&carry_io, hs);
 	wb_log_debug("session %lu opened: HTTP, %s", session_serial(hs->se),
-	    legacy ? "2025" : "2026-07-28");
+	    legacy ? "a 2025 session" : "a 2026-07-28 request");
 	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
 		if (stateless_open[i])
 			session_open_box(hs->se, i);
