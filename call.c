@@ -147,8 +147,8 @@ ghost_answered(struct server *s, long long id)
 
 	if ((i = ghost_find(s, id)) < 0)
 		return;
-	wb_log_debug("%s: a late answer to id %lld dropped: its call ended",
-	    s->label, id);
+	wb_log_debug("%s: a late answer to our id %lld dropped: its call "
+	    "ended", s->label, id);
 	ghost_remove(s, i);
 }
 

@@ -372,7 +372,7 @@ srv_warn(struct server *s, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	/* Below the level, not counted either: no count to say later. */
+	/* Past the level asked for, not counted either: nothing to say. */
 	if (WB_WARN > wb_log_reach ||
 	    !ratelog_allow(&s->warned, loop_ms(), s->label))
 		return;
