@@ -70,8 +70,8 @@ client_input(void *arg, int fd, short revents)
 	/* Held, it was watched for its hang-up alone: the client left. */
 	n = is_held(se) ? 0 : dispatch_read(se);
 	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-		wb_log("the client's input cannot be read (%s); the session "
-		    "ends", strerror(errno));
+		wb_log_error("the client's input cannot be read (%s); the "
+		    "session ends", strerror(errno));
 		session_stop_input(se);
 		session_left(se, false);
 		host_about(NULL, NULL);
@@ -107,7 +107,7 @@ overrun(struct session *se)
 		return false;
 	if (sessions_behind(&held_much))
 		return false;
-	wb_log("a client is %zu MiB behind while others are served: its "
+	wb_log_warn("a client is %zu MiB behind while others are served: its "
 	    "session ends", session_queued(se) >> 20);
 	return true;
 }

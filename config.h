@@ -63,6 +63,7 @@ struct cfg {
 	struct cfg_toolbox	*boxes;
 	int			 nboxes;
 	enum tool_mode		 mode;
+	enum wb_level		 log_level;	/* "logLevel" */
 	int			 init_timeout_ms;
 	int			 call_timeout_ms;
 	int			 call_max_ms;

@@ -649,6 +649,7 @@ dispatch_open_by(const struct session_io *io, void *carrier)
 void
 dispatch_close(struct session *se)
 {
+	wb_log_debug_for(se, "session %lu closed", session_serial(se));
 	clients_forget(se);
 	box_session_gone(se);
 	srv_session_gone(se);

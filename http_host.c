@@ -119,7 +119,7 @@ hsess_room(bool legacy, int max)
 		return true;
 	if (oldest == NULL)
 		return false;
-	wb_log("http: %d %s sessions: the one idle longest ends", n,
+	wb_log_warn("http: %d %s sessions: the one idle longest ends", n,
 	    legacy ? "2025" : "2026-07-28 (kept for a retry)");
 	oldest->ending = true;
 	return true;
@@ -143,6 +143,8 @@ hsess_new(bool legacy)
 	}
 	hs->last = loop_ms();
 	hs->se = dispatch_open_by(&carry_io, hs);
+	wb_log_debug("session %lu opened: HTTP, %s", session_serial(hs->se),
+	    legacy ? "a 2025 session" : "a 2026-07-28 request");
 	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
 		if (stateless_open[i])
 			session_open_box(hs->se, i);
@@ -1043,7 +1045,7 @@ hhost_start(const char *listen, struct buf *err)
 	/* The port as bound: the one given may be 0 (any). */
 	loop_step_add(&hhost_step);
 	loop_step_add(&hhost_io_step);
-	wb_log("serving MCP over Streamable HTTP at http://%.*s:%d/mcp",
+	wb_log_info("serving MCP over Streamable HTTP at http://%.*s:%d/mcp",
 	    (int)(strrchr(addr.text, ':') - addr.text), addr.text,
 	    http_port(hs_server));
 	return true;
@@ -1131,8 +1133,9 @@ hhost_timeouts(long long now)
 	for (hs = hsessions; hs != NULL; hs = hs->next)
 		if ((d = hsess_expiry(hs)) >= 0 && now >= d) {
 			if (hs->sid[0] != '\0')
-				wb_log("http: session %.8s expired after %d ms "
-				    "idle", hs->sid, wb.cfg.http_session_ms);
+				wb_log_info("http: session %.8s expired after "
+				    "%d ms idle", hs->sid,
+				    wb.cfg.http_session_ms);
 			hs->ending = true;
 		}
 }

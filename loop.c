@@ -354,7 +354,7 @@ loop_run(long long grace)
 			timeout = TRIM_IDLE_MS;
 		if ((n = poll(pfd, (nfds_t)nent, timeout)) < 0 &&
 		    errno != EINTR) {
-			wb_log("poll: %s", strerror(errno));
+			wb_log_error("poll: %s", strerror(errno));
 			stop_why = "poll failed";
 			status = -1;
 			break;

@@ -225,6 +225,8 @@ void	 req_take(struct server *, int, struct request *);
 void	 req_remove(struct server *, int);
 void	 req_free(struct request *);
 void	 call_send_waiting(struct server *);
+void	 call_debug(const struct server *, const struct request *, bool,
+	    const char *);
 void	 call_error(const struct server *, const struct request *,
 	    const char *);
 void	 call_fail_all(struct server *, const char *);

@@ -33,6 +33,23 @@ srv_about(const struct server *s)
 }
 
 /*
+ * At debug, how a process that is no running server's ended: one
+ * stopped (its input closed, then signals), the guardian, or one a
+ * server left behind.
+ */
+static void
+debug_reaped(pid_t pid, int status)
+{
+	struct buf why = { 0 };
+
+	if (WB_DEBUG > wb_log_reach)
+		return;
+	proc_status(status, &why);
+	wb_log_debug("process %ld ended: %s", (long)pid, buf_cstr(&why));
+	buf_free(&why);
+}
+
+/*
  * Servers, guardians, and what servers left behind (we are their
  * subreaper); the escalation looks at groups afresh (proc_tick).
  */
@@ -46,8 +63,10 @@ reap(void)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if ((s = srv_by_pid(pid)) != NULL)
 			srv_exited(s, status);
-		else
+		else {
+			debug_reaped(pid, status);
 			guard_reaped(pid);
+		}
 	}
 }
 

@@ -49,6 +49,8 @@ session_pipe_wide(struct session *se)
 void
 session_left(struct session *se, bool gone)
 {
+	wb_log_debug_for(se, "session %lu: its client left%s", se->serial,
+	    gone ? ", its output gone" : "");
 	se->io->left(se, gone);
 }
 
@@ -76,8 +78,10 @@ session_new(int rfd, int wfd, const struct session_io *io, void *carrier)
 struct session *
 session_new_by(const struct session_io *io, void *carrier)
 {
+	static unsigned long serial;
 	struct session *se = xcalloc(1, sizeof(*se)), **p;
 
+	se->serial = ++serial;
 	se->io = io;
 	se->carrier = carrier;
 	se->level = -1;
@@ -87,6 +91,13 @@ session_new_by(const struct session_io *io, void *carrier)
 	*p = se;
 	nsessions++;
 	return se;
+}
+
+/* Its number, 1 for the first: what the log calls it. */
+unsigned long
+session_serial(const struct session *se)
+{
+	return se->serial;
 }
 
 /* What the transport keeps with the session (session_new_by). */

@@ -46,6 +46,7 @@ void	 session_left(struct session *, bool);
 struct session *session_new(int, int, const struct session_io *, void *);
 struct session *session_new_by(const struct session_io *, void *);
 void	*session_carrier(const struct session *);
+unsigned long session_serial(const struct session *);
 void	 session_free(struct session *);
 struct session *session_first(void);
 struct session *session_next(const struct session *);

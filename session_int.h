@@ -23,6 +23,7 @@ struct session {
 	struct loop_io		 in_io;		/* A pipe's, with the loop. */
 	struct loop_io		 out_io;
 	bool			 unread;	/* Its input is read no more. */
+	unsigned long		 serial;	/* Its number, in the log. */
 	struct session		*hnext;		/* Those that can hear now, */
 	struct session		*hprev;
 	bool			 hearing;	/* this one among them. */

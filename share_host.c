@@ -35,6 +35,7 @@ extern char **environ;
 #define HOST_SESSIONS_MAX	256	/* A shared workbench's sessions. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
 #define HOST_FIRST_MS	10000	/* The wait for the first session. */
+#define HOST_OPT_LOG	"logLevel="	/* The hello's: a session's level. */
 
 /* A session of a front, as the shared workbench serves it. */
 struct guest {
@@ -47,6 +48,7 @@ struct guest {
 	bool			 ending;	/* On the list of those. */
 	struct loop_io		 life_io;	/* Its front's lifeline. */
 	struct loop_io		 err_io;	/* Its stderr, while lines wait. */
+	enum wb_level		 level;		/* Of its log: its front's. */
 	struct guest		*next;
 	struct guest		*enext;		/* Those leaving. */
 };
@@ -68,7 +70,7 @@ static unsigned long long nguests;	/* Sessions so far: their numbers. */
 static long long log_checked;		/* When the log's size was. */
 static char *first_cwd;			/* Where the first instances run. */
 
-static bool	host_sink(const char *, size_t);
+static bool	host_sink(enum wb_level, const void *, const char *, size_t);
 static const struct loop_step host_step;
 static void	key_first(void);
 
@@ -193,7 +195,7 @@ host_front(const char *argv0)
 	struct share_dir d;
 	struct share_id id;
 	struct buf why = { 0 };
-	char *abs = NULL, *argv[6];
+	char *abs = NULL, *argv[6], level[32], *opts[2] = { level, NULL };
 	int r = -1;
 
 	if (identify(&d, &id, &why) < 0)
@@ -207,7 +209,9 @@ host_front(const char *argv0)
 		argv[3] = (char *)"--mode";
 		argv[4] = (char *)mode_name();
 		argv[5] = NULL;
-		r = share_join(&d, &id, argv, (char *[]){ NULL }, &f, &why);
+		snprintf(level, sizeof(level), HOST_OPT_LOG "%s",
+		    wb_level_names[wb_log_level_get()]);
+		r = share_join(&d, &id, argv, opts, &f, &why);
 	}
 	share_dir_close(&d);
 	free(abs);
@@ -216,7 +220,7 @@ host_front(const char *argv0)
 		return share_wait(&f);
 	}
 alone:
-	wb_log("not sharing: %s; this session runs on its own",
+	wb_log_warn("not sharing: %s; this session runs on its own",
 	    buf_cstr(&why));
 	wb_log_flush();
 	buf_free(&why);
@@ -658,7 +662,7 @@ host_listen(const char *hex, int ready)
 		share_dir_close(&d);
 	}
 	if (host == NULL) {
-		wb_log("will not serve: %s", buf_cstr(&why));
+		wb_log_error("will not serve: %s", buf_cstr(&why));
 		share_ready(ready, buf_cstr(&why));
 		buf_free(&why);
 		return false;
@@ -670,9 +674,9 @@ host_listen(const char *hex, int ready)
 	key_first();
 	/* Nothing runs in the front's directory: do not pin it. */
 	if (!needs_cwd() && chdir("/") < 0)
-		wb_log("cannot leave the front's directory: %s",
+		wb_log_warn("cannot leave the front's directory: %s",
 		    strerror(errno));
-	wb_log("shared workbench %ld (" WB_NAME " %s) started: serves %s",
+	wb_log_info("shared workbench %ld (" WB_NAME " %s) started: serves %s",
 	    (long)getpid(), wb_version, wb.cfg.path);
 	wb_log_sink(host_sink);
 	srv_about_by(host_about);
@@ -775,25 +779,60 @@ err_put(struct guest *g, const char *line, size_t n)
 }
 
 /*
- * The log's sink: a line about a server goes to the sessions that have
- * its toolbox open, one about a session to that session; the rest (and
- * what no session uses) to our own log.
+ * The log's sink: a line for a session (who) goes to that session, one
+ * about a server to the sessions that have its toolbox open, one about
+ * a session to that session, each at the level its front asked for;
+ * the rest (and what no session uses) to our own log.
  */
 static bool
-host_sink(const char *line, size_t n)
+host_sink(enum wb_level level, const void *who, const char *line, size_t n)
 {
 	struct guest *g;
 	bool taken = false;
 
-	if (about_srv == NULL && about_se == NULL)
+	if (who == NULL && about_srv == NULL && about_se == NULL)
 		return false;
-	for (g = guests; g != NULL; g = g->next)
-		if (g->se == about_se || (about_srv != NULL &&
-		    box_uses(g->se, about_srv))) {
+	for (g = guests; g != NULL; g = g->next) {
+		if (who != NULL ? g->se != who : g->se != about_se &&
+		    (about_srv == NULL || !box_uses(g->se, about_srv)))
+			continue;
+		if (level <= g->level)
 			err_put(g, line, n);
-			taken = true;
-		}
+		taken = true;
+	}
 	return taken;
+}
+
+/*
+ * The level of a session's log: its front's (-v, or "logLevel" as that
+ * front read it), given with the hello; our own when it gave none.
+ */
+static enum wb_level
+guest_level(const struct share_hello *h)
+{
+	size_t i, k, len = strlen(HOST_OPT_LOG);
+
+	for (i = 0; i < h->nopt; i++) {
+		if (strncmp(h->opt[i], HOST_OPT_LOG, len) != 0)
+			continue;
+		for (k = 0; wb_level_names[k] != NULL; k++)
+			if (strcmp(h->opt[i] + len, wb_level_names[k]) == 0)
+				return (enum wb_level)k;
+	}
+	return wb_log_level_get();
+}
+
+/* The most verbose level a session asks for: lines up to it are made. */
+static void
+guests_reach(void)
+{
+	enum wb_level most = WB_ERROR;
+	struct guest *g;
+
+	for (g = guests; g != NULL; g = g->next)
+		if (g->level > most)
+			most = g->level;
+	wb_log_reaches(most);
 }
 
 static void
@@ -856,17 +895,22 @@ guest_new(struct share_hello *h)
 
 	g->h = h;
 	g->se = dispatch_open(h->fd[0], h->fd[1], &front_io, g);
+	g->level = guest_level(h);
 	loop_io_set(&g->life_io, h->sock, POLLIN, on_lifeline, g);
 	loop_io_set(&g->err_io, h->fd[2], LOOP_OFF, on_err, g);
 	nguests++;
 	for (p = &guests; *p != NULL; p = &(*p)->next)
 		;
 	*p = g;
-	wb_log("session of pid %ld began", (long)h->pid);
+	guests_reach();
+	wb_log_info("session of pid %ld began", (long)h->pid);
+	wb_log_debug_for(g->se, "session %lu opened: the front of pid %ld",
+	    session_serial(g->se), (long)h->pid);
 	if (!guest_bind(g)) {
 		host_about(NULL, g->se);
-		wb_log("the configuration does not expand in this session's "
-		    "environment as it did in its front's; the session ends");
+		wb_log_error("the configuration does not expand in this "
+		    "session's environment as it did in its front's; the "
+		    "session ends");
 		host_about(NULL, NULL);
 		guest_leaving(g, true);
 	}
@@ -882,7 +926,7 @@ guest_end(struct guest *g)
 		;
 	*p = g->next;
 	err_flush(g);
-	wb_log("session of pid %ld ended%s", (long)g->h->pid,
+	wb_log_info("session of pid %ld ended%s", (long)g->h->pid,
 	    g->gone ? ": its front or its output is gone" : "");
 	loop_io_del(&g->life_io);
 	loop_io_del(&g->err_io);
@@ -890,6 +934,7 @@ guest_end(struct guest *g)
 	share_session_end(host, g->h, 0);
 	buf_free(&g->err);
 	free(g);
+	guests_reach();
 }
 
 /*
@@ -986,7 +1031,7 @@ host_close(const char *why)
 	wb_log_sink(NULL);
 	for (g = guests; g != NULL; g = g->next)
 		n++;
-	wb_log("shared workbench %ld stops: %s; %d session%s still there",
+	wb_log_info("shared workbench %ld stops: %s; %d session%s still there",
 	    (long)getpid(), why != NULL ? why : "it was stopped", n,
 	    n == 1 ? "" : "s");
 	while ((g = guests) != NULL) {

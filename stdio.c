@@ -21,5 +21,8 @@ static const struct session_io stdio_io = { "stdio", session_pipe_flush,
 void
 stdio_open(void)
 {
-	(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO, &stdio_io, NULL);
+	struct session *se;
+
+	se = dispatch_open(STDIN_FILENO, STDOUT_FILENO, &stdio_io, NULL);
+	wb_log_debug("session %lu opened: stdio", session_serial(se));
 }

@@ -59,8 +59,8 @@ stream_cut(struct server *s, const char *why)
 
 	buf_putc(pace_queue(st.sess), '\n');
 	peer_skip_line(&s->proc.io);
-	wb_log("%s: a result being passed on broke off after %zu bytes: %s",
-	    s->label, st.total, why);
+	wb_log_error("%s: a result being passed on broke off after %zu "
+	    "bytes: %s", s->label, st.total, why);
 	i = st.rid > 0 ? req_find(s, st.rid) : -1;
 	stream_finish();
 	return i;
@@ -173,6 +173,8 @@ stream_start(struct server *s, const char *text, size_t n)
 	st.sess = se;
 	pace_own(se);
 	if (k >= 0) {
+		call_debug(s, &s->req[k], false, "a large result, passed on "
+		    "as it comes");
 		st.rid = v;
 		st.cid = xstrndup(text_get(&s->req[k].cid),
 		    s->req[k].cid.len);
@@ -269,6 +271,9 @@ stream_end(struct server *s, const char *text, size_t n)
 		return PEER_DISCARD;
 	}
 	buf_putc(pace_queue(st.sess), '\n');
+	if (i >= 0 && top.id != NULL)	/* Said at its start otherwise. */
+		call_debug(s, &s->req[i], false, "a large result, passed on "
+		    "as it came");
 	if (i >= 0)
 		req_remove(s, i);
 	stream_finish();

@@ -73,7 +73,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--listen HOST:PORT] [--check]\n"
-	    "       [-V|--version] [-h|--help]\n"
+	    "       [-v] [-V|--version] [-h|--help]\n"
 	    "       " WB_NAME " [-c FILE] [--mode MODE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
@@ -110,6 +110,9 @@ help(void)
 	    "                     the client capabilities --probe declares "
 	    "(default:\n"
 	    "                     roots, sampling and elicitation)\n"
+	    "  -v, --verbose      log at debug: each message routed, each "
+	    "server process\n"
+	    "                     started and stopped (overrides logLevel)\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
@@ -158,6 +161,7 @@ struct options {
 	bool		 status;
 	const char	*caps;		/* --capabilities */
 	const char	*listen;	/* --listen */
+	int		 verbose;	/* -v, as often as given */
 };
 
 static int
@@ -181,13 +185,14 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "status", no_argument, NULL, 's' },
 		{ "capabilities", required_argument, NULL, 'C' },
 		{ "listen", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:Vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:vVh", longopts, NULL)) != -1) {
 		if (ch == 'c')
 			o->path = optarg;
 		else if (ch == 'm')
@@ -204,6 +209,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->caps = optarg;
 		else if (ch == 'L')
 			o->listen = optarg;
+		else if (ch == 'v')
+			o->verbose++;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -343,7 +350,8 @@ serve(const char *listen)
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL };
+	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL,
+	    0 };
 	const char *serving = NULL, *listen;
 	int r, ready;
 
@@ -360,6 +368,8 @@ main(int argc, char *argv[])
 		return WB_EXIT_CONFIG;
 	if (!build_has(&wb.cfg))
 		return WB_EXIT_CONFIG;
+	/* -v is debug, the most there is: more of them say no more. */
+	wb_log_level(o.verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
