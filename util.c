@@ -828,11 +828,18 @@ log_ready(void *arg, int fd, short revents)
 	(void)revents;
 }
 
+/* Does log wait for standard error to take it? */
+bool
+wb_log_waiting(void)
+{
+	return logq.len > 0;
+}
+
 static void
 log_before_poll(void)
 {
 	wb_log_flush();
-	if (logq.len > 0)
+	if (wb_log_waiting())
 		loop_io_set(&log_io, STDERR_FILENO, POLLOUT, log_ready, NULL);
 	else
 		loop_io_del(&log_io);

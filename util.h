@@ -225,6 +225,7 @@ enum wb_level wb_log_level_get(void);
 void	 wb_log_reaches(enum wb_level);
 void	 wb_log_flush(void);
 void	 wb_log_loop(void);
+bool	 wb_log_waiting(void);
 void	 wb_log_sink(bool (*)(enum wb_level, const void *, const char *,
 	    size_t));
 
