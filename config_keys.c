@@ -161,7 +161,7 @@ const struct cfg_key cfg_keys[] = {
 	    .doc = "the protocol era the server is spoken to in" },
 	{ "probeTimeoutMs", SRV(probe_ms), MS(1), .dflt = WB_PROBE_TIMEOUT_MS,
 	    .doc = "how long auto waits for an answer to server/discover" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static void
