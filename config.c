@@ -384,7 +384,7 @@ value(struct loader *l, const struct cfg_key *k, const struct cfg_obj *o,
 	void *slot = CFG_SLOT(o, k);
 	long long v;
 
-	switch (k->type) {
+	switch ((enum cfg_type)k->type) {
 	case CFG_BOOL:
 		if (json_get_bool(&l->j, t, slot) == 0)
 			return true;
@@ -411,9 +411,10 @@ value(struct loader *l, const struct cfg_key *k, const struct cfg_obj *o,
 		cfg_strings_free(*(char ***)slot);
 		*(char ***)slot = cfg_strings(l, t, false);
 		return *(char ***)slot != NULL;
-	default:
-		return true;
+	case CFG_OTHER:
+		break;
 	}
+	return true;
 }
 
 /* A member of an object: its row's type, then its setter. */

@@ -61,6 +61,8 @@ typedef void cfg_set_fn(struct loader *, const struct cfg_key *,
  * A key of the configuration (nginx's ngx_command_t).  A key with one
  * meaning at two levels is one row: a server's timeouts are the top
  * level's keys, and a server without one takes the top level's value.
+ * "share" means one thing at the top (join the shared workbench) and
+ * another in a server (share its process), so it has a row for each.
  */
 struct cfg_key {
 	const char		*name;
