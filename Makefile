@@ -53,7 +53,8 @@ MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0)
 LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
-UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c
+UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c \
+	tests/unit-loop.c
 TESTSRC = dispatch.c clients.c probe.c http_host.c no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
@@ -162,6 +163,7 @@ obj/no_share.o: no_share.c; $(COMPILE) no_share.c
 obj/tests/unit.o: tests/unit.c; $(COMPILE) tests/unit.c
 obj/tests/unit-share.o: tests/unit-share.c; $(COMPILE) tests/unit-share.c
 obj/tests/unit-session.o: tests/unit-session.c; $(COMPILE) tests/unit-session.c
+obj/tests/unit-loop.o: tests/unit-loop.c; $(COMPILE) tests/unit-loop.c
 obj/tests/http-echo.o: tests/http-echo.c; $(COMPILE) tests/http-echo.c
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)

@@ -1,9 +1,13 @@
 /*
- * loop.c: the one poll() loop.  The descriptors registered stay in one
- * pollfd table between turns; a registration removed is only marked,
- * and the table is closed up once the turn's handlers have run, so that
- * a handler may remove any registration while the loop walks the table.
- * Timers are a binary heap on their times.
+ * loop.c: the one poll() loop.  Each registration keeps a slot of the
+ * table of entries for its life; poll() is given an array made from the
+ * table, remade only when the set of descriptors polled changed (one
+ * added, removed, turned on or off), so that a turn where nothing came
+ * or went costs nothing here.  A slot freed while handlers run is used
+ * again only once the array is remade, so that a handler may remove any
+ * registration while the loop walks the array.  Lazy descriptors, which
+ * only tell of a peer's end, are at the array's end and polled once a
+ * second while the loop is busy.  Timers are a binary heap on times.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,10 +19,14 @@
 
 #define LOOP_STEPS	16
 #define TRIM_IDLE_MS	1000		/* Quiet this long: give memory back. */
+#define LAZY_MS		1000		/* Lazy descriptors, when busy. */
 
 struct entry {
-	struct loop_io	*owner;		/* NULL: removed this turn. */
+	struct loop_io	*owner;		/* NULL: free. */
 	int		 fd;
+	int		 events;	/* LOOP_OFF: not polled. */
+	bool		 lazy;
+	int		 at;		/* In the array, or -1. */
 	loop_io_fn	*fn;
 	void		*arg;
 };
@@ -29,10 +37,15 @@ struct heap_entry {
 	void		*arg;
 };
 
-static struct pollfd *pfd;
-static struct entry *ent;
+static struct entry *ent;		/* By slot. */
 static int nent, capent;
-static bool removed;			/* Entries wait to be closed up. */
+static int *spare, nspare, nfreed;	/* Free slots; [nspare, nfreed) */
+					/* are free once the array is remade. */
+static struct pollfd *pfd;		/* What poll() is given: */
+static int *pslot;			/* each one's slot, */
+static int npfd, nbusy, cappfd;		/* those polled every turn first. */
+static bool changed;			/* The array must be made again. */
+static long long lazy_due;
 
 static struct heap_entry *heap;
 static int nheap, capheap;
@@ -49,40 +62,76 @@ static long long stop_grace;		/* How long shutdown may take. */
 /*
  * Descriptors.
  */
+static int
+slot_new(void)
+{
+	int i;
+
+	if (nspare > 0) {
+		i = spare[--nspare];
+		spare[nspare] = spare[--nfreed];
+		return i;
+	}
+	if (nent == capent) {
+		capent = capent == 0 ? 16 : capent * 2;
+		ent = xrealloc(ent, (size_t)capent * sizeof(*ent));
+		spare = xrealloc(spare, (size_t)capent * sizeof(*spare));
+	}
+	return nent++;
+}
+
 void
 loop_io_set(struct loop_io *io, int fd, int events, loop_io_fn *fn,
     void *arg)
 {
-	int i = io->slot - 1;
+	struct entry *e;
 
-	if (i < 0) {
-		if (nent == capent) {
-			capent = capent == 0 ? 16 : capent * 2;
-			pfd = xrealloc(pfd, (size_t)capent * sizeof(*pfd));
-			ent = xrealloc(ent, (size_t)capent * sizeof(*ent));
-		}
-		i = nent++;
-		io->slot = i + 1;
-		ent[i].owner = io;
+	if (io->slot == 0) {
+		io->slot = slot_new() + 1;
+		e = &ent[io->slot - 1];
+		memset(e, 0, sizeof(*e));
+		e->owner = io;
+		e->at = -1;
+		e->events = LOOP_OFF;
 	}
-	ent[i].fd = fd;
-	ent[i].fn = fn;
-	ent[i].arg = arg;
-	pfd[i].revents = 0;
+	e = &ent[io->slot - 1];
+	if (e->fd != fd && e->at >= 0) {
+		pfd[e->at].fd = fd;
+		pfd[e->at].revents = 0;
+	}
+	e->fd = fd;
+	e->fn = fn;
+	e->arg = arg;
 	loop_io_events(io, events);
 }
 
-/* LOOP_OFF leaves the descriptor out of poll(): poll skips fd -1. */
+/* On or off changes what poll() is given; events alone, in place. */
 void
 loop_io_events(struct loop_io *io, int events)
 {
-	struct pollfd *p;
+	struct entry *e;
 
 	if (io->slot == 0)
 		return;
-	p = &pfd[io->slot - 1];
-	p->fd = events == LOOP_OFF ? -1 : ent[io->slot - 1].fd;
-	p->events = events == LOOP_OFF ? 0 : (short)events;
+	e = &ent[io->slot - 1];
+	e->events = events;
+	if ((events != LOOP_OFF) != (e->at >= 0))
+		changed = true;
+	else if (e->at >= 0)
+		pfd[e->at].events = (short)events;
+}
+
+/*
+ * Polled once a second while the loop is busy, and whenever it sleeps
+ * after that: for a descriptor that only tells that a peer went away.
+ */
+void
+loop_io_lazy(struct loop_io *io)
+{
+	if (io->slot == 0)
+		return;
+	ent[io->slot - 1].lazy = true;
+	changed = true;
 }
 
 void
@@ -93,10 +142,11 @@ loop_io_del(struct loop_io *io)
 	if (i < 0)
 		return;
 	ent[i].owner = NULL;
-	pfd[i].fd = -1;
-	pfd[i].revents = 0;
+	if (ent[i].at >= 0)
+		changed = true;
 	io->slot = 0;
-	removed = true;
+	/* Free once the array no longer names it. */
+	spare[nfreed++] = i;
 }
 
 bool
@@ -105,38 +155,56 @@ loop_io_on(const struct loop_io *io)
 	return io->slot > 0;
 }
 
-/* Close up the entries removed: each one moved tells its owner. */
 static void
-compact(void)
+put(int i)
 {
-	int i, k = 0;
-
-	for (i = 0; i < nent; i++) {
-		if (ent[i].owner == NULL)
-			continue;
-		if (k != i) {
-			ent[k] = ent[i];
-			pfd[k] = pfd[i];
-			ent[k].owner->slot = k + 1;
-		}
-		k++;
+	if (npfd == cappfd) {
+		cappfd = cappfd == 0 ? 16 : cappfd * 2;
+		pfd = xrealloc(pfd, (size_t)cappfd * sizeof(*pfd));
+		pslot = xrealloc(pslot, (size_t)cappfd * sizeof(*pslot));
 	}
-	nent = k;
-	removed = false;
+	pfd[npfd].fd = ent[i].fd;
+	pfd[npfd].events = (short)ent[i].events;
+	pfd[npfd].revents = 0;
+	pslot[npfd] = i;
+	ent[i].at = npfd++;
+}
+
+/* The array poll() is given: the busy descriptors, then the lazy. */
+static void
+remake(void)
+{
+	int i, lazy;
+
+	npfd = 0;
+	for (i = 0; i < nent; i++)
+		ent[i].at = -1;
+	for (lazy = 0; lazy < 2; lazy++) {
+		for (i = 0; i < nent; i++)
+			if (ent[i].owner != NULL && ent[i].lazy == lazy &&
+			    ent[i].events != LOOP_OFF)
+				put(i);
+		if (lazy == 0)
+			nbusy = npfd;
+	}
+	nspare = nfreed;
+	changed = false;
 }
 
 /* Hand each descriptor that poll() reported to its handler. */
 static void
-dispatch(int ready)
+dispatch(int ready, int n)
 {
+	struct entry *e;
 	int i;
 
-	for (i = 0; i < nent && ready > 0; i++) {
+	for (i = 0; i < n && ready > 0; i++) {
 		if (pfd[i].revents == 0)
 			continue;
 		ready--;
-		if (ent[i].owner != NULL)
-			ent[i].fn(ent[i].arg, pfd[i].fd, pfd[i].revents);
+		e = &ent[pslot[i]];
+		if (e->owner != NULL)
+			e->fn(e->arg, pfd[i].fd, pfd[i].revents);
 	}
 }
 
@@ -331,14 +399,58 @@ poll_timeout(long long now)
 }
 
 /*
+ * How many of the array to poll: the lazy descriptors too once a second
+ * (and so whenever the loop sleeps after a busy second).  Without them,
+ * the sleep ends when they are due.
+ */
+static int
+poll_count(long long now, int *timeout)
+{
+	if (npfd == nbusy || now >= lazy_due)
+		return npfd;
+	if (*timeout < 0 || *timeout > lazy_due - now)
+		*timeout = (int)(lazy_due - now);
+	return nbusy;
+}
+
+/* One poll(): false if it failed. */
+static bool
+poll_once(void)
+{
+	long long now = now_ms();
+	int n, ready, timeout = poll_timeout(now);
+	bool trim;
+
+	trim = (timeout < 0 || timeout > TRIM_IDLE_MS) && quiet(false);
+	if (trim)
+		timeout = TRIM_IDLE_MS;
+	if (changed)
+		remake();
+	n = poll_count(now, &timeout);
+	if ((ready = poll(pfd, (nfds_t)n, timeout)) < 0 && errno != EINTR) {
+		wb_log_error("poll: %s", strerror(errno));
+		stop_why = "poll failed";
+		return false;
+	}
+	loop_tick();
+	if (n > nbusy)
+		lazy_due = loop_ms() + LAZY_MS;
+	if (ready == 0 && trim)
+		quiet(true);
+	if (ready > 0)
+		dispatch(ready, n);
+	timers_fire(loop_ms());
+	return true;
+}
+
+/*
  * Run until the workbench has stopped: -1 if poll() failed.  After a
  * second of quiet, large buffers are given back.
  */
 int
 loop_run(long long grace)
 {
-	int i, n, timeout, status = 0;
-	bool trim;
+	int i, status = 0;
 
 	stop_grace = grace;
 	for (;;) {
@@ -348,25 +460,10 @@ loop_run(long long grace)
 				steps[i]->before_poll();
 		if (stopping && (all_finished() || now_ms() >= stop_at))
 			break;
-		timeout = poll_timeout(now_ms());
-		trim = (timeout < 0 || timeout > TRIM_IDLE_MS) && quiet(false);
-		if (trim)
-			timeout = TRIM_IDLE_MS;
-		if ((n = poll(pfd, (nfds_t)nent, timeout)) < 0 &&
-		    errno != EINTR) {
-			wb_log_error("poll: %s", strerror(errno));
-			stop_why = "poll failed";
+		if (!poll_once()) {
 			status = -1;
 			break;
 		}
-		if (n == 0 && trim)
-			quiet(true);
-		loop_tick();
-		if (n > 0)
-			dispatch(n);
-		if (removed)
-			compact();
-		timers_fire(loop_ms());
 	}
 	for (i = 0; i < nsteps; i++)
 		if (steps[i]->end != NULL)

@@ -19,6 +19,9 @@
  * a calloc'ed owner needs no set-up).  Events LOOP_OFF: registered
  * but not polled at all; 0: polled for its hang-up and errors alone.
  * The handler may change or remove any registration, its own included.
+ * A lazy descriptor only tells that a peer went away: while the loop is
+ * busy it is polled once a second, so that an idle peer costs poll()
+ * nothing in most turns.
  */
 typedef void loop_io_fn(void *, int, short);
 
@@ -29,6 +32,7 @@ struct loop_io {
 
 void	 loop_io_set(struct loop_io *, int, int, loop_io_fn *, void *);
 void	 loop_io_events(struct loop_io *, int);
+void	 loop_io_lazy(struct loop_io *);
 void	 loop_io_del(struct loop_io *);
 bool	 loop_io_on(const struct loop_io *);
 

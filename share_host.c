@@ -896,7 +896,9 @@ guest_new(struct share_hello *h)
 	g->h = h;
 	g->se = dispatch_open(h->fd[0], h->fd[1], &front_io, g);
 	g->level = guest_level(h);
+	/* Only its front's end comes there: a second late is soon enough. */
 	loop_io_set(&g->life_io, h->sock, POLLIN, on_lifeline, g);
+	loop_io_lazy(&g->life_io);
 	loop_io_set(&g->err_io, h->fd[2], LOOP_OFF, on_err, g);
 	nguests++;
 	for (p = &guests; *p != NULL; p = &(*p)->next)

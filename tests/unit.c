@@ -39,6 +39,7 @@ static int passed, failed;
 void	 check(int, const char *, const char *, int);
 void	 test_share(void);		/* unit-share.c */
 void	 test_sessions(void);		/* unit-session.c */
+void	 test_loop(void);		/* unit-loop.c */
 
 void
 check(int ok, const char *what, const char *file, int line)
@@ -3354,6 +3355,7 @@ main(int argc, char **argv)
 	test_http_conns();
 	test_http_start();
 	test_share();
+	test_loop();		/* Last: it stops the loop for good. */
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed > 0;
 }
