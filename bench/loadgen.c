@@ -15,7 +15,9 @@
  * use_tool to its servers s0 .. s{N-1}, round-robin.  The payloads are the
  * same in both modes, so the ratio of the two is the proxy's cost.  With
  * -M the use_tool calls are a 2026-07-28 client's, with the _meta that
- * era puts on every request.
+ * era puts on every request.  With -I N, N more sessions of the same
+ * command are started first, each initialized and then left idle until
+ * the test is over (with a shared workbench: N fronts attached to it).
  *
  * Tests:
  *	init	  spawn to initialize answered (-r runs); peak RSS after it
@@ -75,6 +77,11 @@ static struct pollfd *pfd;
 static struct conn **pconn;
 static int errfd = -1;
 
+/* -I: sessions started before the test and left idle (idle_start). */
+static struct conn *idle;
+static int nidle;
+static pid_t drainer = -1;
+
 static bool wbmode;
 static const char *call_meta = "";	/* -M: calls of a 2026-07-28 client. */
 static int nservers = 1;
@@ -113,6 +120,9 @@ fail(const char *fmt, ...)
 	for (int i = 0; i < nconns; i++)
 		if (conns[i].pid > 0)
 			kill(conns[i].pid, SIGKILL);
+	for (int i = 0; i < nidle; i++)
+		if (idle[i].pid > 0)
+			kill(idle[i].pid, SIGKILL);
 	exit(1);
 }
 
@@ -623,6 +633,95 @@ setup(void)
 }
 
 /*
+ * Idle sessions (-I).  They are set up with the same connections as the
+ * test's, then moved aside, so that the test's conns[0] is its own session
+ * and its poll() watches nothing more than without them.
+ */
+
+/*
+ * Read and discard whatever the idle sessions are sent, in a child of our
+ * own, until each of them closes its output: an idle session is sent
+ * nothing, but a line that did come must not fill a pipe and block the
+ * workbench, and polling them here would add to the test's every turn.
+ */
+static void
+drain_idle(void)
+{
+	struct pollfd *p = xrealloc(NULL, (size_t)nidle * sizeof(*p));
+	char sink[65536];
+	int i, left = nidle;
+	ssize_t r;
+
+	for (i = 0; i < nidle; i++) {
+		close(idle[i].wfd);	/* Or they would never see EOF. */
+		p[i].fd = idle[i].rfd;
+		p[i].events = POLLIN;
+		p[i].revents = 0;
+	}
+	while (left > 0) {
+		if (poll(p, (nfds_t)nidle, -1) < 0 && errno != EINTR)
+			_exit(1);
+		for (i = 0; i < nidle; i++) {
+			if (p[i].revents == 0 || p[i].fd < 0)
+				continue;
+			r = read(p[i].fd, sink, sizeof(sink));
+			if (r == 0 || (r < 0 && errno != EAGAIN &&
+			    errno != EINTR)) {
+				p[i].fd = -1;
+				left--;
+			}
+		}
+	}
+	_exit(0);
+}
+
+static void
+idle_start(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		send_initialize(spawn());
+	init_pending = nconns;
+	while (init_pending > 0)
+		pump(on_init_answer);
+	/* Their notifications/initialized: no more pump() will send them. */
+	for (i = 0; i < nconns; i++)
+		while (conns[i].outoff < conns[i].outlen)
+			conn_flush(&conns[i]);
+	idle = conns;
+	nidle = nconns;
+	conns = NULL;
+	nconns = 0;
+	fflush(stdout);		/* Or the child would print it again. */
+	if ((drainer = fork()) < 0)
+		fail("fork: %s", strerror(errno));
+	if (drainer == 0)
+		drain_idle();
+	for (i = 0; i < nidle; i++) {
+		close(idle[i].rfd);
+		idle[i].rfd = -1;
+	}
+}
+
+/* End the idle sessions: close their input, reap them and the drainer. */
+static void
+idle_stop(void)
+{
+	int i, st;
+
+	for (i = 0; i < nidle; i++)
+		close(idle[i].wfd);
+	for (i = 0; i < nidle; i++)
+		waitpid(idle[i].pid, &st, 0);
+	if (drainer > 0)
+		waitpid(drainer, &st, 0);
+	free(idle);
+	idle = NULL;
+	nidle = 0;
+}
+
+/*
  * Statistics.
  */
 static int
@@ -1015,7 +1114,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: loadgen [-wM] [-b toolbox] [-S servers] "
 	    "[-n count] [-k inflight] [-W warmup] [-r runs] [-z bytes]\n"
-	    "               [-e stderr-file] [-m message] "
+	    "               [-I idle-sessions] [-e stderr-file] [-m message] "
 	    "init|open|lat|rate|blob|list|search|shutdown -- command [arg ...]\n");
 	exit(2);
 }
@@ -1025,9 +1124,9 @@ main(int argc, char *argv[])
 {
 	const char *errpath = "/dev/null";
 	long n = 1000, warm = -1, bytes = 1000000;
-	int ch, k = 1, reps = 5;
+	int ch, k = 1, reps = 5, nidle_want = 0;
 
-	while ((ch = getopt(argc, argv, "wMb:S:n:k:W:r:z:e:m:")) != -1) {
+	while ((ch = getopt(argc, argv, "wMb:S:n:k:W:r:z:e:m:I:")) != -1) {
 		switch (ch) {
 		case 'w':
 			wbmode = true;
@@ -1064,13 +1163,17 @@ main(int argc, char *argv[])
 		case 'm':
 			message = optarg;
 			break;
+		case 'I':
+			nidle_want = atoi(optarg);
+			break;
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 2 || nservers < 1 || n < 1 || k < 1 || reps < 1)
+	if (argc < 2 || nservers < 1 || n < 1 || k < 1 || reps < 1 ||
+	    nidle_want < 0)
 		usage();
 	testname = argv[0];
 	cmd = argv + 1;
@@ -1090,7 +1193,11 @@ main(int argc, char *argv[])
 		warm = n / 10 < 1000 ? n / 10 : 1000;
 	printf("RESULT test=%s mode=%s ", testname, wbmode ? "workbench" :
 	    "direct");
+	if (nidle_want > 0)
+		printf("idle=%d ", nidle_want);
 	fflush(stdout);
+	if (nidle_want > 0)
+		idle_start(nidle_want);
 	if (strcmp(testname, "init") == 0)
 		test_init(reps);
 	else if (strcmp(testname, "open") == 0)
@@ -1110,5 +1217,6 @@ main(int argc, char *argv[])
 	else
 		usage();
 	printf("\n");
+	idle_stop();
 	return 0;
 }
