@@ -18,7 +18,13 @@ DEFS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DJSMN_PARENT_LINKS -DJSMN_STRICT
 # asynchronous unwind tables would only make the binary 13% larger.
 # Debuggers read -g's own frame tables.
 CODEGEN = -fno-asynchronous-unwind-tables
-ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS)
+# Built for size: the files no call, list or search runs through (their
+# rules below), and the whole of the minimal build (HTTP=0 SHARE=0),
+# which is for small systems.
+SMALL = -Os
+FOR_SIZE_00 = $(SMALL)
+ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS) \
+	$(FOR_SIZE_$(HTTP)$(SHARE))
 
 # The sources of each layer, top to bottom (ARCHITECTURE.md).  The
 # objects go to obj/ (obj/tests/ for the tests'), one rule each below.
@@ -58,7 +64,6 @@ UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c \
 TESTSRC = dispatch.c clients.c probe.c http_host.c no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
-MINOBJ = $(MINSRC:%.c=obj/%.o)
 LIBOBJ = $(LIBSRC:%.c=obj/%.o)
 UNITOBJ = $(UNITSRC:%.c=obj/%.o)
 TESTOBJ = $(TESTSRC:%.c=obj/%.o)
@@ -82,8 +87,9 @@ JSMN_CHECK = printf '\043include <jsmn.h>\n' | \
 
 all: $(PROGS)
 
-# The program is linked again when HTTP or SHARE changes: the stamp
-# obj/.with-HTTP-SHARE is the only one of its kind.
+# The program is made again when HTTP or SHARE changes (the objects too:
+# the minimal build is built for size): the stamp obj/.with-HTTP-SHARE
+# is the only one of its kind.
 mcp-workbench: $(OBJ) obj/.with-$(HTTP)-$(SHARE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
@@ -91,11 +97,13 @@ obj/.with-$(HTTP)-$(SHARE): obj/.dirs
 	rm -f obj/.with-*
 	touch $@
 
-# The minimal build beside the full one (make check-minimal, make sizes).
+# The minimal build beside the full one (make check-minimal, make sizes),
+# as make HTTP=0 SHARE=0 builds it, in one compiler run of its own.
 MIN_DIR = build-minimal
-$(MIN_DIR)/mcp-workbench: $(MINOBJ)
+$(MIN_DIR)/mcp-workbench: $(MINSRC) $(HDR) Makefile obj/.dirs
 	mkdir -p $(MIN_DIR)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MINOBJ) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SMALL) -DWB_VERSION=\"$(VERSION)\" $(LDFLAGS) \
+	    -o $@ $(MINSRC) $(LDLIBS)
 
 # obj/ and obj/tests/, made once, after the check for jsmn.h.
 obj/.dirs:
@@ -103,43 +111,46 @@ obj/.dirs:
 	mkdir -p obj/tests
 	touch $@
 
-$(ALLOBJ): $(HDR) obj/.dirs
+$(ALLOBJ): $(HDR) obj/.dirs obj/.with-$(HTTP)-$(SHARE)
 obj/util.o: Makefile
 
 # One rule for each object (POSIX make has no rule from x.c to obj/x.o).
+# The files no call, list or search runs through (the configuration,
+# start-up, the shared workbench's set-up, --probe, --status, processes
+# and the catalogue's files, the guardian) are built for size: $(SMALL).
 COMPILE = $(CC) $(ALL_CFLAGS) -c -o $@
-obj/workbench.o: workbench.c; $(COMPILE) workbench.c
+obj/workbench.o: workbench.c; $(COMPILE) $(SMALL) workbench.c
 obj/dispatch.o: dispatch.c; $(COMPILE) dispatch.c
 obj/clients.o: clients.c; $(COMPILE) clients.c
-obj/stdio.o: stdio.c; $(COMPILE) stdio.c
-obj/probe.o: probe.c; $(COMPILE) probe.c
+obj/stdio.o: stdio.c; $(COMPILE) $(SMALL) stdio.c
+obj/probe.o: probe.c; $(COMPILE) $(SMALL) probe.c
 obj/toolbox.o: toolbox.c; $(COMPILE) toolbox.c
 obj/lean.o: lean.c; $(COMPILE) lean.c
-obj/resources.o: resources.c; $(COMPILE) resources.c
+obj/resources.o: resources.c; $(COMPILE) $(SMALL) resources.c
 obj/dynamic.o: dynamic.c; $(COMPILE) dynamic.c
 obj/search.o: search.c; $(COMPILE) search.c
-obj/listen.o: listen.c; $(COMPILE) listen.c
+obj/listen.o: listen.c; $(COMPILE) $(SMALL) listen.c
 obj/server.o: server.c; $(COMPILE) server.c
 obj/server_io.o: server_io.c; $(COMPILE) server_io.c
 obj/server_loop.o: server_loop.c; $(COMPILE) server_loop.c
 obj/call.o: call.c; $(COMPILE) call.c
 obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c
-obj/bridge.o: bridge.c; $(COMPILE) bridge.c
+obj/bridge.o: bridge.c; $(COMPILE) $(SMALL) bridge.c
 obj/listing.o: listing.c; $(COMPILE) listing.c
 obj/catalog.o: catalog.c; $(COMPILE) catalog.c
 obj/session.o: session.c; $(COMPILE) session.c
 obj/pace.o: pace.c; $(COMPILE) pace.c
 obj/era.o: era.c; $(COMPILE) era.c
 obj/peer.o: peer.c; $(COMPILE) peer.c
-obj/procmgr.o: procmgr.c; $(COMPILE) procmgr.c
-obj/guard.o: guard.c; $(COMPILE) guard.c
-obj/toolname.o: toolname.c; $(COMPILE) toolname.c
+obj/procmgr.o: procmgr.c; $(COMPILE) $(SMALL) procmgr.c
+obj/guard.o: guard.c; $(COMPILE) $(SMALL) guard.c
+obj/toolname.o: toolname.c; $(COMPILE) $(SMALL) toolname.c
 obj/terms.o: terms.c; $(COMPILE) terms.c
-obj/thesaurus.o: thesaurus.c; $(COMPILE) thesaurus.c
-obj/config.o: config.c; $(COMPILE) config.c
-obj/config_keys.o: config_keys.c; $(COMPILE) config_keys.c
-obj/store.o: store.c; $(COMPILE) store.c
+obj/thesaurus.o: thesaurus.c; $(COMPILE) $(SMALL) thesaurus.c
+obj/config.o: config.c; $(COMPILE) $(SMALL) config.c
+obj/config_keys.o: config_keys.c; $(COMPILE) $(SMALL) config_keys.c
+obj/store.o: store.c; $(COMPILE) $(SMALL) store.c
 obj/json.o: json.c; $(COMPILE) json.c
 obj/json_scan.o: json_scan.c; $(COMPILE) json_scan.c
 obj/json_out.o: json_out.c; $(COMPILE) json_out.c
@@ -147,19 +158,19 @@ obj/utf8.o: utf8.c; $(COMPILE) utf8.c
 obj/jsonrpc.o: jsonrpc.c; $(COMPILE) jsonrpc.c
 obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
 obj/loop.o: loop.c; $(COMPILE) loop.c
-obj/http_listen.o: http_listen.c; $(COMPILE) http_listen.c
+obj/http_listen.o: http_listen.c; $(COMPILE) $(SMALL) http_listen.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
 obj/http.o: http.c; $(COMPILE) http.c
 obj/http_out.o: http_out.c; $(COMPILE) http_out.c
 obj/http_parse.o: http_parse.c; $(COMPILE) http_parse.c
 obj/http_rules.o: http_rules.c; $(COMPILE) http_rules.c
-obj/share_host.o: share_host.c; $(COMPILE) share_host.c
-obj/share.o: share.c; $(COMPILE) share.c
-obj/share_wire.o: share_wire.c; $(COMPILE) share_wire.c
-obj/share_daemon.o: share_daemon.c; $(COMPILE) share_daemon.c
-obj/front.o: front.c; $(COMPILE) front.c
-obj/no_http.o: no_http.c; $(COMPILE) no_http.c
-obj/no_share.o: no_share.c; $(COMPILE) no_share.c
+obj/share_host.o: share_host.c; $(COMPILE) $(SMALL) share_host.c
+obj/share.o: share.c; $(COMPILE) $(SMALL) share.c
+obj/share_wire.o: share_wire.c; $(COMPILE) $(SMALL) share_wire.c
+obj/share_daemon.o: share_daemon.c; $(COMPILE) $(SMALL) share_daemon.c
+obj/front.o: front.c; $(COMPILE) $(SMALL) front.c
+obj/no_http.o: no_http.c; $(COMPILE) $(SMALL) no_http.c
+obj/no_share.o: no_share.c; $(COMPILE) $(SMALL) no_share.c
 obj/tests/unit.o: tests/unit.c; $(COMPILE) tests/unit.c
 obj/tests/unit-share.o: tests/unit-share.c; $(COMPILE) tests/unit-share.c
 obj/tests/unit-session.o: tests/unit-session.c; $(COMPILE) tests/unit-session.c
