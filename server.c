@@ -473,7 +473,7 @@ srv_ready_ms(const struct server *s)
 bool
 srv_catalogued(const struct server *s)
 {
-	return s->catalogued || s->catalog_other;
+	return s->catalog == CATALOG_ENTRY || s->catalog == CATALOG_OTHER;
 }
 
 /* Does it take calls now? */
@@ -487,7 +487,7 @@ srv_serving(const struct server *s)
 bool
 srv_known(const struct server *s)
 {
-	return srv_serving(s) || ((s->catalogued || s->catalog_other) &&
+	return srv_serving(s) || (srv_catalogued(s) &&
 	    s->state == SRV_STARTING);
 }
 
@@ -781,7 +781,6 @@ srv_listed(struct server *s)
 	/* Lists fetched together (resources and templates) tell once. */
 	if (list_paging(s))
 		return;
-	s->catalogued = s->catalog_other = false;
 	catalog_store(s);
 	if (s->state == SRV_STARTING) {
 		s->ready_ms = now_ms() - s->started_at;

@@ -120,6 +120,14 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
+/* What a server's catalogue entry is to it: catalog.c moves it. */
+enum catalog_use {
+	CATALOG_UNREAD,		/* Its entry not looked for yet. */
+	CATALOG_ENTRY,		/* Its tools are its entry's. */
+	CATALOG_OTHER,		/* They are an entry's for other capabilities. */
+	CATALOG_DONE		/* No entry speaks for its tools now. */
+};
+
 struct server {
 	int			 n;		/* Its configuration index, */
 	int			 at;		/* and its place among all. */
@@ -157,9 +165,7 @@ struct server {
 	long long		 probe_at;	/* Auto probing: legacy after. */
 	bool			 probed;	/* Auto sent this process discover. */
 	bool			 listens;	/* Modern, with list changes. */
-	bool			 catalogued;	/* Tools from the catalogue. */
-	bool			 catalog_other;	/* Listed for other capabilities. */
-	bool			 catalog_read;	/* Its entry was looked for. */
+	enum catalog_use	 catalog;	/* Its tools from its entry? */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
 	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
