@@ -1,9 +1,9 @@
 /*
  * server_int.h: layer 5, private to the files that implement a server
- * (server.c, server_io.c, call.c, stream.c, relay.c, bridge.c,
- * listing.c, catalog.c): struct server itself, its requests and lists,
- * and what these files call of each other.  Everyone above sees server.h
- * alone.  Includes server.h.
+ * (server.c, server_io.c, handshake.c, call.c, stream.c, relay.c,
+ * bridge.c, listing.c, catalog.c): struct server itself, its requests and
+ * lists, and what these files call of each other.  Everyone above sees
+ * server.h alone.  Includes server.h.
  */
 #ifndef SERVER_INT_H
 #define SERVER_INT_H
@@ -54,18 +54,9 @@ void	 list_abandon(struct server *, enum list_kind);
 void	 list_warn(struct server *, enum list_kind, const char *,
 	    bool);
 /*
- * server.c: one server's life: start, initialize, its lists, relisting,
- * failure, exit, its descriptors and timers.
+ * server.c: one server's life: start, its lists, relisting, failure,
+ * exit, its descriptors and timers.
  */
-/*
- * Automatic restarts back off: none after a first failure, then
- * BACKOFF_FIRST_MS doubling per failure in a row up to BACKOFF_MAX_MS;
- * a server that ran BACKOFF_RESET_MS counts from the start again.
- */
-#define BACKOFF_FIRST_MS	250
-#define BACKOFF_MAX_MS		30000
-#define BACKOFF_RESET_MS	60000
-
 enum req_kind {
 	REQ_INIT,
 	REQ_LIST,		/* A page of one of its lists. */
@@ -120,11 +111,27 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
+/*
+ * The era a server is spoken to in, and how far its process's opening
+ * went: handshake.c moves it.  UNKNOWN, LEGACY and MODERN are verdicts,
+ * kept from one process to the next; the others end with the opening.
+ */
+enum handshake {
+	HS_UNKNOWN,		/* Auto, not probed: initialize opens it. */
+	HS_PROBING,		/* Auto's discover sent: legacy at probe_at. */
+	HS_SILENT,		/* None by then: initialize's answer decides. */
+	HS_LATE,		/* Silent, then discover answered. */
+	HS_PROBED,		/* Legacy by the probe, this process. */
+	HS_LEGACY,		/* 2025: initialize. */
+	HS_DISCOVERING,		/* Modern: its discover unanswered. */
+	HS_MODERN		/* 2026-07-28: _meta on every request. */
+};
+
 /* What a server's catalogue entry is to it: catalog.c moves it. */
 enum catalog_use {
 	CATALOG_UNREAD,		/* Its entry not looked for yet. */
 	CATALOG_ENTRY,		/* Its tools are its entry's. */
-	CATALOG_OTHER,		/* They are an entry's for other capabilities. */
+	CATALOG_OTHER,		/* An entry's for other capabilities. */
 	CATALOG_DONE		/* No entry speaks for its tools now. */
 };
 
@@ -158,12 +165,8 @@ struct server {
 	unsigned		 caps;		/* enum srv_cap */
 	struct buf		 told;		/* Client capabilities it is told, */
 	char			 protocol[16];	/* and the version it is spoken. */
-	bool			 modern;	/* It speaks 2026-07-28. */
-	bool			 era_known;	/* The probe's verdict, kept. */
-	bool			 era_guessed;	/* Legacy for its silence: */
-	bool			 discovered;	/* a late discover came. */
-	long long		 probe_at;	/* Auto probing: legacy after. */
-	bool			 probed;	/* Auto sent this process discover. */
+	enum handshake		 hs;		/* Its era (handshake.c). */
+	long long		 probe_at;	/* HS_PROBING: legacy after. */
 	bool			 listens;	/* Modern, with list changes. */
 	enum catalog_use	 catalog;	/* Its tools from its entry? */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
@@ -175,7 +178,6 @@ struct server {
 	long long		 ncalls;	/* Calls so far (--status). */
 };
 
-void	 srv_put_meta(const struct server *, struct buf *);
 void	 srv_ensure(struct server *, struct session *);
 const struct buf *srv_told_for(const struct session *);
 bool	 srv_backing_off(const struct server *, long long, struct buf *);
@@ -190,10 +192,7 @@ void	 srv_warn(struct server *, const char *, ...)
 extern const struct peer_ops srv_ops;	/* Its stdout's lines. */
 void	 srv_fail(struct server *, const char *);
 bool	 srv_probe_ended(struct server *, const char *);
-void	 srv_era_verdict(struct server *, bool);
 void	 srv_stop(struct server *);
-void	 srv_send_initialize(struct server *);
-void	 srv_send_discover(struct server *);
 void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
@@ -201,6 +200,16 @@ char	*srv_native(const struct server *, enum list_kind,
 bool	 srv_in_use_by(const struct server *, const struct session *);
 void	 srv_updated(const struct server *, const struct json *, const char *,
 	    size_t);
+/* handshake.c: a process's first requests, and the era they find. */
+void	 handshake_init(struct server *);
+void	 handshake_open(struct server *, bool);
+void	 handshake_answer(struct server *, enum req_kind, const struct json *);
+void	 handshake_over(struct server *);
+bool	 handshake_in_doubt(const struct server *);
+void	 handshake_legacy(struct server *);
+long long handshake_deadline(const struct server *);
+void	 handshake_check(struct server *, long long);
+void	 srv_put_meta(const struct server *, struct buf *);
 /*
  * catalog.c: the tool catalogue on disk: each server's last complete tool
  * list, for instant open_toolbox and search_tools.
@@ -278,9 +287,6 @@ void	 relay_send_level(struct server *);
  * stream.c: cut-through of a large result, and the client's other
  * messages held behind it.
  */
-/* A stream without a byte, or keeping others waiting, this long fails. */
-#define STREAM_STALL_MS	5000
-
 size_t	 stream_feed(void *, char *, size_t, bool);
 bool	 stream_of_call(const struct server *, long long);
 void	 stream_abort(struct server *, const char *);

@@ -14,6 +14,9 @@
 
 #include "server_int.h"
 
+/* A stream without a byte, or keeping others waiting, this long fails. */
+#define STREAM_STALL_MS	5000
+
 /*
  * The one result passed on as it arrives: only one at a time, since it
  * owns the client's queue until its line ends.
