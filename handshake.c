@@ -5,16 +5,17 @@
  * alone moves a server's enum handshake:
  *
  *	UNKNOWN --started for a modern request--> PROBING
+ *	UNKNOWN, LEGACY --started--> the same (initialize sent)
  *	MODERN --started--> DISCOVERING
- *	UNKNOWN, LEGACY --started--> the same, initialize sent
  *	PROBING, DISCOVERING, MODERN --discover answered--> MODERN
- *	PROBING --discover refused, as no modern server does--> PROBED
+ *	PROBING --an error to discover, as no modern server gives--> PROBED
+ *	    (initialize sent)
  *	PROBING --probeTimeoutMs--> SILENT (initialize sent)
  *	SILENT --discover answered--> LATE
  *	SILENT, LATE --initialize answered--> PROBED
  *	UNKNOWN, LEGACY, SILENT, PROBED --initialize refused with
- *	    RPC_UNSUPPORTED_VERSION--> MODERN, or DISCOVERING when no
- *	    discover is pending
+ *	    RPC_UNSUPPORTED_VERSION--> MODERN while a discover is pending,
+ *	    else DISCOVERING (discover sent)
  *	LATE --initialize refused--> MODERN
  *	ready, or the process ended: PROBING--> UNKNOWN; SILENT, LATE,
  *	    PROBED--> LEGACY; DISCOVERING--> MODERN
