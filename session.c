@@ -183,7 +183,8 @@ session_flush(struct session *se)
 	do {
 		pace_run(se);
 		r = se->io->flush(se);
-	} while (r == 0 && se->making && peer_queued(&se->peer) == 0);
+	} while (r == 0 && se->owner == QUEUE_PACED &&
+	    peer_queued(&se->peer) == 0);
 	return r;
 }
 
@@ -252,7 +253,8 @@ sessions_pacing(void)
 struct buf *
 session_out(struct session *se)
 {
-	return se->owned && !se->owner_writes ? &se->held : &se->peer.out;
+	return se->owner != QUEUE_OPEN && !se->owner_writes ? &se->held :
+	    &se->peer.out;
 }
 
 /* A line from a server that goes to the client as it is. */
