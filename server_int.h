@@ -28,8 +28,8 @@ struct listing {
 	int		 ncursors;
 	int		*index;		/* items by key; -1: empty */
 	size_t		 nindex;
-	bool		 paging;	/* A fetch is under way, */
-	bool		 again;		/* and it changed meanwhile. */
+	enum { FETCH_IDLE, FETCH_PAGING, FETCH_AGAIN }
+			 fetch;		/* AGAIN: it changed meanwhile. */
 	bool		 full;		/* It kept all it may: said once. */
 };
 
