@@ -117,7 +117,7 @@ struct ghost {
  * kept from one process to the next; the others end with the opening.
  */
 enum handshake {
-	HS_UNKNOWN,		/* Auto, not probed: initialize opens it. */
+	HS_UNKNOWN,		/* Auto, its era not found yet. */
 	HS_PROBING,		/* Auto's discover sent: legacy at probe_at. */
 	HS_SILENT,		/* None by then: initialize's answer decides. */
 	HS_LATE,		/* Silent, then discover answered. */
