@@ -22,16 +22,16 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS)
 
 # The sources of each layer, top to bottom (ARCHITECTURE.md).  The
 # objects go to obj/ (obj/tests/ for the tests'), one rule each below.
-TOPSRC = workbench.c dispatch.c probe.c
+TOPSRC = workbench.c dispatch.c clients.c stdio.c probe.c
 BOXSRC = toolbox.c lean.c resources.c dynamic.c search.c listen.c
-SRVSRC = server.c server_io.c handshake.c call.c stream.c relay.c bridge.c \
-	listing.c catalog.c
+SRVSRC = server.c server_io.c server_loop.c handshake.c call.c stream.c \
+	relay.c bridge.c listing.c catalog.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
 # checks a "listen" address with http_listen.c.
 CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
 	config.c store.c json.c json_scan.c json_out.c utf8.c jsonrpc.c \
-	util.c http_listen.c
+	util.c loop.c http_listen.c
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
@@ -54,7 +54,7 @@ LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
 UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c
-TESTSRC = dispatch.c probe.c http_host.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
+TESTSRC = dispatch.c clients.c probe.c http_host.c no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
 MINOBJ = $(MINSRC:%.c=obj/%.o)
@@ -65,7 +65,7 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
 	obj/tests/http-echo.o
 # Each layer's headers (a file may include its own layer's and below).
-HDR = util.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
+HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
 	session.h session_int.h server.h server_int.h box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
@@ -108,6 +108,8 @@ obj/util.o: Makefile
 COMPILE = $(CC) $(ALL_CFLAGS) -c -o $@
 obj/workbench.o: workbench.c; $(COMPILE) workbench.c
 obj/dispatch.o: dispatch.c; $(COMPILE) dispatch.c
+obj/clients.o: clients.c; $(COMPILE) clients.c
+obj/stdio.o: stdio.c; $(COMPILE) stdio.c
 obj/probe.o: probe.c; $(COMPILE) probe.c
 obj/toolbox.o: toolbox.c; $(COMPILE) toolbox.c
 obj/lean.o: lean.c; $(COMPILE) lean.c
@@ -117,6 +119,7 @@ obj/search.o: search.c; $(COMPILE) search.c
 obj/listen.o: listen.c; $(COMPILE) listen.c
 obj/server.o: server.c; $(COMPILE) server.c
 obj/server_io.o: server_io.c; $(COMPILE) server_io.c
+obj/server_loop.o: server_loop.c; $(COMPILE) server_loop.c
 obj/handshake.o: handshake.c; $(COMPILE) handshake.c
 obj/call.o: call.c; $(COMPILE) call.c
 obj/stream.o: stream.c; $(COMPILE) stream.c
@@ -141,6 +144,7 @@ obj/json_out.o: json_out.c; $(COMPILE) json_out.c
 obj/utf8.o: utf8.c; $(COMPILE) utf8.c
 obj/jsonrpc.o: jsonrpc.c; $(COMPILE) jsonrpc.c
 obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
+obj/loop.o: loop.c; $(COMPILE) loop.c
 obj/http_listen.o: http_listen.c; $(COMPILE) http_listen.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
 obj/http.o: http.c; $(COMPILE) http.c

@@ -226,6 +226,8 @@ reply_input_required(struct park *p, const char *id, size_t idlen)
 static void
 park_call(struct request *r)
 {
+	call_debug(r->park->srv, r, false, "input required, parked for the "
+	    "retry");
 	reply_input_required(r->park, text_get(&r->cid), r->cid.len);
 	text_free(&r->cid);
 	free(r->token);
@@ -491,6 +493,8 @@ bridge_resume(struct server *s, struct session *se, const char *method,
 		return true;
 	}
 	text_set(&r->cid, id, idlen);
+	call_debug(s, r, true, "the retry with its input: the parked call "
+	    "goes on");
 	if (in->token != NULL && r->ptok != 0) {	/* The server has one. */
 		r->token = xstrndup(in->token, in->toklen);
 		r->tokenlen = in->toklen;
@@ -618,7 +622,10 @@ ask_refused(const struct session *se, const struct json *js, int reqs,
 static void
 ask_retry(struct server *s, struct request *r)
 {
-	struct buf *b = srv_send_head(s, r, r->method);
+	struct buf *b;
+
+	call_debug(s, r, true, "again, with the client's input");
+	b = srv_send_head(s, r, r->method);
 
 	json_add_members(b, r->params, r->plen);
 	buf_puts(b, "\"inputResponses\":{");

@@ -145,8 +145,11 @@ ghost_answered(struct server *s, long long id)
 {
 	int i;
 
-	if ((i = ghost_find(s, id)) >= 0)
-		ghost_remove(s, i);
+	if ((i = ghost_find(s, id)) < 0)
+		return;
+	wb_log_debug("%s: a late answer to our id %lld dropped: its call "
+	    "ended", s->label, id);
+	ghost_remove(s, i);
 }
 
 /* The server stopped: no late answer can come now. */
@@ -181,6 +184,26 @@ call_drop(struct server *s, const struct request *r, const char *reason)
  * Calls.
  */
 /*
+ * At debug, a line for the request's session alone: the request going
+ * to its server (->) or its answer coming back (<-), with the client's
+ * id, which the client chose (so bounded), and ours; then what became
+ * of it.  Never its arguments nor its result.
+ */
+void
+call_debug(const struct server *s, const struct request *r, bool to,
+    const char *what)
+{
+	const char *tool = r->kind == REQ_CALL ? text_get(&r->tool) : "";
+	size_t toollen = r->kind == REQ_CALL ? r->tool.len : 0;
+
+	wb_log_debug_for(r->sess, "session %lu %s %s: %s " LOG_PEER_FMT "%sid "
+	    LOG_PEER_FMT " (as %lld)%s%s", session_serial(r->sess),
+	    to ? "->" : "<-", s->label, r->method, LOG_PEER(tool, toollen),
+	    toollen > 0 ? " " : "", LOG_PEER(text_get(&r->cid), r->cid.len),
+	    r->id, what != NULL ? ": " : "", what != NULL ? what : "");
+}
+
+/*
  * The text of a failed call, as use_tool promises it; another request
  * that failed gets a JSON-RPC error naming the server.
  */
@@ -190,6 +213,8 @@ call_error(const struct server *s, const struct request *r,
 {
 	struct buf t = { 0 };
 
+	/* Not why: a server's own error message may quote what it got. */
+	call_debug(s, r, false, "failed");
 	if (r->park != NULL) {
 		bridge_failed(r->park, reason);
 		return;
@@ -494,6 +519,7 @@ call_send_waiting(struct server *s)
 		if (!req_for_client(r) || r->sent || r->ask != NULL ||
 		    !call_sendable(s, r, true))
 			continue;
+		call_debug(s, r, true, "sent, the server started");
 		if (call_keeps(s, r))
 			send_bridged(s, r, r->params, r->plen);
 		else {
@@ -524,8 +550,10 @@ route(struct server *s, struct request *r, put_params put, const void *in)
 		put(&p, s, r, in);
 		r->params = p.data;
 		r->plen = p.len;
+		call_debug(s, r, true, "waits for the server to start");
 		srv_ensure(s, r->sess);
 	} else if (call_sendable(s, r, false)) {
+		call_debug(s, r, true, NULL);
 		if (call_keeps(s, r)) {
 			put(&p, s, r, in);
 			send_bridged(s, r, p.data, p.len);
@@ -634,6 +662,7 @@ call_cancel(const struct session *se, const char *id, size_t idlen,
 			    s->req[r].cid.len != idlen ||
 			    memcmp(text_get(&s->req[r].cid), id, idlen) != 0)
 				continue;
+			call_debug(s, &s->req[r], true, "cancelled");
 			if (s->req[r].sent)
 				call_drop(s, &s->req[r], reason);
 			req_remove(s, r);
@@ -755,6 +784,7 @@ call_reply(const struct server *s, const struct request *r,
 	    r->cid.len } };
 	int nc = 1;
 
+	call_debug(s, r, false, at == 0 ? "an error" : NULL);
 	if (at == 0 || !call_stamps(s, r)) {
 		rpc_splice_line(session_out(r->sess), line, n, id, idlen,
 		    text_get(&r->cid), r->cid.len);

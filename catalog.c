@@ -63,8 +63,8 @@ static unsigned char key[SIP_KEY];
 static void
 read_only(const char *what, const char *why)
 {
-	wb_log("catalogue: cannot write %s: %s; its entries are read, but new "
-	    "tool lists are kept in memory only", what, why);
+	wb_log_warn("catalogue: cannot write %s: %s; its entries are read, "
+	    "but new tool lists are kept in memory only", what, why);
 	dir_state = DIR_READ;
 }
 
@@ -156,15 +156,16 @@ key_load(bool writable)
 
 	r = key_read(&why);
 	if (r == -2 && writable && (r = key_make(true, &why)) == 1)
-		wb_log("catalogue: %s/" KEY_FILE ": not a key (16 bytes); "
+		wb_log_warn("catalogue: %s/" KEY_FILE ": not a key (16 bytes); "
 		    "replaced with a new one", dir_path);
 	else if (r == 0 && writable)
 		r = key_make(false, &why);
 	if (r == 1)
 		return true;
-	wb_log("catalogue: %s/" KEY_FILE ": %s; tool lists are kept in memory "
-	    "only", dir_path, r == -2 ? "not a key (16 bytes)" : why != NULL ?
-	    why : "missing, and the directory cannot be written");
+	wb_log_warn("catalogue: %s/" KEY_FILE ": %s; tool lists are kept in "
+	    "memory only", dir_path, r == -2 ? "not a key (16 bytes)" :
+	    why != NULL ? why : "missing, and the directory cannot be "
+	    "written");
 	return false;
 }
 
@@ -220,14 +221,14 @@ catalog_open(void)
 		return dir_state != DIR_NONE;
 	dir_state = DIR_NONE;
 	if (!dir_where(&where)) {
-		wb_log("catalogue: no cacheDir, XDG_CACHE_HOME or HOME; tool "
-		    "lists are kept in memory only");
+		wb_log_warn("catalogue: no cacheDir, XDG_CACHE_HOME or HOME; "
+		    "tool lists are kept in memory only");
 		return false;
 	}
 	dir_path = buf_cstr(&where);
 	if ((dir = store_dir(dir_path, &why)) < 0) {
-		wb_log("catalogue: %s: %s; tool lists are kept in memory only",
-		    dir_path, buf_cstr(&why));
+		wb_log_warn("catalogue: %s: %s; tool lists are kept in memory "
+		    "only", dir_path, buf_cstr(&why));
 		buf_free(&why);
 		return false;
 	}
@@ -242,9 +243,9 @@ catalog_open(void)
 	if (!writable)
 		read_only(dir_path, strerror(e));
 	else if (store_names(dir, remove_old, removed) && removed[0] > 0)
-		wb_log("catalogue: %s: removed %d entr%s of an older version, "
-		    "which held server configurations in clear", dir_path,
-		    removed[0], removed[0] == 1 ? "y" : "ies");
+		wb_log_info("catalogue: %s: removed %d entr%s of an older "
+		    "version, which held server configurations in clear",
+		    dir_path, removed[0], removed[0] == 1 ? "y" : "ies");
 	return true;
 }
 
@@ -365,7 +366,7 @@ entry_read(const struct server *s, const char *name, size_t *n,
 		text = NULL;
 	}
 	if (text == NULL && *why != NULL)
-		wb_log("catalogue: ignoring %s/%s (%s): %s", dir_path,
+		wb_log_warn("catalogue: ignoring %s/%s (%s): %s", dir_path,
 		    file.data, s->label, *why);
 	buf_free(&file);
 	return text;
@@ -522,7 +523,7 @@ catalog_failed(struct server *s)
 	if (srv_serving(s) || s->catalog_name[0] == '\0' || dir_state != DIR_OK)
 		return;
 	if (store_names(dir, remove_entry, &x) && x.removed > 0)
-		wb_log("catalogue: %s failed to start; its entr%s removed",
+		wb_log_info("catalogue: %s failed to start; its entr%s removed",
 		    s->label, x.removed == 1 ? "y is" : "ies are");
 	s->catalog_hash = 0;
 }

@@ -749,6 +749,21 @@ model_member(struct loader *l, const char *key, int t)
 	return true;
 }
 
+/* "logLevel": how much the log says (-v overrides it). */
+static void
+log_level_member(struct loader *l, int t)
+{
+	int k;
+
+	for (k = 0; wb_level_names[k] != NULL; k++)
+		if (json_eq(&l->j, t, wb_level_names[k])) {
+			l->cfg->log_level = (enum wb_level)k;
+			return;
+		}
+	problem(l, true, "expected \"error\", \"warning\", \"info\" or "
+	    "\"debug\"");
+}
+
 static void
 top_member(struct loader *l, const char *key, int t, void *arg)
 {
@@ -785,7 +800,9 @@ top_member(struct loader *l, const char *key, int t, void *arg)
 			problem(l, true, "cacheDir is empty");
 		else if (c->cache_dir != NULL)
 			c->cache_dir = beside_config(l, c->cache_dir);
-	} else if (model_member(l, key, t))
+	} else if (strcmp(key, "logLevel") == 0)
+		log_level_member(l, t);
+	else if (model_member(l, key, t))
 		;
 	else if (strncmp(key, "http", 4) == 0 || strcmp(key, "listen") == 0 ||
 	    strcmp(key, "allowedOrigins") == 0 ||
@@ -925,6 +942,7 @@ cfg_parse(struct cfg *c, const char *path, const char *text, size_t len,
 	c->max_conns = WB_HTTP_CONNS;
 	c->http_session_ms = WB_HTTP_SESSION_MS;
 	c->share_linger_ms = 60000;
+	c->log_level = WB_INFO;
 	if ((r = json_parse(&l.j, text, len)) != JSON_OK)
 		syntax_error(&l, text, r);
 	else {

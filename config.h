@@ -63,6 +63,7 @@ struct cfg {
 	struct cfg_toolbox	*boxes;
 	int			 nboxes;
 	enum tool_mode		 mode;
+	enum wb_level		 log_level;	/* "logLevel" */
 	int			 init_timeout_ms;
 	int			 call_timeout_ms;
 	int			 call_max_ms;
@@ -118,13 +119,12 @@ bool	 tool_ident_valid(const struct json *, int, int[2], int[3],
 	    struct buf *);
 
 /*
- * The settings every file reads: written at startup, and stopping by
- * the loop alone (workbench.c).  Defined in config.c.
+ * The settings every file reads: written at startup.  Defined in
+ * config.c.
  */
 struct workbench {
 	struct cfg	 cfg;
 	enum tool_mode	 mode;
-	bool		 stopping;	/* Shutting down: no new work. */
 	bool		 shared;	/* A shared workbench: many sessions. */
 };
 

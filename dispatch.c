@@ -514,7 +514,7 @@ dispatch_line(struct session *se, char *line, size_t n)
 {
 	int r;
 
-	if (wb.stopping)
+	if (loop_stopping())
 		return;
 	if (!utf8_valid(line, n)) {
 		reply_error(se, NULL, 0, RPC_PARSE_ERROR,
@@ -571,10 +571,14 @@ dispatch_busy(const struct session *se)
 	return false;
 }
 
+/* Busy: the session's further lines wait, its input unread. */
 static bool
 client_hold(void *ctx)
 {
-	return dispatch_busy(ctx);
+	if (!dispatch_busy(ctx))
+		return false;
+	clients_hold(ctx);
+	return true;
 }
 
 static const struct peer_ops client_ops = { client_line, client_oversize,
@@ -594,20 +598,41 @@ dispatch_resume(struct session *se)
 {
 	struct peer *p = session_peer(se);
 
-	if (p->in.len > 0 && !dispatch_busy(se) && !wb.stopping)
+	if (p->in.len > 0 && !dispatch_busy(se) && !loop_stopping())
 		peer_input(p, wb.cfg.max_message, &client_ops, se);
 }
 
+/* A session without a client (--probe's, the unit tests'). */
+static int
+no_client_flush(struct session *se)
+{
+	session_drop(se);
+	return 0;
+}
+
+static void
+no_client_left(struct session *se, bool gone)
+{
+	(void)se;
+	(void)gone;
+}
+
+static const struct session_io no_client = { "none", no_client_flush, NULL,
+    no_client_left };
+
 /*
  * Sessions begin and end here, where every layer can be told: what the
- * layers above the session keep for it goes before it does.
+ * layers above the session keep for it goes before it does.  A session
+ * over pipes (io NULL: one without a client) has its input watched.
  */
 struct session *
-dispatch_open(int rfd, int wfd)
+dispatch_open(int rfd, int wfd, const struct session_io *io, void *carrier)
 {
-	struct session *se = session_new(rfd, wfd);
+	struct session *se = session_new(rfd, wfd, io != NULL ? io :
+	    &no_client, carrier);
 
 	box_session_begin(se);
+	clients_watch(se);
 	return se;
 }
 
@@ -624,6 +649,8 @@ dispatch_open_by(const struct session_io *io, void *carrier)
 void
 dispatch_close(struct session *se)
 {
+	wb_log_debug_for(se, "session %lu closed", session_serial(se));
+	clients_forget(se);
 	box_session_gone(se);
 	srv_session_gone(se);
 	session_free(se);

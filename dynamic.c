@@ -21,8 +21,8 @@ check_listable(const struct server *s, enum list_kind kind,
 	int k = tool_listable(native);
 
 	if (k != 0 && list_find(s, kind, name, strlen(name)) == NULL)
-		wb_log("%s: %s name '%s' %s", srv_label(s), kind == LIST_TOOLS ?
-		    "tool" : "prompt", native, k < 0 ?
+		wb_log_warn("%s: %s name '%s' %s", srv_label(s),
+		    kind == LIST_TOOLS ? "tool" : "prompt", native, k < 0 ?
 		    "is longer than 128 characters or has characters outside "
 		    "[A-Za-z0-9_.-]: not listed (call it through use_tool)" :
 		    "is longer than 64 characters; some clients reject it");

@@ -666,8 +666,8 @@ share_wait(struct share_front *f)
 		return m[SHARE_HDR];
 	if (f->errfl >= 0)
 		fcntl(STDERR_FILENO, F_SETFL, f->errfl);
-	wb_log("the shared workbench (pid %ld) %s; this session ended with it",
-	    (long)f->daemon, ended ? "stopped" : "is gone");
+	wb_log_error("the shared workbench (pid %ld) %s; this session ended "
+	    "with it", (long)f->daemon, ended ? "stopped" : "is gone");
 	wb_log_flush();
 	return SHARE_EXIT_LOST;
 }

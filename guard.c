@@ -302,6 +302,7 @@ guard_start(void)
 	}
 	guard_pid = pid;
 	guard_fd = p[1];
+	wb_log_debug("the guardian process %ld started", (long)pid);
 	return 0;
 }
 
@@ -416,8 +417,8 @@ guard_ensure(void)
 		return true;
 	}
 	if (!said)
-		wb_log("cannot start the guardian process: %s; servers may "
-		    "outlive a workbench that is killed", strerror(errno));
+		wb_log_error("cannot start the guardian process: %s; servers "
+		    "may outlive a workbench that is killed", strerror(errno));
 	said = true;
 	return false;
 }
@@ -449,7 +450,8 @@ guard_sync(void)
 		    GUARD_ADD)) == 0)
 			return;
 		if (r < 0) {
-			wb_log("the guardian process is gone; starting another");
+			wb_log_warn("the guardian process is gone; starting "
+			    "another");
 			guard_lost();
 			if (replaced)
 				return;
@@ -516,7 +518,7 @@ guard_reaped(pid_t pid)
 	if (guard_pid <= 0 || pid != guard_pid)
 		return;
 	if (ngroups > 0)
-		wb_log("the guardian process is gone; starting another");
+		wb_log_warn("the guardian process is gone; starting another");
 	guard_lost();
 	guard_sync();
 }

@@ -157,23 +157,21 @@ handshake_over(struct server *s)
 }
 
 /*
- * Is its era in doubt this process: auto probed it, and it has not
- * answered as a modern server yet?
+ * Its process ended while it started.  Was its era in doubt: auto probed
+ * it, and it has not answered as a modern server?  Then it is taken for a
+ * legacy server that exits on a request before initialize (true), and the
+ * probe's answer is moot.
  */
 bool
-handshake_in_doubt(const struct server *s)
+handshake_ended(struct server *s)
 {
-	return s->cfg->protocol == PROTO_AUTO && (s->hs == HS_PROBING ||
-	    s->hs == HS_SILENT || s->hs == HS_LATE || s->hs == HS_PROBED ||
-	    s->hs == HS_DISCOVERING);
-}
-
-/* A legacy server after all (srv_probe_ended): the probe's answer is moot. */
-void
-handshake_legacy(struct server *s)
-{
+	if (s->cfg->protocol != PROTO_AUTO || (s->hs != HS_PROBING &&
+	    s->hs != HS_SILENT && s->hs != HS_LATE && s->hs != HS_PROBED &&
+	    s->hs != HS_DISCOVERING))
+		return false;
 	req_forget(s, REQ_DISCOVER);
 	s->hs = HS_LEGACY;
+	return true;
 }
 
 /* When auto stops waiting for the probe's answer, or 0. */
@@ -192,9 +190,9 @@ handshake_check(struct server *s, long long now)
 {
 	if (s->hs != HS_PROBING || now < s->probe_at)
 		return;
-	wb_log("%s: no answer to server/discover in %d ms (probeTimeoutMs); "
-	    "sending initialize, whose answer decides the era", s->label,
-	    s->cfg->probe_ms);
+	wb_log_info("%s: no answer to server/discover in %d ms "
+	    "(probeTimeoutMs); sending initialize, whose answer decides the "
+	    "era", s->label, s->cfg->probe_ms);
 	s->hs = HS_SILENT;
 	send_initialize(s);
 }
@@ -302,7 +300,7 @@ on_init_refused(struct server *s, long long code)
 	if (code != RPC_UNSUPPORTED_VERSION && s->hs != HS_LATE)
 		return false;
 	if (s->hs == HS_SILENT || s->hs == HS_LATE)
-		wb_log("%s: refused initialize after its silence on "
+		wb_log_info("%s: refused initialize after its silence on "
 		    "server/discover; speaking the 2026-07-28 era to it",
 		    s->label);
 	if (s->hs == HS_LATE) {

@@ -473,8 +473,8 @@ foreign(int fd)
 	if ((r = http_peer_uid(fd, &uid)) == 0 && uid == getuid())
 		return false;
 	if (refused++ % 1000 == 0)
-		wb_log("http: refused a connection of %s (%lu so far): without "
-		    "httpToken only this user is served", r == 0 ?
+		wb_log_warn("http: refused a connection of %s (%lu so far): "
+		    "without httpToken only this user is served", r == 0 ?
 		    "another user" : "an unknown user", refused);
 	return true;
 }
@@ -531,8 +531,8 @@ srv_accept(struct http_server *s)
 				continue;
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM) {
-				wb_log("http: cannot accept: %s; waiting %d ms",
-				    strerror(errno), ACCEPT_PAUSE_MS);
+				wb_log_error("http: cannot accept: %s; waiting "
+				    "%d ms", strerror(errno), ACCEPT_PAUSE_MS);
 				s->paused = loop_ms() + ACCEPT_PAUSE_MS;
 			}
 			return;

@@ -81,7 +81,10 @@ static struct json cj;			/* A line being carried. */
 
 static int	carry_flush(struct session *);
 static void	hsess_hear(struct hsess *);
-static const struct session_io carry_io = { carry_flush, NULL };
+static void	carry_left(struct session *, bool);
+static const struct loop_step hhost_step, hhost_io_step;
+static const struct session_io carry_io = { "http", carry_flush, NULL,
+    carry_left };
 
 /*
  * Sessions.
@@ -116,7 +119,7 @@ hsess_room(bool legacy, int max)
 		return true;
 	if (oldest == NULL)
 		return false;
-	wb_log("http: %d %s sessions: the one idle longest ends", n,
+	wb_log_warn("http: %d %s sessions: the one idle longest ends", n,
 	    legacy ? "2025" : "2026-07-28 (kept for a retry)");
 	oldest->ending = true;
 	return true;
@@ -140,6 +143,8 @@ hsess_new(bool legacy)
 	}
 	hs->last = loop_ms();
 	hs->se = dispatch_open_by(&carry_io, hs);
+	wb_log_debug("session %lu opened: HTTP, %s", session_serial(hs->se),
+	    legacy ? "a 2025 session" : "a 2026-07-28 request");
 	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
 		if (stateless_open[i])
 			session_open_box(hs->se, i);
@@ -593,6 +598,17 @@ carry_flush(struct session *se)
 }
 
 /*
+ * An HTTP client leaves by DELETE or by its session's expiry, never by
+ * its queue: carry_flush takes every line.
+ */
+static void
+carry_left(struct session *se, bool gone)
+{
+	(void)se;
+	(void)gone;
+}
+
+/*
  * Requests.
  */
 /* What a POST's body is, read once. */
@@ -751,7 +767,7 @@ resume_held(void)
 	struct buf body;
 
 	for (hs = hsessions; hs != NULL; hs = hs->next) {
-		while (!hs->ending && !wb.stopping &&
+		while (!hs->ending && !loop_stopping() &&
 		    (po = hs->posts) != NULL) {
 			while (po != NULL && po->held.len == 0)
 				po = po->next;
@@ -899,7 +915,7 @@ on_request(void *ctx, struct http_conn *c, const struct http_request *r)
 	struct hsess *hs;
 
 	(void)ctx;
-	if (wb.stopping)
+	if (loop_stopping())
 		http_respond_error(c, 503, RPC_SERVER_ERROR,
 		    "Service Unavailable: shutting down");
 	else if (r->method != HTTP_POST && r->method != HTTP_GET &&
@@ -1027,7 +1043,9 @@ hhost_start(const char *listen, struct buf *err)
 	    err)) == NULL)
 		return false;
 	/* The port as bound: the one given may be 0 (any). */
-	wb_log("serving MCP over Streamable HTTP at http://%.*s:%d/mcp",
+	loop_step_add(&hhost_step);
+	loop_step_add(&hhost_io_step);
+	wb_log_info("serving MCP over Streamable HTTP at http://%.*s:%d/mcp",
 	    (int)(strrchr(addr.text, ':') - addr.text), addr.text,
 	    http_port(hs_server));
 	return true;
@@ -1065,7 +1083,7 @@ hsess_expiry(const struct hsess *hs)
 	return hs->last + wb.cfg.http_session_ms;
 }
 
-void
+static void
 hhost_before_poll(void)
 {
 	if (hs_server == NULL)
@@ -1079,21 +1097,15 @@ hhost_before_poll(void)
 	http_prepare(hs_server);
 }
 
-void
+static void
 hhost_flush(void)
 {
 	if (hs_server != NULL)
 		http_flush(hs_server);
 }
 
-void
-hhost_watch(void (*fn)(void *, int, short, void *), void *arg)
-{
-	if (hs_server != NULL)
-		http_watch(hs_server, fn, arg);
-}
 
-long long
+static long long
 hhost_deadline(void)
 {
 	struct hsess *hs;
@@ -1108,13 +1120,8 @@ hhost_deadline(void)
 	return t;
 }
 
-void
-hhost_event(void *tag, int fd, short revents)
-{
-	http_event(hs_server, tag, fd, revents);
-}
 
-void
+static void
 hhost_timeouts(long long now)
 {
 	struct hsess *hs;
@@ -1126,14 +1133,15 @@ hhost_timeouts(long long now)
 	for (hs = hsessions; hs != NULL; hs = hs->next)
 		if ((d = hsess_expiry(hs)) >= 0 && now >= d) {
 			if (hs->sid[0] != '\0')
-				wb_log("http: session %.8s expired after %d ms "
-				    "idle", hs->sid, wb.cfg.http_session_ms);
+				wb_log_info("http: session %.8s expired after "
+				    "%d ms idle", hs->sid,
+				    wb.cfg.http_session_ms);
 			hs->ending = true;
 		}
 }
 
 /* SIGTERM: no new connection; every session ends, its client told. */
-void
+static void
 hhost_shutdown(void)
 {
 	struct hsess *hs;
@@ -1145,13 +1153,13 @@ hhost_shutdown(void)
 		hsess_end(hs, 503, "Service Unavailable: shutting down");
 }
 
-bool
+static bool
 hhost_written(void)
 {
 	return hs_server == NULL || http_written(hs_server);
 }
 
-void
+static void
 hhost_end(void)
 {
 	hsess_reap();
@@ -1162,3 +1170,105 @@ hhost_end(void)
 	free(stateless_open);
 	stateless_open = NULL;
 }
+
+/*
+ * http.c keeps its own table of connections and lists them anew each
+ * turn (http_watch); here each descriptor it lists is kept with the
+ * loop, and one it no longer lists leaves.  Entries are by descriptor
+ * number, each made once, so that a turn allocates nothing; hfds lists
+ * the descriptors kept.
+ */
+struct hwatch {
+	struct loop_io	 io;
+	void		*tag;		/* http_event's. */
+	unsigned	 turn;		/* When it was listed last. */
+};
+
+static struct hwatch **hw;		/* By descriptor. */
+static int nhw;
+static int *hfds, nhfds;
+static unsigned hturn;
+static struct loop_timer htimer;
+
+static void
+on_http_fd(void *arg, int fd, short revents)
+{
+	(void)arg;
+	http_event(hs_server, hw[fd]->tag, fd, revents);
+}
+
+static void
+watch_one(void *arg, int fd, short events, void *tag)
+{
+	(void)arg;
+	if (fd >= nhw) {
+		hw = xrealloc(hw, (size_t)(fd + 1) * sizeof(*hw));
+		memset(hw + nhw, 0, (size_t)(fd + 1 - nhw) * sizeof(*hw));
+		hfds = xrealloc(hfds, (size_t)(fd + 1) * sizeof(*hfds));
+		nhw = fd + 1;
+	}
+	if (hw[fd] == NULL)
+		hw[fd] = xcalloc(1, sizeof(*hw[fd]));
+	if (!loop_io_on(&hw[fd]->io))
+		hfds[nhfds++] = fd;
+	hw[fd]->tag = tag;
+	hw[fd]->turn = hturn;
+	loop_io_set(&hw[fd]->io, fd, events, on_http_fd, NULL);
+}
+
+static void
+on_http_timer(void *arg)
+{
+	(void)arg;
+	hhost_timeouts(loop_ms());
+}
+
+/* After the clients were written: the connections written, watched. */
+static void
+hhost_io(void)
+{
+	int i, fd;
+
+	hhost_flush();
+	hturn++;
+	if (hs_server != NULL)
+		http_watch(hs_server, watch_one, NULL);
+	for (i = 0; i < nhfds;) {
+		fd = hfds[i];
+		if (hw[fd]->turn == hturn) {
+			i++;
+			continue;
+		}
+		loop_io_del(&hw[fd]->io);
+		hfds[i] = hfds[--nhfds];
+	}
+	loop_timer_set(&htimer, hhost_deadline(), on_http_timer, NULL);
+}
+
+static void
+hhost_loop_end(void)
+{
+	int fd;
+
+	hhost_end();
+	for (fd = 0; fd < nhw; fd++)
+		if (hw[fd] != NULL) {
+			loop_io_del(&hw[fd]->io);
+			free(hw[fd]);
+		}
+	free(hw);
+	free(hfds);
+	hw = NULL;
+	hfds = NULL;
+	nhw = nhfds = 0;
+	loop_timer_del(&htimer);
+}
+
+static const struct loop_step hhost_step = {
+	LOOP_ACCEPT, hhost_before_poll, hhost_shutdown, hhost_written,
+	hhost_loop_end, NULL
+};
+
+static const struct loop_step hhost_io_step = {
+	LOOP_SEND, hhost_io, NULL, NULL, NULL, NULL
+};

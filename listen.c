@@ -202,6 +202,10 @@ listen_updated(const struct server *s, const char *uri, const struct json *j,
 			    !srv_used_by(s, listeners[i].sess))
 				continue;
 			b = session_out(listeners[i].sess);
+			wb_log_debug_for(listeners[i].sess, "session %lu <- "
+			    "%s: " MCP_NOTE_RESOURCES_UPDATED " (its "
+			    MCP_SUBSCRIPTIONS_LISTEN ")",
+			    session_serial(listeners[i].sess), srv_label(s));
 			rpc_put_notification(b,
 			    MCP_NOTE_RESOURCES_UPDATED);
 			buf_puts(b, ",\"params\":{\"uri\":");

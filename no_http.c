@@ -1,8 +1,8 @@
 /*
  * no_http.c: layer 7, what stands for http_host.c in a build without
  * HTTP (make HTTP=0): no --listen, no "listen".  main refuses both,
- * naming the build (hhost_left_out); the loop's steps do nothing, since
- * no HTTP client can come.
+ * naming the build (hhost_left_out); nothing registers with the loop,
+ * since no HTTP client can come.
  */
 #include "workbench.h"
 
@@ -30,57 +30,4 @@ int
 hhost_port(void)
 {
 	return -1;
-}
-
-void
-hhost_before_poll(void)
-{
-}
-
-void
-hhost_flush(void)
-{
-}
-
-void
-hhost_watch(void (*watch)(void *, int, short, void *), void *arg)
-{
-	(void)watch;
-	(void)arg;
-}
-
-long long
-hhost_deadline(void)
-{
-	return -1;
-}
-
-void
-hhost_event(void *tag, int fd, short revents)
-{
-	(void)tag;
-	(void)fd;
-	(void)revents;
-}
-
-void
-hhost_timeouts(long long now)
-{
-	(void)now;
-}
-
-void
-hhost_shutdown(void)
-{
-}
-
-bool
-hhost_written(void)
-{
-	return true;
-}
-
-void
-hhost_end(void)
-{
 }

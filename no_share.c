@@ -2,8 +2,8 @@
  * no_share.c: layer 7, what stands for share_host.c in a build without
  * sharing (make SHARE=0): no "share": true, no --status.  main refuses
  * the key, naming the build (host_left_out); with no front and no
- * shared workbench, every session is served on its own and the loop's
- * steps do nothing.
+ * shared workbench, every session is served on its own and nothing
+ * registers with the loop.
  */
 #include <stdio.h>
 
@@ -48,67 +48,9 @@ host_listen(const char *hex, int ready)
 	return false;
 }
 
-bool
-host_active(void)
-{
-	return false;
-}
-
 void
 host_about(const struct server *s, const struct session *se)
 {
 	(void)s;
 	(void)se;
-}
-
-void
-host_watch(void (*watch)(int, short))
-{
-	(void)watch;
-}
-
-void
-host_events(const struct pollfd *p, int n, long long now)
-{
-	(void)p;
-	(void)n;
-	(void)now;
-}
-
-void
-host_leave(struct session *se, bool gone)
-{
-	(void)se;
-	(void)gone;
-}
-
-bool
-host_leaving(const struct session *se)
-{
-	(void)se;
-	return false;
-}
-
-void
-host_tick(void)
-{
-}
-
-long long
-host_deadline(void)
-{
-	return -1;
-}
-
-bool
-host_expired(long long now)
-{
-	(void)now;
-	return false;
-}
-
-void
-host_close(const char *why)
-{
-	(void)why;
 }

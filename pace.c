@@ -39,6 +39,7 @@ pace_own(struct session *se)
 struct buf *
 pace_queue(struct session *se)
 {
+	session_mark(se);
 	return &se->peer.out;
 }
 
@@ -133,6 +134,7 @@ pace_reply(struct session *se, bool (*step)(struct session *, void *),
 	se->line[n].ctx = ctx;
 	se->line[n].after = se->held.len;
 	se->nline++;
+	session_mark(se);
 	if (se->owner == QUEUE_OPEN)
 		pace_release(se);		/* Its turn is now. */
 	pace_run(se);

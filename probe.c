@@ -86,10 +86,18 @@ probe_caps(struct session *se, const char *caps)
  * Start the chosen toolboxes' servers, told the capabilities caps (or
  * NULL); false when a name is not known or caps is not valid.
  */
+static void	probe_before_poll(void);
+
+static const struct loop_step probe_step = {
+	LOOP_LAST, probe_before_poll, NULL, NULL, NULL, NULL
+};
+static bool as_json;			/* --json */
+static int status;			/* The exit status. */
+
 bool
-probe_start(char **names, int n, const char *caps)
+probe_start(char **names, int n, const char *caps, bool json)
 {
-	struct session *se = dispatch_open(-1, -1);	/* No client. */
+	struct session *se = dispatch_open(-1, -1, NULL, NULL);	/* No client. */
 	int i, k;
 
 	if (!probe_caps(se, caps) || !choose_all(names, n))
@@ -97,11 +105,13 @@ probe_start(char **names, int n, const char *caps)
 	for (i = 0; i < nchosen; i++)
 		for (k = 0; k < chosen[i]->nservers; k++)
 			srv_open(box_srv(NULL, chosen[i], k), se);
+	as_json = json;
+	loop_step_add(&probe_step);
 	return true;
 }
 
 /* Is a chosen server still starting? */
-bool
+static bool
 probe_waiting(void)
 {
 	int i, k;
@@ -161,7 +171,7 @@ report_json(const struct server *s, struct buf *b)
 }
 
 /* Say how each server went; the exit status: 0 when all are ready. */
-int
+static int
 probe_report(bool json)
 {
 	const struct server *s;
@@ -192,4 +202,20 @@ probe_report(bool json)
 	buf_free(&line);
 	free(chosen);
 	return failed == 0 ? 0 : 1;
+}
+
+/* The probe ends once none of its servers is starting. */
+static void
+probe_before_poll(void)
+{
+	if (loop_stopping() || probe_waiting())
+		return;
+	status = probe_report(as_json);
+	loop_stop("the probe is done");
+}
+
+int
+probe_status(void)
+{
+	return status;
 }

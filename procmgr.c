@@ -325,13 +325,14 @@ err_line(struct proc *p, const char *label, const char *s, size_t n,
 	tail_push(p, s, n);
 	/* A flood would fill the client's log: journald's rule, per server. */
 	p->errlog.rule = &ratelog_stderr;
-	if (!ratelog_allow(&p->errlog, loop_ms(), label))
+	if (ratelog_stderr.level > wb_log_reach ||
+	    !ratelog_allow(&p->errlog, loop_ms(), label))
 		return;
 	buf_printf(&b, "[%s] ", label);
 	buf_put(&b, s, n);
 	if (cut)
 		buf_puts(&b, " [...]");
-	wb_log_line(b.data, b.len);
+	wb_log_line(ratelog_stderr.level, b.data, b.len);
 	buf_free(&b);
 }
 
@@ -497,9 +498,13 @@ proc_tick(long long now)
 			continue;
 		}
 		if (now >= d->kill_at) {
+			wb_log_debug("process group %ld: SIGKILL, it outlived "
+			    "SIGTERM", (long)d->pgid);
 			group_signal(d->pgid, SIGKILL);
 			d->kill_at = now + 100;
 		} else if (now >= d->term_at) {
+			wb_log_debug("process group %ld: SIGTERM, it did not "
+			    "exit when its input closed", (long)d->pgid);
 			group_signal(d->pgid, SIGTERM);
 			d->term_at = d->kill_at;
 		}

@@ -49,6 +49,38 @@ static int nrootsets;
 static long long next_up;
 static int log_level = -1;		/* The most verbose set, or -1. */
 
+/*
+ * At debug, a line for the session a server's message goes to (<-), or
+ * whose answer goes back to the server (->): what it is, and the id
+ * its sender gave and the one its receiver sees (each may be NULL),
+ * bounded: a peer chose them.  Never what the message carries.
+ */
+static void
+relay_debug(const struct server *s, const struct session *se, bool back,
+    const struct span *what, const char *id, size_t idlen, const char *as,
+    size_t aslen)
+{
+	wb_log_debug_for(se, "session %lu %s %s: " LOG_PEER_FMT "%s"
+	    LOG_PEER_FMT "%s" LOG_PEER_FMT "%s", session_serial(se), back ?
+	    "->" : "<-", s->label, LOG_PEER(what->p, what->n), id != NULL ?
+	    " id " : "", LOG_PEER(id != NULL ? id : "", idlen), as != NULL ?
+	    " (as " : "", LOG_PEER(as != NULL ? as : "", aslen), as != NULL ?
+	    ")" : "");
+}
+
+/* A method's name as the peer wrote it, inside its quotes, for the log. */
+static struct span
+method_text(const struct json *j, int method)
+{
+	struct span m = { j->js + j->tok[method].start,
+	    (size_t)(j->tok[method].end - j->tok[method].start) };
+
+	return m;
+}
+
+/* A name of ours, for relay_debug. */
+#define SPAN_OF(s)	(&(struct span){ (s), sizeof(s) - 1 })
+
 static void
 up_remove(int i)
 {
@@ -256,8 +288,8 @@ roots_common(struct server *s, const char *id, size_t idlen,
 
 /* Pass a server's request to the client under a fresh upstream id. */
 static void
-up_send(struct server *s, struct session *se, const char *sid,
-    size_t sidlen, const char *line, size_t n)
+up_send(struct server *s, struct session *se, const struct span *method,
+    const char *sid, size_t sidlen, const char *line, size_t n)
 {
 	struct upreq *u = up_add(s, se);
 	char up[24];
@@ -265,6 +297,7 @@ up_send(struct server *s, struct session *se, const char *sid,
 	u->sid = xstrndup(sid, sidlen);
 	u->sidlen = sidlen;
 	snprintf(up, sizeof(up), "%lld", u->up);
+	relay_debug(s, se, false, method, sid, sidlen, up, strlen(up));
 	rpc_splice_line(session_out(se), line, n, sid, sidlen, up, strlen(up));
 }
 
@@ -281,6 +314,7 @@ relay_ask(struct server *s, long long rid, const struct json *j, int key)
 	struct buf *b;
 	int params = json_get(j, key + 1, "params");
 	const char *raw;
+	char up[24];
 	size_t len;
 
 	if (se == NULL)
@@ -292,6 +326,11 @@ relay_ask(struct server *s, long long rid, const struct json *j, int key)
 	u->key = xstrndup(raw, len);
 	u->keylen = len;
 	raw = json_raw(j, json_get(j, key + 1, "method"), &len);
+	if (WB_DEBUG <= wb_log_reach) {
+		snprintf(up, sizeof(up), "%lld", u->up);
+		relay_debug(s, se, false, &(struct span){ raw, len }, u->key,
+		    u->keylen, up, strlen(up));
+	}
 	rpc_put_request_raw(b, u->up, raw, len);
 	if (json_is(j, params, JSMN_OBJECT)) {
 		buf_puts(b, ",\"params\":");
@@ -308,6 +347,8 @@ relay_refuse(struct server *s, const char *id, size_t idlen, int code,
 {
 	struct buf *b = &s->proc.io.out;
 
+	wb_log_debug("%s: its request id " LOG_PEER_FMT " refused: %s",
+	    s->label, LOG_PEER(id, idlen), msg);
 	rpc_put_error(b, id, idlen, code, msg);
 	buf_puts(b, "}}\n");
 }
@@ -325,20 +366,27 @@ relay_request(struct server *s, const struct json *j, int id, int method,
 	const char *why = "mcp-workbench cannot tell which client session "
 	    "this request is for";
 	struct session *se = relay_session(s, &why);
+	struct span m;
 	const char *raw;
 	size_t len;
 
 	if (bridge_server_request(s, j, id, method))
 		return;
 	raw = json_raw(j, id, &len);
+	m = method_text(j, method);
 	if (se == NULL && wb.shared && json_eq(j, method, MCP_ROOTS_LIST) &&
-	    roots_common(s, raw, len, &why))
+	    roots_common(s, raw, len, &why)) {
+		wb_log_debug("%s: roots/list id " LOG_PEER_FMT " answered with "
+		    "the roots its sessions gave", s->label, LOG_PEER(raw, len));
 		return;
+	}
 	if (se == NULL && era_input_cap(j, method) != 0)
 		relay_refuse(s, raw, len, RPC_INTERNAL_ERROR, why);
 	else if (client_can_answer(se, j, method))
-		up_send(s, se, raw, len, line, n);
+		up_send(s, se, &m, raw, len, line, n);
 	else if (json_eq(j, method, MCP_PING)) {
+		wb_log_debug("%s: ping id " LOG_PEER_FMT " answered here",
+		    s->label, LOG_PEER(raw, len));
 		rpc_put_result(b, raw, len);
 		buf_puts(b, "{}}\n");
 	} else if (wb.shared && era_input_cap(j, method) != 0)
@@ -371,6 +419,9 @@ relay_answer(const struct session *se, const struct json *j, int id,
 	u = ups[i];
 	ups[i] = ups[--nups];
 	raw = json_raw(j, id, &len);
+	if (u.srv != NULL)
+		relay_debug(u.srv, se, true, SPAN_OF("answer to"), raw, len,
+		    u.sid, u.sidlen);
 	if (u.srv == NULL)
 		roots_take(se, j);
 	else if (u.key != NULL)
@@ -397,6 +448,9 @@ on_progress(struct server *s, const struct json *j, const char *line,
 		return;
 	call_arm(s, &s->req[i], now_ms());
 	raw = json_raw(j, t, &len);
+	relay_debug(s, s->req[i].sess, false,
+	    SPAN_OF(MCP_NOTE_PROGRESS " of the call"),
+	    text_get(&s->req[i].cid), s->req[i].cid.len, NULL, 0);
 	rpc_splice_line(session_out(s->req[i].sess), line, n, raw, len,
 	    s->req[i].token, s->req[i].tokenlen);
 }
@@ -451,6 +505,8 @@ on_log_message(struct server *s, const struct json *j, const char *line,
 	SESSION_HEARING(se) {
 		if (!log_wanted(se, s, j, params))
 			continue;
+		relay_debug(s, se, false, SPAN_OF(MCP_NOTE_MESSAGE), NULL, 0,
+		    NULL, 0);
 		if (logger.len == 0)
 			session_send_line(se, line, n);
 		else
@@ -480,6 +536,8 @@ on_server_cancel(const struct server *s, const struct json *j,
 	if (i == nups)
 		return;
 	snprintf(up, sizeof(up), "%lld", ups[i].up);
+	relay_debug(s, ups[i].sess, false, SPAN_OF(MCP_NOTE_CANCELLED),
+	    raw, len, up, strlen(up));
 	rpc_splice_line(session_out(ups[i].sess), line, n, raw, len, up,
 	    strlen(up));
 	up_remove(i);
@@ -517,8 +575,11 @@ relay_notification(struct server *s, const struct json *j, int method,
 		srv_updated(s, j, line, n);
 	else if (json_eq(j, method, MCP_NOTE_ELICITATION_COMPLETE) &&
 	    (se = relay_session(s, &why)) != NULL &&
-	    session_has(se, CAN_ELICIT))
+	    session_has(se, CAN_ELICIT)) {
+		relay_debug(s, se, false,
+		    SPAN_OF(MCP_NOTE_ELICITATION_COMPLETE), NULL, 0, NULL, 0);
 		session_send_line(se, line, n);
+	}
 }
 
 /* The log level the client set, for a server that declared logging. */

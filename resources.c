@@ -80,8 +80,8 @@ shown(const struct session *se, const struct server *s, enum list_kind k,
 	if ((o = owner(se, k, it->key, strlen(it->key))) == s)
 		return true;
 	if (!it->shadowed)
-		wb_log("%s: %s '%s' is also offered by %s, which comes first; "
-		    "it goes there", srv_label(s), k == LIST_RESOURCES ?
+		wb_log_warn("%s: %s '%s' is also offered by %s, which comes "
+		    "first; it goes there", srv_label(s), k == LIST_RESOURCES ?
 		    "resource" : "resource template", it->key, srv_label(o));
 	it->shadowed = true;
 	return false;
@@ -277,9 +277,10 @@ uri_server(const struct session *se, const char *uri, size_t len, bool tpl)
 			    match_from(t[i].key, uri, 0, &steps))
 				return s;
 		if (steps < 0 && !said) {
-			wb_log("%s: its resource templates took all the %d "
-			    "steps a URI's lookup may take; a URI not matched "
-			    "by then is not found", srv_label(s), MATCH_STEPS);
+			wb_log_warn("%s: its resource templates took all the "
+			    "%d steps a URI's lookup may take; a URI not "
+			    "matched by then is not found", srv_label(s),
+			    MATCH_STEPS);
 			said = true;
 		}
 		if (steps < 0)
@@ -516,8 +517,12 @@ res_updated(const struct server *s, const struct json *j, const char *line,
 	if (json_str(j, uri, &text) == NULL)
 		return;
 	for (i = 0; i < nsubs; i++)
-		if (sub_is(i, s, text.data))
+		if (sub_is(i, s, text.data)) {
+			wb_log_debug_for(subs[i].sess, "session %lu <- %s: "
+			    MCP_NOTE_RESOURCES_UPDATED,
+			    session_serial(subs[i].sess), srv_label(s));
 			session_send_line(subs[i].sess, line, n);
+		}
 	listen_updated(s, text.data, j, uri);
 }
 

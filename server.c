@@ -256,6 +256,7 @@ srv_free(struct server *s)
 {
 	int i;
 
+	srv_unwatch(s);
 	list_stop(s);
 	list_release(s);
 	ghosts_clear(s);
@@ -384,12 +385,14 @@ srv_warn(struct server *s, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	if (!ratelog_allow(&s->warned, loop_ms(), s->label))
+	/* Past the level asked for, not counted either: nothing to say. */
+	if (WB_WARN > wb_log_reach ||
+	    !ratelog_allow(&s->warned, loop_ms(), s->label))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	wb_log("%s: %s", s->label, msg);
+	wb_log_warn("%s: %s", s->label, msg);
 }
 
 /*
@@ -507,8 +510,8 @@ srv_start(struct server *s, bool modern)
 	struct buf why = { 0 };
 	long long now = now_ms();
 
-	if (s->state == SRV_STOPPED && !wb.stopping)
-		wb_log("%s: starting again (it was stopped while idle)",
+	if (s->state == SRV_STOPPED && !loop_stopping())
+		wb_log_info("%s: starting again (it was stopped while idle)",
 		    s->label);
 	s->started_at = s->active_at = now;
 	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
@@ -516,6 +519,10 @@ srv_start(struct server *s, bool modern)
 		buf_free(&why);
 		return;
 	}
+	/* The command's name as written: never its arguments or env. */
+	wb_log_debug("%s: process %ld started: %s", s->label,
+	    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
+	    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
 	s->state = SRV_STARTING;
 	s->caps = 0;		/* Until this process's initialize says. */
 	s->deadline = now + s->cfg->init_timeout_ms;
@@ -655,6 +662,10 @@ srv_stop_process(struct server *s)
 	ratelog_flush(&s->warned, loop_ms(), s->label, true);
 	ratelog_flush(&s->proc.errlog, loop_ms(), s->label, true);
 	stream_abort(s, "the server was stopped");
+	/* One reaped was said to have ended (srv_exited). */
+	if (s->proc.pid > 0 && !s->proc.reaped)
+		wb_log_debug("%s: process %ld stopped: its input closed",
+		    s->label, (long)s->proc.pid);
 	if (s->proc.pid > 0)
 		proc_retire(s->proc.pid, s->proc.reaped);
 	s->proc.pid = 0;
@@ -679,11 +690,10 @@ srv_stop(struct server *s)
 bool
 srv_probe_ended(struct server *s, const char *reason)
 {
-	if (s->state != SRV_STARTING || !handshake_in_doubt(s))
+	if (s->state != SRV_STARTING || !handshake_ended(s))
 		return false;
-	wb_log("%s: %s after server/discover; starting it again as a "
+	wb_log_info("%s: %s after server/discover; starting it again as a "
 	    "2025-era server", s->label, reason);
-	handshake_legacy(s);
 	srv_stop_process(s);
 	srv_start(s, false);
 	return true;
@@ -708,7 +718,7 @@ srv_fail(struct server *s, const char *reason)
 	free(s->error);
 	s->error = xstrdup(buf_cstr(&why));
 	buf_free(&why);
-	wb_log("%s: %s", s->label, s->error);
+	wb_log_error("%s: %s", s->label, s->error);
 	srv_stop_process(s);
 	s->state = SRV_FAILED;
 	note_failure(s, now_ms());
@@ -940,7 +950,7 @@ srv_oversize(void *ctx, size_t size, const char *id)
 	long long v;
 	int i;
 
-	wb_log("%s: dropped a message of %zu bytes (limit %zu)", s->label,
+	wb_log_warn("%s: dropped a message of %zu bytes (limit %zu)", s->label,
 	    size, wb.cfg.max_message);
 	if (id == NULL || (v = strtoll(id, NULL, 10)) <= 0)
 		return;

@@ -189,6 +189,14 @@ struct srv_fds {
 	pid_t	 pid;
 };
 
+/*
+ * server_loop.c: the servers with the loop: srv_loop_init registers the
+ * signals and the servers' steps; srv_about_by is told which server the
+ * log is about.
+ */
+bool	 srv_loop_init(void);
+void	 srv_about_by(void (*)(const struct server *, const struct session *));
+
 void	 srv_watch(struct server *, bool, struct srv_fds *);
 void	 srv_event(struct server *, enum srv_fd, pid_t, int, short);
 void	 srv_write_all(long long);

@@ -1,9 +1,9 @@
 /*
  * server_int.h: layer 5, private to the files that implement a server
- * (server.c, server_io.c, handshake.c, call.c, stream.c, relay.c,
- * bridge.c, listing.c, catalog.c): struct server itself, its requests and
- * lists, and what these files call of each other.  Everyone above sees
- * server.h alone.  Includes server.h.
+ * (server.c, server_io.c, server_loop.c, handshake.c, call.c, stream.c,
+ * relay.c, bridge.c, listing.c, catalog.c): struct server itself, its
+ * requests and lists, and what these files call of each other.  Everyone
+ * above sees server.h alone.  Includes server.h.
  */
 #ifndef SERVER_INT_H
 #define SERVER_INT_H
@@ -53,10 +53,7 @@ void	 list_clear(struct server *, enum list_kind);
 void	 list_abandon(struct server *, enum list_kind);
 void	 list_warn(struct server *, enum list_kind, const char *,
 	    bool);
-/*
- * server.c: one server's life: start, its lists, relisting, failure,
- * exit, its descriptors and timers.
- */
+/* server.c: one server's life: start, lists, relisting, failure, exit. */
 enum req_kind {
 	REQ_INIT,
 	REQ_LIST,		/* A page of one of its lists. */
@@ -111,15 +108,11 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
-/*
- * The era a server is spoken to in, and how far its process's opening
- * went: handshake.c moves it.  UNKNOWN, LEGACY and MODERN are verdicts,
- * kept from one process to the next; the others end with the opening.
- */
+/* A server's era, and how far its process's opening went (handshake.c). */
 enum handshake {
 	HS_UNKNOWN,		/* Auto, its era not found yet. */
 	HS_PROBING,		/* Auto's discover sent: legacy at probe_at. */
-	HS_SILENT,		/* None by then: initialize's answer decides. */
+	HS_SILENT,		/* None by then: initialize decides. */
 	HS_LATE,		/* Silent, then discover answered. */
 	HS_PROBED,		/* Legacy by the probe, this process. */
 	HS_LEGACY,		/* 2025: initialize. */
@@ -135,7 +128,17 @@ enum catalog_use {
 	CATALOG_DONE		/* No entry speaks for its tools now. */
 };
 
+/* One of a server's descriptors with the loop (server_loop.c). */
+struct srv_watch {
+	struct loop_io		 io;
+	struct server		*s;
+	enum srv_fd		 which;
+	pid_t			 pid;		/* The process it was for. */
+};
+
 struct server {
+	struct srv_watch	 watch[SRV_FDS];
+	struct loop_timer	 timer;		/* Its nearest deadline. */
 	int			 n;		/* Its configuration index, */
 	int			 at;		/* and its place among all. */
 	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
@@ -205,15 +208,11 @@ void	 handshake_init(struct server *);
 void	 handshake_open(struct server *, bool);
 void	 handshake_answer(struct server *, enum req_kind, const struct json *);
 void	 handshake_over(struct server *);
-bool	 handshake_in_doubt(const struct server *);
-void	 handshake_legacy(struct server *);
+bool	 handshake_ended(struct server *);
 long long handshake_deadline(const struct server *);
 void	 handshake_check(struct server *, long long);
 void	 srv_put_meta(const struct server *, struct buf *);
-/*
- * catalog.c: the tool catalogue on disk: each server's last complete tool
- * list, for instant open_toolbox and search_tools.
- */
+/* catalog.c: each server's last complete lists, on disk (catalog_load). */
 void	 catalog_told(struct server *, const struct buf *);
 void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
@@ -230,6 +229,8 @@ void	 req_take(struct server *, int, struct request *);
 void	 req_remove(struct server *, int);
 void	 req_free(struct request *);
 void	 call_send_waiting(struct server *);
+void	 call_debug(const struct server *, const struct request *, bool,
+	    const char *);
 void	 call_error(const struct server *, const struct request *,
 	    const char *);
 void	 call_fail_all(struct server *, const char *);
@@ -283,16 +284,17 @@ void	 bridge_client_answer(struct server *, long long, const char *,
 bool	 relay_pending(const struct server *);
 void	 relay_send_level(struct server *);
 
-/*
- * stream.c: cut-through of a large result, and the client's other
- * messages held behind it.
- */
+/* stream.c: a large result passed on as it arrives, the rest held behind. */
 size_t	 stream_feed(void *, char *, size_t, bool);
 bool	 stream_of_call(const struct server *, long long);
 void	 stream_abort(struct server *, const char *);
 void	 stream_output_ended(struct server *);
 long long stream_deadline(const struct server *);
 void	 stream_check(struct server *, long long);
+struct server *stream_server(void);
 void	 stream_session_gone(const struct session *);
+
+/* server_loop.c: its descriptors and timers with the loop. */
+void	 srv_unwatch(struct server *);
 
 #endif /* SERVER_INT_H */

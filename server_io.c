@@ -195,6 +195,8 @@ srv_exited(struct server *s, int status)
 		;
 	if (s->proc.pid > 0) {
 		proc_status(status, &why);
+		wb_log_debug("%s: process %ld ended: %s", s->label,
+		    (long)s->proc.pid, buf_cstr(&why));
 		if (!srv_probe_ended(s, buf_cstr(&why)))
 			srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
@@ -266,13 +268,13 @@ srv_check_timers(struct server *s, long long now)
 		return;
 	}
 	if (idle > 0 && now >= idle) {
-		wb_log("%s: stopped after %d ms without traffic (idleTimeoutMs)",
-		    s->label, s->cfg->idle_ms);
+		wb_log_info("%s: stopped after %d ms without traffic "
+		    "(idleTimeoutMs)", s->label, s->cfg->idle_ms);
 		srv_stop(s);
 		return;
 	}
 	if (linger > 0 && now >= linger) {
-		wb_log("%s: stopped: no session has used it for %d ms "
+		wb_log_info("%s: stopped: no session has used it for %d ms "
 		    "(shareLingerMs)", s->label, wb.cfg.share_linger_ms);
 		srv_stop(s);
 		return;

@@ -6,6 +6,7 @@
  * loop makes one; a shared workbench or HTTP will make many, each with
  * its own transport (struct session_io).
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,37 +15,58 @@
 
 static struct session *sessions;	/* In the order they came. */
 static struct session *hearing;	/* Those that can hear now. */
+static struct session *pending;	/* Those with bytes to write. */
+static int nsessions;
+static unsigned long marks;		/* Sessions put on the list. */
+
+/* The loop wakes for a pipe's output: the step before poll writes it. */
+static void
+out_ready(void *arg, int fd, short revents)
+{
+	(void)arg;
+	(void)fd;
+	(void)revents;
+}
 
 /*
- * The pipe transport: a peer over two descriptors (the client's stdin
- * and stdout).
+ * Pipes (stdio and a shared workbench's fronts): a peer over two
+ * descriptors, the client's stdin and stdout.
  */
-static int
-pipe_flush(struct session *se)
+int
+session_pipe_flush(struct session *se)
 {
 	return peer_flush(&se->peer);
 }
 
 /* A long line begins: the pipe is widened for it (peer_widen). */
-static void
-pipe_wide(struct session *se)
+void
+session_pipe_wide(struct session *se)
 {
 	peer_widen(&se->peer, se->peer.wfd, true);
 }
 
-static const struct session_io pipe_io = { pipe_flush, pipe_wide };
+/* Its client left: its transport ends it. */
+void
+session_left(struct session *se, bool gone)
+{
+	wb_log_debug_for(se, "session %lu: its client left%s", se->serial,
+	    gone ? ", its output gone" : "");
+	se->io->left(se, gone);
+}
 
 /*
  * A session whose client reads rfd and writes wfd (either may be -1:
  * --probe makes one with neither, to hold what its servers are told).
  */
 struct session *
-session_new(int rfd, int wfd)
+session_new(int rfd, int wfd, const struct session_io *io, void *carrier)
 {
-	struct session *se = session_new_by(&pipe_io, NULL);
+	struct session *se = session_new_by(io, carrier);
 
 	se->peer.rfd = rfd;
 	se->peer.wfd = wfd;
+	if (wfd >= 0)
+		loop_io_set(&se->out_io, wfd, LOOP_OFF, out_ready, se);
 	session_hear(se, true);
 	return se;
 }
@@ -56,8 +78,10 @@ session_new(int rfd, int wfd)
 struct session *
 session_new_by(const struct session_io *io, void *carrier)
 {
+	static unsigned long serial;
 	struct session *se = xcalloc(1, sizeof(*se)), **p;
 
+	se->serial = ++serial;
 	se->io = io;
 	se->carrier = carrier;
 	se->level = -1;
@@ -65,7 +89,15 @@ session_new_by(const struct session_io *io, void *carrier)
 	for (p = &sessions; *p != NULL; p = &(*p)->next)
 		;
 	*p = se;
+	nsessions++;
 	return se;
+}
+
+/* Its number, 1 for the first: what the log calls it. */
+unsigned long
+session_serial(const struct session *se)
+{
+	return se->serial;
 }
 
 /* What the transport keeps with the session (session_new_by). */
@@ -89,6 +121,13 @@ session_free(struct session *se)
 		;
 	if (*p != NULL)
 		*p = se->next;
+	nsessions--;
+	for (p = &pending; *p != NULL && *p != se; p = &(*p)->pnext)
+		;
+	if (*p != NULL)
+		*p = se->pnext;
+	loop_io_del(&se->in_io);
+	loop_io_del(&se->out_io);
 	session_hear(se, false);
 	pace_drop(se);
 	free(se->line);
@@ -162,10 +201,133 @@ session_next(const struct session *se)
  * The transport, for the loop.
  */
 void
-session_watch(const struct session *se, struct session_fds *fds)
+session_watch_input(struct session *se, loop_io_fn *fn, void *arg)
 {
-	fds->in = se->peer.eof ? -1 : se->peer.rfd;
-	fds->out = peer_queued(&se->peer) > 0 ? se->peer.wfd : -1;
+	if (se->peer.rfd >= 0)
+		loop_io_set(&se->in_io, se->peer.rfd, POLLIN, fn, arg);
+}
+
+/* Read it or not; once it ended, it is not watched at all. */
+void
+session_want_input(struct session *se, bool on)
+{
+	if (se->unread)
+		return;
+	loop_io_events(&se->in_io, se->peer.eof ? LOOP_OFF : on ? POLLIN : 0);
+}
+
+/* Not read any more, nor watched: the workbench stops, or it leaves. */
+void
+session_stop_input(struct session *se)
+{
+	se->unread = true;
+	loop_io_events(&se->in_io, LOOP_OFF);
+}
+
+/* It has bytes to write, or will have: the step before poll looks. */
+void
+session_mark(struct session *se)
+{
+	if (se->pending)
+		return;
+	marks++;
+	se->pending = true;
+	se->pnext = pending;
+	pending = se;
+}
+
+/*
+ * Nothing waits for its client: all written, no paced reply, nothing
+ * held behind a long message that owns the queue.
+ */
+static bool
+session_settled(const struct session *se)
+{
+	return session_written(se) && se->owner == QUEUE_OPEN &&
+	    se->held.len == 0;
+}
+
+/*
+ * Write what waits for each client; a session whose output fails, or
+ * that overrun says is too far behind, has its queue dropped and its
+ * transport told (session_left).  A session all written leaves the list; one still behind
+ * stays, its pipe watched for room.
+ */
+void
+sessions_flush(bool (*overrun)(struct session *))
+{
+	struct session **p = &pending, *se, *failed = NULL;
+	unsigned long before = marks;
+
+	while ((se = *p) != NULL) {
+		if (session_flush(se) < 0 || overrun(se)) {
+			session_drop(se);
+			loop_io_events(&se->out_io, LOOP_OFF);
+		} else {
+			loop_io_events(&se->out_io, peer_queued(&se->peer) >
+			    0 ? POLLOUT : LOOP_OFF);
+			if (!session_settled(se)) {
+				p = &se->pnext;
+				continue;
+			}
+			se = NULL;
+		}
+		/* Off the list: written, or failed (told below). */
+		(*p)->pending = false;
+		*p = (*p)->pnext;
+		if (se != NULL) {
+			se->pnext = failed;
+			failed = se;
+		}
+	}
+	/*
+	 * Marked meanwhile, at the list's head: written next turn, now; and
+	 * the transports of those that failed end them in the next.
+	 */
+	if (marks != before || failed != NULL)
+		loop_again();
+	for (se = failed; se != NULL; se = failed) {
+		failed = se->pnext;
+		se->pnext = NULL;
+		session_left(se, true);
+	}
+}
+
+/*
+ * Is every session so far behind that the servers are not read (and
+ * held: does any hold much behind a long message)?  Only a session with
+ * bytes waiting can be.
+ */
+bool
+sessions_behind(bool *held)
+{
+	struct session *se;
+	int behind = 0;
+
+	*held = false;
+	for (se = pending; se != NULL; se = se->pnext) {
+		behind += peer_queued(&se->peer) > HIGH_WATER;
+		*held |= pace_holds_much(se);
+	}
+	return nsessions > 0 && behind == nsessions;
+}
+
+/* Has every client been given all there is for it? */
+bool
+sessions_written(void)
+{
+	struct session *se;
+
+	for (se = pending; se != NULL; se = se->pnext)
+		if (!session_written(se))
+			return false;
+	return true;
+}
+
+int
+sessions_count(void)
+{
+	return nsessions;
 }
 
 struct peer *
@@ -226,7 +388,7 @@ session_pump(void)
 {
 	struct session *se;
 
-	for (se = sessions; se != NULL; se = se->next)
+	for (se = pending; se != NULL; se = se->pnext)
 		if (peer_queued(&se->peer) >= PUMP_BYTES)
 			(void)se->io->flush(se);
 }
@@ -237,7 +399,7 @@ sessions_pacing(void)
 {
 	struct session *se;
 
-	for (se = sessions; se != NULL; se = se->next)
+	for (se = pending; se != NULL; se = se->pnext)
 		if (pace_active(se))
 			return true;
 	return false;
@@ -253,6 +415,7 @@ sessions_pacing(void)
 struct buf *
 session_out(struct session *se)
 {
+	session_mark(se);
 	return se->owner != QUEUE_OPEN && !se->owner_writes ? &se->held :
 	    &se->peer.out;
 }

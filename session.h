@@ -11,6 +11,7 @@
 #ifndef SESSION_H
 #define SESSION_H
 
+#include "loop.h"
 #include "era.h"
 #include "peer.h"
 #include "jsonrpc.h"
@@ -18,21 +19,34 @@
 struct session;
 
 /*
- * What carries a session's bytes.  Its queue (session_out) is the
- * session's whatever carries it; flush writes what the peer takes (0,
- * or -1 once the peer is gone), wide readies it for a long line (may be
- * NULL).  A pipe's (session_new); another transport's (session_new_by)
- * takes the queue's lines itself, its own data kept with the session.
+ * A transport of client sessions (redis's ConnectionType): stdio, a
+ * shared workbench's fronts (both over pipes) and HTTP.  A transport
+ * opens a session (dispatch_open, dispatch_open_by), watches what
+ * carries it with the loop and hands its lines to dispatch_line; flush
+ * writes what the queue holds as far as the client takes it (0, or -1
+ * once the client is gone), wide readies it for a long line (may be
+ * NULL), and left is told when the client left (gone: it cannot even
+ * be written to), for the transport to end the session.  Pipes are
+ * written by session_pipe_flush and session_pipe_wide; another
+ * transport takes the queue's lines itself, its own data kept with the
+ * session (session_carrier).
  */
 struct session_io {
-	int	(*flush)(struct session *);
-	void	(*wide)(struct session *);
+	const char	*name;
+	int		(*flush)(struct session *);
+	void		(*wide)(struct session *);
+	void		(*left)(struct session *, bool);
 };
 
+int	 session_pipe_flush(struct session *);
+void	 session_pipe_wide(struct session *);
+void	 session_left(struct session *, bool);
+
 /* The sessions, in the order they came. */
-struct session *session_new(int, int);
+struct session *session_new(int, int, const struct session_io *, void *);
 struct session *session_new_by(const struct session_io *, void *);
 void	*session_carrier(const struct session *);
+unsigned long session_serial(const struct session *);
 void	 session_free(struct session *);
 struct session *session_first(void);
 struct session *session_next(const struct session *);
@@ -54,16 +68,24 @@ struct session *session_next_hearing(const struct session *);
 	    (se) = session_next_hearing(se))
 
 /*
- * Its transport, for the loop: the descriptors to poll (-1: none), its
- * input while it has not ended, its output while bytes wait; a transport
- * that the loop does not poll itself has none.
+ * A pipe's descriptors with the loop: its input is watched by the
+ * handler the transport gives, wanted or not (while not: only for its
+ * hang-up); its output while bytes wait (the loop then flushes).
  */
-struct session_fds {
-	int	 in;
-	int	 out;
-};
+void	 session_watch_input(struct session *, loop_io_fn *, void *);
+void	 session_want_input(struct session *, bool);
+void	 session_stop_input(struct session *);
 
-void	 session_watch(const struct session *, struct session_fds *);
+/*
+ * The sessions with bytes to write or a paced reply under way, the only
+ * ones the loop looks at before it polls: each is flushed, and one whose
+ * client cannot take it (or that overrun says is too far behind) has
+ * its queue dropped and its transport told (session_left).
+ */
+void	 sessions_flush(bool (*)(struct session *));
+bool	 sessions_behind(bool *);
+bool	 sessions_written(void);
+int	 sessions_count(void);
 struct peer *session_peer(struct session *);
 int	 session_flush(struct session *);
 size_t	 session_queued(const struct session *);

@@ -31,6 +31,12 @@ struct pacer {
 
 struct session {
 	struct session		*next;		/* The loop's list. */
+	struct session		*pnext;		/* Those with bytes to write, */
+	bool			 pending;	/* this one among them. */
+	struct loop_io		 in_io;		/* A pipe's, with the loop. */
+	struct loop_io		 out_io;
+	bool			 unread;	/* Its input is read no more. */
+	unsigned long		 serial;	/* Its number, in the log. */
 	struct session		*hnext;		/* Those that can hear now, */
 	struct session		*hprev;
 	bool			 hearing;	/* this one among them. */
@@ -60,5 +66,7 @@ struct session {
 	struct pacer		*line;		/* line[0] owns it when made; */
 	int			 nline;		/* the others wait their turn. */
 };
+
+void	 session_mark(struct session *);
 
 #endif /* SESSION_INT_H */

@@ -87,12 +87,13 @@ warn(struct share_server *srv, long long now, const char *fmt, ...)
 	char line[1024];
 	va_list ap;
 
-	if (!ratelog_allow(&srv->rl, now, "shared workbench"))
+	if (WB_WARN > wb_log_reach ||
+	    !ratelog_allow(&srv->rl, now, "shared workbench"))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	wb_log("shared workbench: %s", line);
+	wb_log_warn("shared workbench: %s", line);
 }
 
 /* The descriptor SHARE_OPT_READY names: a pipe (or socket); else -1. */

@@ -35,6 +35,7 @@ extern char **environ;
 #define HOST_SESSIONS_MAX	256	/* A shared workbench's sessions. */
 #define HOST_ERR_MAX	(256 * 1024)	/* A session's stderr queue. */
 #define HOST_FIRST_MS	10000	/* The wait for the first session. */
+#define HOST_OPT_LOG	"logLevel="	/* The hello's: a session's level. */
 
 /* A session of a front, as the shared workbench serves it. */
 struct guest {
@@ -44,11 +45,20 @@ struct guest {
 	size_t			 dropped;	/* What its stderr lost. */
 	bool			 leaving;	/* Its client left. */
 	bool			 gone;		/* Its front or output died. */
+	bool			 ending;	/* On the list of those. */
+	struct loop_io		 life_io;	/* Its front's lifeline. */
+	struct loop_io		 err_io;	/* Its stderr, while lines wait. */
+	enum wb_level		 level;		/* Of its log: its front's. */
 	struct guest		*next;
+	struct guest		*enext;		/* Those leaving. */
 };
 
 static struct share_server *host;
 static struct guest *guests;
+static struct guest *ending;		/* Those whose client left. */
+static struct loop_io sock_io[SHARE_POLLFDS];	/* Handshakes, socket. */
+static struct pollfd sock_pfd[SHARE_POLLFDS];
+static struct loop_timer host_timer;
 static long long host_since;
 static int linger_ms;
 static const struct server *about_srv;	/* What the log is about now. */
@@ -60,7 +70,8 @@ static unsigned long long nguests;	/* Sessions so far: their numbers. */
 static long long log_checked;		/* When the log's size was. */
 static char *first_cwd;			/* Where the first instances run. */
 
-static bool	host_sink(const char *, size_t);
+static bool	host_sink(enum wb_level, const void *, const char *, size_t);
+static const struct loop_step host_step;
 static void	key_first(void);
 
 /*
@@ -184,7 +195,7 @@ host_front(const char *argv0)
 	struct share_dir d;
 	struct share_id id;
 	struct buf why = { 0 };
-	char *abs = NULL, *argv[6];
+	char *abs = NULL, *argv[6], level[32], *opts[2] = { level, NULL };
 	int r = -1;
 
 	if (identify(&d, &id, &why) < 0)
@@ -198,7 +209,9 @@ host_front(const char *argv0)
 		argv[3] = (char *)"--mode";
 		argv[4] = (char *)mode_name();
 		argv[5] = NULL;
-		r = share_join(&d, &id, argv, (char *[]){ NULL }, &f, &why);
+		snprintf(level, sizeof(level), HOST_OPT_LOG "%s",
+		    wb_level_names[wb_log_level_get()]);
+		r = share_join(&d, &id, argv, opts, &f, &why);
 	}
 	share_dir_close(&d);
 	free(abs);
@@ -207,7 +220,7 @@ host_front(const char *argv0)
 		return share_wait(&f);
 	}
 alone:
-	wb_log("not sharing: %s; this session runs on its own",
+	wb_log_warn("not sharing: %s; this session runs on its own",
 	    buf_cstr(&why));
 	wb_log_flush();
 	buf_free(&why);
@@ -649,7 +662,7 @@ host_listen(const char *hex, int ready)
 		share_dir_close(&d);
 	}
 	if (host == NULL) {
-		wb_log("will not serve: %s", buf_cstr(&why));
+		wb_log_error("will not serve: %s", buf_cstr(&why));
 		share_ready(ready, buf_cstr(&why));
 		buf_free(&why);
 		return false;
@@ -661,11 +674,13 @@ host_listen(const char *hex, int ready)
 	key_first();
 	/* Nothing runs in the front's directory: do not pin it. */
 	if (!needs_cwd() && chdir("/") < 0)
-		wb_log("cannot leave the front's directory: %s",
+		wb_log_warn("cannot leave the front's directory: %s",
 		    strerror(errno));
-	wb_log("shared workbench %ld (" WB_NAME " %s) started: serves %s",
+	wb_log_info("shared workbench %ld (" WB_NAME " %s) started: serves %s",
 	    (long)getpid(), wb_version, wb.cfg.path);
 	wb_log_sink(host_sink);
+	srv_about_by(host_about);
+	loop_step_add(&host_step);
 	share_ready(ready, NULL);
 	return true;
 }
@@ -760,28 +775,64 @@ err_put(struct guest *g, const char *line, size_t n)
 		g->dropped = 0;
 	}
 	buf_put(&g->err, line, n);
+	loop_io_events(&g->err_io, POLLOUT);
 }
 
 /*
- * The log's sink: a line about a server goes to the sessions that have
- * its toolbox open, one about a session to that session; the rest (and
- * what no session uses) to our own log.
+ * The log's sink: a line for a session (who) goes to that session, one
+ * about a server to the sessions that have its toolbox open, one about
+ * a session to that session, each at the level its front asked for;
+ * the rest (and what no session uses) to our own log.
  */
 static bool
-host_sink(const char *line, size_t n)
+host_sink(enum wb_level level, const void *who, const char *line, size_t n)
 {
 	struct guest *g;
 	bool taken = false;
 
-	if (about_srv == NULL && about_se == NULL)
+	if (who == NULL && about_srv == NULL && about_se == NULL)
 		return false;
-	for (g = guests; g != NULL; g = g->next)
-		if (g->se == about_se || (about_srv != NULL &&
-		    box_uses(g->se, about_srv))) {
+	for (g = guests; g != NULL; g = g->next) {
+		if (who != NULL ? g->se != who : g->se != about_se &&
+		    (about_srv == NULL || !box_uses(g->se, about_srv)))
+			continue;
+		if (level <= g->level)
 			err_put(g, line, n);
-			taken = true;
-		}
+		taken = true;
+	}
 	return taken;
+}
+
+/*
+ * The level of a session's log: its front's (-v, or "logLevel" as that
+ * front read it), given with the hello; our own when it gave none.
+ */
+static enum wb_level
+guest_level(const struct share_hello *h)
+{
+	size_t i, k, len = strlen(HOST_OPT_LOG);
+
+	for (i = 0; i < h->nopt; i++) {
+		if (strncmp(h->opt[i], HOST_OPT_LOG, len) != 0)
+			continue;
+		for (k = 0; wb_level_names[k] != NULL; k++)
+			if (strcmp(h->opt[i] + len, wb_level_names[k]) == 0)
+				return (enum wb_level)k;
+	}
+	return wb_log_level_get();
+}
+
+/* The most verbose level a session asks for: lines up to it are made. */
+static void
+guests_reach(void)
+{
+	enum wb_level most = WB_ERROR;
+	struct guest *g;
+
+	for (g = guests; g != NULL; g = g->next)
+		if (g->level > most)
+			most = g->level;
+	wb_log_reaches(most);
 }
 
 static void
@@ -790,54 +841,51 @@ err_flush(struct guest *g)
 	/* No one reads it: what it would say is dropped. */
 	if (fd_write_some(g->h->fd[2], &g->err, false) < 0)
 		g->err.len = 0;
+	if (g->err.len == 0)
+		loop_io_events(&g->err_io, LOOP_OFF);
 }
 
-static struct guest *
-guest_of(const struct session *se)
+/* Its client left (gone: its front or output died): it ends soon. */
+static void
+guest_leaving(struct guest *g, bool gone)
 {
-	struct guest *g;
-
-	for (g = guests; g != NULL && g->se != se; g = g->next)
-		;
-	return g;
-}
-
-/* The session's client left (end of its input, or its output failed). */
-void
-host_leave(struct session *se, bool gone)
-{
-	struct guest *g = guest_of(se);
-
-	if (g == NULL)
-		return;
 	g->leaving = true;
 	g->gone |= gone;
+	if (g->ending)
+		return;
+	g->ending = true;
+	g->enext = ending;
+	ending = g;
 }
 
-bool
-host_leaving(const struct session *se)
+/* The front transport: a session over the pipes its front handed over. */
+static void
+front_left(struct session *se, bool gone)
 {
-	const struct guest *g = guest_of(se);
-
-	return g != NULL && g->leaving;
+	guest_leaving(session_carrier(se), gone);
 }
 
-/* Each front's lifeline, each stderr with lines waiting, the socket. */
-void
-host_watch(void (*watch)(int, short))
-{
-	struct pollfd pfd[SHARE_POLLFDS];
-	struct guest *g;
-	int n, i;
+static const struct session_io front_io = { "front", session_pipe_flush,
+    session_pipe_wide, front_left };
 
-	n = share_server_pollfds(host, pfd, SHARE_POLLFDS);
-	for (i = 0; i < n; i++)
-		watch(pfd[i].fd, pfd[i].events);
-	for (g = guests; g != NULL; g = g->next) {
-		watch(g->h->sock, POLLIN);
-		if (g->err.len > 0)
-			watch(g->h->fd[2], POLLOUT);
-	}
+/* The front's lifeline: readable when the front died or said bye. */
+static void
+on_lifeline(void *arg, int fd, short revents)
+{
+	struct guest *g = arg;
+
+	(void)fd;
+	(void)revents;
+	if (share_session_gone(g->h))
+		guest_leaving(g, true);
+}
+
+static void
+on_err(void *arg, int fd, short revents)
+{
+	(void)fd;
+	(void)revents;
+	err_flush(arg);
 }
 
 static void
@@ -846,67 +894,94 @@ guest_new(struct share_hello *h)
 	struct guest *g = xcalloc(1, sizeof(*g)), **p;
 
 	g->h = h;
-	g->se = dispatch_open(h->fd[0], h->fd[1]);
+	g->se = dispatch_open(h->fd[0], h->fd[1], &front_io, g);
+	g->level = guest_level(h);
+	loop_io_set(&g->life_io, h->sock, POLLIN, on_lifeline, g);
+	loop_io_set(&g->err_io, h->fd[2], LOOP_OFF, on_err, g);
 	nguests++;
 	for (p = &guests; *p != NULL; p = &(*p)->next)
 		;
 	*p = g;
-	wb_log("session of pid %ld began", (long)h->pid);
+	guests_reach();
+	wb_log_info("session of pid %ld began", (long)h->pid);
+	wb_log_debug_for(g->se, "session %lu opened: the front of pid %ld",
+	    session_serial(g->se), (long)h->pid);
 	if (!guest_bind(g)) {
 		host_about(NULL, g->se);
-		wb_log("the configuration does not expand in this session's "
-		    "environment as it did in its front's; the session ends");
+		wb_log_error("the configuration does not expand in this "
+		    "session's environment as it did in its front's; the "
+		    "session ends");
 		host_about(NULL, NULL);
-		g->leaving = g->gone = true;
+		guest_leaving(g, true);
 	}
 }
 
-/* After poll(): the watched descriptors of host_watch with their events. */
-void
-host_events(const struct pollfd *pfd, int n, long long now)
+/* A guest's end: its session closed, its front told, it goes. */
+static void
+guest_end(struct guest *g)
 {
-	struct share_hello *h;
-	struct guest *g;
-	int i;
+	struct guest **p;
 
-	share_server_events(host, pfd, n, now);
-	for (i = 0; i < n; i++)
-		for (g = guests; pfd[i].revents != 0 && g != NULL; g = g->next)
-			if (pfd[i].fd == g->h->sock && share_session_gone(g->h))
-				g->leaving = g->gone = true;
+	for (p = &guests; *p != g; p = &(*p)->next)
+		;
+	*p = g->next;
+	err_flush(g);
+	wb_log_info("session of pid %ld ended%s", (long)g->h->pid,
+	    g->gone ? ": its front or its output is gone" : "");
+	loop_io_del(&g->life_io);
+	loop_io_del(&g->err_io);
+	dispatch_close(g->se);
+	share_session_end(host, g->h, 0);
+	buf_free(&g->err);
+	free(g);
+	guests_reach();
+}
+
+/*
+ * A session whose client left ends once its answers are written, one
+ * whose front is gone at once: its calls cancelled at their servers,
+ * its front told.  Only those leaving are looked at.
+ */
+static void
+end_leaving(void)
+{
+	struct guest **p = &ending, *g;
+
+	while ((g = *p) != NULL) {
+		if (!g->gone && !session_written(g->se)) {
+			p = &g->enext;
+			continue;
+		}
+		*p = g->enext;
+		guest_end(g);
+	}
+}
+
+/* The socket's and the handshakes' descriptors, each with the loop. */
+static void
+on_sock(void *arg, int fd, short revents)
+{
+	struct pollfd *p = arg;
+	struct pollfd one = { fd, p->events, revents };
+	struct share_hello *h;
+
+	share_server_events(host, &one, 1, loop_ms());
 	while ((h = share_server_take(host)) != NULL)
 		guest_new(h);
 }
 
-/*
- * Before the loop polls: stderr written as far as it goes; a session
- * whose client left ends once its answers are written, one whose front
- * is gone at once: its calls cancelled at their servers, its front told.
- */
-void
-host_tick(void)
+static void
+watch_sock(void)
 {
-	struct guest **p = &guests, *g;
+	int n, i;
 
-	while ((g = *p) != NULL) {
-		err_flush(g);
-		if (!g->gone && !(g->leaving && session_written(g->se))) {
-			p = &g->next;
-			continue;
-		}
-		*p = g->next;
-		wb_log("session of pid %ld ended%s", (long)g->h->pid,
-		    g->gone ? ": its front or its output is gone" : "");
-		dispatch_close(g->se);
-		share_session_end(host, g->h, 0);
-		buf_free(&g->err);
-		free(g);
-	}
-	/* The log's size is looked at once a second, not every turn. */
-	if (loop_ms() >= log_checked + 1000) {
-		log_checked = loop_ms();
-		share_server_log(host);
-	}
+	n = share_server_pollfds(host, sock_pfd, SHARE_POLLFDS);
+	for (i = 0; i < SHARE_POLLFDS; i++)
+		if (i < n)
+			loop_io_set(&sock_io[i], sock_pfd[i].fd,
+			    sock_pfd[i].events, on_sock, &sock_pfd[i]);
+		else
+			loop_io_del(&sock_io[i]);
 }
 
 /*
@@ -923,7 +998,7 @@ linger_end(void)
 }
 
 /* When the loop must wake for us: the handshakes, the linger. */
-long long
+static long long
 host_deadline(void)
 {
 	long long linger = linger_end(), d;
@@ -934,7 +1009,7 @@ host_deadline(void)
 }
 
 /* Has the linger after the last session passed? */
-bool
+static bool
 host_expired(long long now)
 {
 	long long linger = linger_end();
@@ -947,7 +1022,7 @@ host_expired(long long now)
  * client is still there is cut short (the shared workbench was stopped):
  * its front exits as when it dies, saying it stopped.
  */
-void
+static void
 host_close(const char *why)
 {
 	struct guest *g;
@@ -956,7 +1031,7 @@ host_close(const char *why)
 	wb_log_sink(NULL);
 	for (g = guests; g != NULL; g = g->next)
 		n++;
-	wb_log("shared workbench %ld stops: %s; %d session%s still there",
+	wb_log_info("shared workbench %ld stops: %s; %d session%s still there",
 	    (long)getpid(), why != NULL ? why : "it was stopped", n,
 	    n == 1 ? "" : "s");
 	while ((g = guests) != NULL) {
@@ -964,9 +1039,59 @@ host_close(const char *why)
 		err_flush(g);
 		share_session_end(host, g->h, g->leaving || g->gone ? 0 :
 		    SHARE_EXIT_LOST);
+		loop_io_del(&g->life_io);
+		loop_io_del(&g->err_io);
 		buf_free(&g->err);
 		free(g);
 	}
+	ending = NULL;
 	share_server_close(host);
 	host = NULL;
 }
+
+static void
+on_host_timer(void *arg)
+{
+	struct share_hello *h;
+
+	(void)arg;
+	share_server_events(host, NULL, 0, loop_ms());
+	while ((h = share_server_take(host)) != NULL)
+		guest_new(h);
+}
+
+/*
+ * The shared workbench's step, first of the turn: the sessions whose
+ * client left end, the log's size is looked at once a second, and after
+ * the last session the linger ends the workbench.
+ */
+static void
+host_before_poll(void)
+{
+	long long now = loop_ms();
+
+	end_leaving();
+	if (now >= log_checked + 1000) {
+		log_checked = now;
+		share_server_log(host);
+	}
+	if (!loop_stopping() && host_expired(now_ms()))
+		loop_stop("no session for shareLingerMs");
+	watch_sock();
+	loop_timer_set(&host_timer, host_deadline(), on_host_timer, NULL);
+}
+
+static void
+host_end(void)
+{
+	int i;
+
+	for (i = 0; i < SHARE_POLLFDS; i++)
+		loop_io_del(&sock_io[i]);
+	loop_timer_del(&host_timer);
+	host_close(loop_stop_why());
+}
+
+static const struct loop_step host_step = {
+	LOOP_ACCEPT, host_before_poll, NULL, NULL, host_end, NULL
+};

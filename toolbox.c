@@ -53,6 +53,15 @@ box_put_tools(struct buf *b)
 }
 
 /* The toolboxes, over the servers in configuration order (server.c). */
+/*
+ * The box layer's step: toolboxes whose servers settled answer their
+ * waiters, and sessions hear of changes to what they are shown
+ * (box_before_poll); at shutdown, the listens end.
+ */
+static const struct loop_step box_step = {
+	LOOP_SERVE, box_before_poll, listen_end_all, NULL, NULL, NULL
+};
+
 void
 box_init(void)
 {
@@ -63,6 +72,7 @@ box_init(void)
 
 	srv_init_all();
 	srv_upcalls(&up);
+	loop_step_add(&box_step);
 	nboxes = wb.cfg.nboxes;
 	boxes = xcalloc((size_t)nboxes, sizeof(*boxes));
 	for (i = 0; i < nboxes; i++) {

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "loop.h"
 
 #ifndef WB_VERSION
 #define WB_VERSION	"0.0.0"		/* Built outside the Makefile. */
@@ -28,7 +30,13 @@ const char wb_version[] = WB_VERSION;
 static struct buf logq;
 static size_t log_dropped;
 static bool log_gone;		/* Standard error failed: nobody reads it. */
-static bool (*log_sink)(const char *, size_t);
+static bool (*log_sink)(enum wb_level, const void *, const char *, size_t);
+static enum wb_level log_level = WB_INFO;	/* What our stderr gets. */
+static enum wb_level log_others = WB_ERROR;	/* The sink's readers'. */
+enum wb_level wb_log_reach = WB_INFO;
+
+const char *const wb_level_names[] = { "error", "warning", "info", "debug",
+    NULL };
 
 static void
 out_of_memory(size_t n)
@@ -618,23 +626,50 @@ term_escape(struct buf *out, const char *s, size_t n)
 }
 
 /*
- * Queue one line of log, s[0, n) without its newline, escaped for a
- * terminal (it may quote a server), and write what stderr takes now.
+ * The level of our own log (standard error, or a shared workbench's
+ * file): from "logLevel" and -v, at startup.
  */
+void
+wb_log_level(enum wb_level level)
+{
+	log_level = level;
+	wb_log_reach = log_level > log_others ? log_level : log_others;
+}
+
+enum wb_level
+wb_log_level_get(void)
+{
+	return log_level;
+}
+
+/*
+ * The most verbose level the sink's readers ask for (a shared
+ * workbench's sessions, each at its front's level): lines up to it are
+ * formatted for the sink, which gives each reader what it asked for.
+ */
+void
+wb_log_reaches(enum wb_level level)
+{
+	log_others = level;
+	wb_log_level(log_level);
+}
+
 /*
  * Who else may take a line of the log, escaped and with its newline,
  * before our standard error does: a shared workbench gives a line about
- * a session's servers to that session (share_host.c).
+ * a session's servers to that session (share_host.c).  It is told the
+ * line's level, and the session the line is for (NULL: the one the loop
+ * is handling, or none).
  */
 void
-wb_log_sink(bool (*sink)(const char *, size_t))
+wb_log_sink(bool (*sink)(enum wb_level, const void *, const char *, size_t))
 {
 	log_sink = sink;
 }
 
 /* A line to the sink, which takes it or not. */
 static bool
-log_sunk(const char *s, size_t n)
+log_sunk(enum wb_level level, const void *who, const char *s, size_t n)
 {
 	static struct buf b;	/* Kept: a line a time, escaped. */
 
@@ -642,15 +677,20 @@ log_sunk(const char *s, size_t n)
 	buf_reserve(&b, n + 1);
 	term_escape(&b, s, n);
 	buf_putc(&b, '\n');
-	return log_sink(b.data, b.len);
+	return log_sink(level, who, b.data, b.len);
 }
 
-void
-wb_log_line(const char *s, size_t n)
+/*
+ * Queue one line of log at level, s[0, n) without its newline, escaped
+ * for a terminal (it may quote a server), and write what stderr takes
+ * now; or give it to the sink.
+ */
+static void
+log_line_for(enum wb_level level, const void *who, const char *s, size_t n)
 {
-	if (log_sink != NULL && log_sunk(s, n))
+	if (log_sink != NULL && log_sunk(level, who, s, n))
 		return;
-	if (log_gone)
+	if (log_gone || level > log_level)
 		return;
 	if (logq.len + n > LOG_CAP) {
 		log_dropped += n + 1;
@@ -667,24 +707,37 @@ wb_log_line(const char *s, size_t n)
 }
 
 void
-wb_log(const char *fmt, ...)
+wb_log_line(enum wb_level level, const char *s, size_t n)
+{
+	if (level <= wb_log_reach)
+		log_line_for(level, NULL, s, n);
+}
+
+/*
+ * A line of ours at level, about who (a session, for the sink) or NULL;
+ * a debug line says it is one.  The macros (wb_log_info and the others)
+ * test the level before the arguments are even evaluated.
+ */
+void
+wb_log_at(enum wb_level level, const void *who, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
 	int n;
 
-	n = snprintf(line, sizeof(line), WB_NAME ": ");
+	n = snprintf(line, sizeof(line), WB_NAME ": %s",
+	    level == WB_DEBUG ? "debug: " : "");
 	va_start(ap, fmt);
 	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
 	if (n > (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 1;
-	wb_log_line(line, (size_t)n);
+	log_line_for(level, who, line, (size_t)n);
 }
 
-const struct ratelog_rule ratelog_warnings = { 5, 10000, true,
+const struct ratelog_rule ratelog_warnings = { WB_WARN, 5, 10000, true,
     "warning like the above", "warnings like the above" };
-const struct ratelog_rule ratelog_stderr = { 10000, 30000, false,
+const struct ratelog_rule ratelog_stderr = { WB_INFO, 10000, 30000, false,
     "line of its standard error", "lines of its standard error" };
 
 static const struct ratelog_rule *
@@ -708,9 +761,9 @@ ratelog_flush(struct ratelog *r, long long now, const char *label,
 		return;
 	if (r->held > 0) {
 		secs = (now - r->since + 500) / 1000;
-		wb_log("%s: %lld more %s in the last %lld s, not shown", label,
-		    r->held, r->held == 1 ? rule->one : rule->many,
-		    secs > 0 ? secs : 1);
+		WB_LOG(rule->level, NULL, "%s: %lld more %s in the last "
+		    "%lld s, not shown", label, r->held, r->held == 1 ?
+		    rule->one : rule->many, secs > 0 ? secs : 1);
 	}
 	r->flooding = rule->sticky && r->held > 0;
 	r->ended = force ? now : r->since + rule->ms;
@@ -748,7 +801,7 @@ ratelog_deadline(const struct ratelog *r)
 
 /*
  * Write what standard error takes now.  The rest waits for the loop to
- * see it writable (wb_log_wants_out); a standard error that fails
+ * see it writable (the log's step); a standard error that fails
  * otherwise has nobody behind it, and the log is let go.
  */
 void
@@ -760,9 +813,44 @@ wb_log_flush(void)
 	}
 }
 
-/* Standard error while log waits for it, or -1: for the loop to watch. */
-int
-wb_log_wants_out(void)
+/*
+ * The log with the loop: its step runs last before poll, so that what
+ * the turn logged is written; standard error is watched while some
+ * waits (the loop wakes, and the step writes more).
+ */
+static struct loop_io log_io;
+
+static void
+log_ready(void *arg, int fd, short revents)
 {
-	return logq.len > 0 ? STDERR_FILENO : -1;
+	(void)arg;
+	(void)fd;
+	(void)revents;
+}
+
+/* Does log wait for standard error to take it? */
+bool
+wb_log_waiting(void)
+{
+	return logq.len > 0;
+}
+
+static void
+log_before_poll(void)
+{
+	wb_log_flush();
+	if (wb_log_waiting())
+		loop_io_set(&log_io, STDERR_FILENO, POLLOUT, log_ready, NULL);
+	else
+		loop_io_del(&log_io);
+}
+
+static const struct loop_step log_step = {
+	LOOP_LAST, log_before_poll, NULL, NULL, NULL, NULL
+};
+
+void
+wb_log_loop(void)
+{
+	loop_step_add(&log_step);
 }

@@ -170,11 +170,64 @@ utf8_len(const unsigned char *s, size_t n)
 }
 
 void	 term_escape(struct buf *, const char *, size_t);
-void	 wb_log(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 wb_log_line(const char *, size_t);
+
+/*
+ * The log's levels, most severe first (OpenSMTPD's log_warnx, log_info,
+ * log_debug): a line is written where the level asked for ("logLevel",
+ * -v) is its own or more verbose.  Info is the default, and says what
+ * the log always said; debug adds a line for each message routed and
+ * each process started and stopped.
+ */
+enum wb_level {
+	WB_ERROR,
+	WB_WARN,
+	WB_INFO,
+	WB_DEBUG
+};
+
+/*
+ * The most verbose level anyone reads (ours, or a shared workbench's
+ * session's): a line past it is not even formatted, so a debug line
+ * costs one comparison while nobody asked for it.
+ */
+extern enum wb_level wb_log_reach;
+
+#define WB_LOG(level, who, ...) do {					\
+	if ((level) <= wb_log_reach)					\
+		wb_log_at((level), (who), __VA_ARGS__);			\
+} while (0)
+#define wb_log_error(...)	WB_LOG(WB_ERROR, NULL, __VA_ARGS__)
+#define wb_log_warn(...)	WB_LOG(WB_WARN, NULL, __VA_ARGS__)
+#define wb_log_info(...)	WB_LOG(WB_INFO, NULL, __VA_ARGS__)
+#define wb_log_debug(...)	WB_LOG(WB_DEBUG, NULL, __VA_ARGS__)
+/* A debug line about one session's message: for that session alone. */
+#define wb_log_debug_for(se, ...) WB_LOG(WB_DEBUG, (se), __VA_ARGS__)
+
+/*
+ * Text a peer chose (an id, a method) in a line of the log: LOG_PEER_FMT
+ * in the format, LOG_PEER(p, n) in the arguments, which give at most
+ * LOG_PEER_TEXT bytes of it and "..." for the rest.  wb_log_line then
+ * escapes what a terminal would take for a control.
+ */
+#define LOG_PEER_TEXT		40
+#define LOG_PEER_FMT		"%.*s%s"
+#define LOG_PEER(p, n)							\
+	(int)((n) > LOG_PEER_TEXT ? LOG_PEER_TEXT : (n)), (p),		\
+	(n) > LOG_PEER_TEXT ? "..." : ""
+
+extern const char *const wb_level_names[];	/* "error" ... "debug" */
+
+void	 wb_log_at(enum wb_level, const void *, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 wb_log_line(enum wb_level, const char *, size_t);
+void	 wb_log_level(enum wb_level);
+enum wb_level wb_log_level_get(void);
+void	 wb_log_reaches(enum wb_level);
 void	 wb_log_flush(void);
-int	 wb_log_wants_out(void);
-void	 wb_log_sink(bool (*)(const char *, size_t));
+void	 wb_log_loop(void);
+bool	 wb_log_waiting(void);
+void	 wb_log_sink(bool (*)(enum wb_level, const void *, const char *,
+	    size_t));
 
 /*
  * Lines a peer can make us write at will: the first burst of an interval
@@ -186,6 +239,7 @@ void	 wb_log_sink(bool (*)(const char *, size_t));
  * ratelog without a rule follows ratelog_warnings.
  */
 struct ratelog_rule {
+	enum wb_level	 level;		/* Of its lines and its counts. */
 	int		 burst;
 	long long	 ms;
 	bool		 sticky;

@@ -17,16 +17,8 @@
 
 
 #define SHUTDOWN_MS	1900
-#define TRIM_IDLE_MS	1000
 
-
-static int sigfd = -1;
 static int saved_fl[3] = { -1, -1, -1 };
-static long long stop_at;
-static bool probing;			/* --probe: no client, a report. */
-static bool probe_json;
-static int exit_status;			/* The exit status. */
-static const char *stop_why;		/* Why shutdown began. */
 
 /* A new pipe must never land on fds 0-2: keep them open. */
 static void
@@ -63,466 +55,14 @@ restore_std_fds(void)
 }
 
 /*
- * The loop's descriptors, rebuilt from state each pass.
+ * The loop: every subsystem registered what it watches and its steps
+ * (loop.h); shutdown may take SHUTDOWN_MS, then what still runs is the
+ * guardian's.
  */
-enum slot_kind {
-	SLOT_SIGNAL,
-	SLOT_CLIENT_IN,		/* A session's input. */
-	SLOT_CLIENT_OUT,	/* A session's output, with bytes waiting. */
-	SLOT_SERVER,		/* One of a server's (enum srv_fd). */
-	SLOT_GUARD,		/* The guardian's socket, with news waiting. */
-	SLOT_LOG,		/* Our stderr, with log waiting (flush_all). */
-	SLOT_HTTP,		/* The HTTP listener or a connection (tag). */
-	SLOT_HOST		/* The shared workbench's (share_host.c). */
-};
-
-struct slot {
-	enum slot_kind	 kind;
-	struct server	*srv;
-	enum srv_fd	 which;		/* Which of the server's. */
-	pid_t		 pid;		/* The server's process when watched. */
-	struct session	*sess;
-	void		*tag;		/* SLOT_HTTP: for hhost_event. */
-};
-
-static struct pollfd *pfd;
-static struct slot *slots;
-static int npfd, cappfd;
-static int host_first, host_n;		/* The shared workbench's slots. */
-
-static void
-grow_pollfds(void)
-{
-	cappfd = cappfd == 0 ? 16 : cappfd * 2;
-	pfd = xrealloc(pfd, (size_t)cappfd * sizeof(*pfd));
-	slots = xrealloc(slots, (size_t)cappfd * sizeof(*slots));
-}
-
-/* Poll fd for events; with none, for its hang-up and errors alone. */
-static void
-watch(int fd, short events, enum slot_kind kind, struct server *s)
-{
-	if (fd < 0)
-		return;
-	if (npfd == cappfd)
-		grow_pollfds();
-	pfd[npfd].fd = fd;
-	pfd[npfd].events = events;
-	pfd[npfd].revents = 0;
-	slots[npfd].kind = kind;
-	slots[npfd].srv = s;
-	slots[npfd].sess = NULL;
-	npfd++;
-}
-
-static void
-watch_host(int fd, short events)
-{
-	watch(fd, events, SLOT_HOST, NULL);
-}
-
-/*
- * A session's descriptors.  While its client does not read, neither do
- * we; but it may have left (end of file), and that must still be seen.
- */
-static void
-watch_session(struct session *se)
-{
-	struct session_fds fds;
-	int first = npfd;
-
-	session_watch(se, &fds);
-	if (!wb.stopping && !probing && !host_leaving(se))
-		watch(fds.in, dispatch_busy(se) ? 0 : POLLIN, SLOT_CLIENT_IN,
-		    NULL);
-	watch(fds.out, POLLOUT, SLOT_CLIENT_OUT, NULL);
-	for (; first < npfd; first++)
-		slots[first].sess = se;
-}
-
-/* A server's descriptors; its stdout only when read. */
-static void
-watch_server(struct server *s, bool read)
-{
-	struct srv_fds fds;
-	int k;
-
-	srv_watch(s, read, &fds);
-	for (k = 0; k < SRV_FDS; k++) {
-		if (fds.fd[k] < 0)
-			continue;
-		watch(fds.fd[k], fds.events[k], SLOT_SERVER, s);
-		slots[npfd - 1].which = (enum srv_fd)k;
-		slots[npfd - 1].pid = fds.pid;
-	}
-}
-
-/* The HTTP listener's and connections' descriptors (hhost_watch). */
-static void
-watch_http(void *arg, int fd, short events, void *tag)
-{
-	(void)arg;
-	watch(fd, events, SLOT_HTTP, NULL);
-	slots[npfd - 1].tag = tag;
-}
-
-/*
- * Is every session behind: so full that the servers are not read?  A
- * session alone holds the servers back while its client is behind
- * (backpressure, and nothing is lost).  With others there, one behind
- * does not: the servers serve them all, and one client that does not
- * read would hold up every other; its queue grows instead, to
- * session_overrun's bound.
- */
-static bool
-sessions_full(bool *held_full)
-{
-	struct session *se;
-	bool all = true, any = false;
-
-	*held_full = false;
-	SESSION_EACH(se) {
-		any = true;
-		all &= session_queued(se) > HIGH_WATER;
-		*held_full |= pace_holds_much(se);
-	}
-	return any && all;
-}
-
-/*
- * A session so far behind, while others are not, that it must end: more
- * than HIGH_WATER and a whole message wait for its client.
- */
-static bool
-session_overrun(const struct session *se)
-{
-	bool held = false;
-
-	if (session_queued(se) <= HIGH_WATER + wb.cfg.max_message)
-		return false;
-	if (sessions_full(&held))
-		return false;
-	wb_log("a client is %zu MiB behind while others are served: its "
-	    "session ends", session_queued(se) >> 20);
-	return true;
-}
-
-/*
- * Backpressure: while a client does not read, we read neither it nor
- * the servers.  A server that does not read its stdin is not waited for:
- * calls to it fail once its queue is full (call_route).
- */
-static void
-build_pollfds(void)
-{
-	bool held_full, client_full = sessions_full(&held_full);
-	struct session *se;
-	struct server *s;
-
-	npfd = 0;
-	watch(sigfd, POLLIN, SLOT_SIGNAL, NULL);
-	SESSION_EACH(se)
-		watch_session(se);
-	host_first = npfd;
-	if (host_active())
-		host_watch(watch_host);
-	host_n = npfd - host_first;
-	watch(guard_wants_out(), POLLOUT, SLOT_GUARD, NULL);
-	watch(wb_log_wants_out(), POLLOUT, SLOT_LOG, NULL);
-	hhost_watch(watch_http, NULL);
-	SRV_EACH(s)
-		watch_server(s, (!client_full && (!held_full || stream_of(s))) ||
-		    wb.stopping);
-}
-
-static long long
-next_deadline(void)
-{
-	long long t = proc_deadline(), d = bridge_deadline();
-	struct server *s;
-
-	if (d > 0 && (t < 0 || d < t))
-		t = d;
-	if ((d = hhost_deadline()) >= 0 && (t < 0 || d < t))
-		t = d;
-	SRV_EACH(s) {
-		d = srv_deadline(s);
-		if (d >= 0 && (t < 0 || d < t))
-			t = d;
-	}
-	if (wb.stopping && (t < 0 || stop_at < t))
-		t = stop_at;
-	if (host_active() && (d = host_deadline()) >= 0 && (t < 0 || d < t))
-		t = d;
-	return t;
-}
-
-static void
-check_timeouts(long long now)
-{
-	struct server *s;
-
-	proc_tick(now);
-	bridge_check(now);
-	hhost_timeouts(now);
-	SRV_EACH(s) {
-		host_about(s, NULL);
-		srv_check_timers(s, now);
-	}
-	host_about(NULL, NULL);
-}
-
-static void
-reap(void)
-{
-	struct server *s;
-	int status;
-	pid_t pid;
-
-	/*
-	 * Servers, guardians, and what servers left behind (we are their
-	 * subreaper); the escalation looks at groups afresh (proc_tick).
-	 */
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if ((s = srv_by_pid(pid)) != NULL)
-			srv_exited(s, status);
-		else
-			guard_reaped(pid);
-	}
-}
-
-/*
- * Shutdown begins, for why (said in a shared workbench's log when it
- * stops: a user reading it after the fact asks first why it is gone).
- */
-static void
-begin_shutdown(const char *why)
-{
-	if (wb.stopping)
-		return;
-	stop_why = why;
-	wb.stopping = true;
-	stop_at = now_ms() + SHUTDOWN_MS;
-	hhost_shutdown();
-	listen_end_all();
-	srv_stop_all();
-}
-
-/*
- * A client left (gone: it cannot even be written to).  The stdio client
- * is the workbench's reason to run: when it leaves, the workbench ends;
- * a shared workbench's session ends alone (share_host.c).
- */
-static void
-client_left(struct session *se, bool gone)
-{
-	if (host_active())
-		host_leave(se, gone);
-	else
-		begin_shutdown("its client left");
-}
-
-/*
- * A session's input: its lines, or its leaving.  An input that fails
- * for good (a directory as stdin: EISDIR) is readable again at once:
- * left watched it would spin the loop, so the session ends, its answers
- * still written.
- */
-static void
-on_client_in(struct session *se, const struct pollfd *p)
-{
-	ssize_t n = 1;
-
-	if (p->events != 0)
-		n = dispatch_read(se);
-	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-		wb_log("the client's input cannot be read (%s); the session "
-		    "ends", strerror(errno));
-		client_left(se, false);
-		return;
-	}
-	/* Watched for its hang-up alone: the client left. */
-	if (p->events == 0 || n == 0 ||
-	    (p->revents & (POLLHUP | POLLERR) && !(p->revents & POLLIN)))
-		client_left(se, false);
-}
-
-static void
-dispatch(long long now)
-{
-	int i, sig;
-
-	for (i = 0; i < npfd; i++) {
-		if (pfd[i].revents == 0)
-			continue;
-		host_about(slots[i].srv, slots[i].sess);
-		switch (slots[i].kind) {
-		case SLOT_SIGNAL:
-			if ((sig = proc_signal_take()) != 0)
-				begin_shutdown(sig == SIGTERM ? "SIGTERM" :
-				    sig == SIGINT ? "SIGINT" : sig == SIGHUP ?
-				    "SIGHUP" : "a signal");
-			reap();
-			break;
-		case SLOT_CLIENT_IN:
-			on_client_in(slots[i].sess, &pfd[i]);
-			break;
-		case SLOT_CLIENT_OUT:
-		case SLOT_HOST:
-		case SLOT_LOG:
-			break;
-		case SLOT_GUARD:
-			guard_writable();
-			break;
-		case SLOT_HTTP:
-			hhost_event(slots[i].tag, pfd[i].fd, pfd[i].revents);
-			break;
-		case SLOT_SERVER:
-			srv_event(slots[i].srv, slots[i].which, slots[i].pid,
-			    pfd[i].fd, pfd[i].revents);
-		}
-	}
-	host_about(NULL, NULL);
-	if (host_n > 0)
-		host_events(pfd + host_first, host_n, now);
-	check_timeouts(now);
-}
-
-/* Has every client been given all there is for it? */
-static bool
-clients_written(void)
-{
-	struct session *se;
-
-	SESSION_EACH(se)
-		if (!session_written(se))
-			return false;
-	return true;
-}
-
-/* Write every queue: true if a client left meanwhile (it cannot be). */
-static bool
-flush_all(void)
-{
-	struct session *se;
-	bool left = false;
-
-	SESSION_EACH(se) {
-		/* A probe has no client: nothing is said to one. */
-		if (probing)
-			session_drop(se);
-		else if (session_flush(se) < 0 || session_overrun(se)) {
-			session_drop(se);
-			client_left(se, true);
-			left = true;
-		}
-	}
-	srv_write_all(now_ms());
-	hhost_flush();
-	wb_log_flush();
-	return left;
-}
-
-/*
- * What must be done once per turn before poll() (redis's beforeSleep):
- * what the lower layers asked for, since they do not call up.  Toolboxes
- * whose servers settled answer their waiters and the client hears of
- * list changes (box_before_poll); the lists replaced while paced replies
- * read them go once none is left.
- */
-static void
-before_poll(void)
-{
-	hhost_before_poll();
-	box_before_poll();
-	srv_reclaim(sessions_pacing());
-	if (!sessions_pacing())
-		list_free_retired();
-}
-
-/* Apply fn to every session's and server's peer; true if any said so. */
-static bool
-each_peer(bool (*fn)(struct peer *))
-{
-	struct session *se;
-	bool any = false;
-
-	SESSION_EACH(se)
-		any |= fn(session_peer(se));
-	return srv_peers(fn) | any;
-}
-
-/* How long poll may sleep: until the next deadline, or -1. */
-static int
-poll_timeout(long long now)
-{
-	long long deadline = next_deadline();
-
-	return deadline < 0 ? -1 : deadline <= now ? 0 :
-	    (int)(deadline - now);
-}
-
 static void
 run(void)
 {
-	struct session *se;
-	long long now;
-	int timeout, n;
-	bool trim;
-
-	grow_pollfds();
-	for (;;) {
-		if (host_active())
-			host_tick();
-		before_poll();
-		/*
-		 * A client whose output failed is ended by the next turn's
-		 * first step (host_tick): poll, with nothing of it to watch,
-		 * could wait for ever.
-		 */
-		if (flush_all())
-			continue;
-		SESSION_EACH(se)
-			dispatch_resume(se);
-		/* A probe ends once none of its servers is starting. */
-		if (probing && !wb.stopping && !probe_waiting()) {
-			exit_status = probe_report(probe_json);
-			begin_shutdown("the probe is done");
-		}
-		now = now_ms();
-		/* A shared workbench ends its linger after the last session. */
-		if (host_active() && !wb.stopping && host_expired(now))
-			begin_shutdown("no session for shareLingerMs");
-		/* Servers still exiting are the guardian's (proc_hand_over). */
-		if (wb.stopping && ((clients_written() && hhost_written() &&
-		    proc_hand_over()) ||
-		    now >= stop_at))
-			break;
-		build_pollfds();
-		timeout = poll_timeout(now);
-		/* After a second of quiet, large buffers are given back. */
-		trim = (timeout < 0 || timeout > TRIM_IDLE_MS) &&
-		    each_peer(peer_bloated);
-		if (trim)
-			timeout = TRIM_IDLE_MS;
-		if ((n = poll(pfd, (nfds_t)npfd, timeout)) < 0 &&
-		    errno != EINTR) {
-			wb_log("poll: %s", strerror(errno));
-			stop_why = "poll failed";
-			break;
-		}
-		if (n == 0 && trim)
-			each_peer(peer_trim);
-		loop_tick();
-		dispatch(loop_ms());
-	}
-	hhost_end();
-	if (host_active())
-		host_close(stop_why);
-	proc_kill_all();
-	reap();
-	guard_end();
-	catalog_close();
+	(void)loop_run(SHUTDOWN_MS);
 }
 
 /*
@@ -533,7 +73,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: " WB_NAME " [-c FILE] [--mode proxy|dynamic] "
 	    "[--listen HOST:PORT] [--check]\n"
-	    "       [-V|--version] [-h|--help]\n"
+	    "       [-v] [-V|--version] [-h|--help]\n"
 	    "       " WB_NAME " [-c FILE] [--mode MODE] --status [--json]\n"
 	    "       " WB_NAME " [-c FILE] --probe [--json] [--capabilities JSON] "
 	    "[TOOLBOX ...]\n");
@@ -570,6 +110,9 @@ help(void)
 	    "                     the client capabilities --probe declares "
 	    "(default:\n"
 	    "                     roots, sampling and elicitation)\n"
+	    "  -v, --verbose      log at debug: each message routed, each "
+	    "server process\n"
+	    "                     started and stopped (overrides logLevel)\n"
 	    "  -V, --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
@@ -618,6 +161,7 @@ struct options {
 	bool		 status;
 	const char	*caps;		/* --capabilities */
 	const char	*listen;	/* --listen */
+	int		 verbose;	/* -v, as often as given */
 };
 
 static int
@@ -641,13 +185,14 @@ parse_options(int argc, char *argv[], struct options *o)
 		{ "status", no_argument, NULL, 's' },
 		{ "capabilities", required_argument, NULL, 'C' },
 		{ "listen", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:Vh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:vVh", longopts, NULL)) != -1) {
 		if (ch == 'c')
 			o->path = optarg;
 		else if (ch == 'm')
@@ -664,6 +209,8 @@ parse_options(int argc, char *argv[], struct options *o)
 			o->caps = optarg;
 		else if (ch == 'L')
 			o->listen = optarg;
+		else if (ch == 'v')
+			o->verbose++;
 		else if (ch == 'V') {
 			printf(WB_NAME " %s\n", wb_version);
 			return 0;
@@ -793,17 +340,18 @@ serve(const char *listen)
 		return WB_EXIT_START;
 	}
 	if (listen == NULL)
-		(void)dispatch_open(STDIN_FILENO, STDOUT_FILENO);
+		stdio_open();
 	set_std_nonblock();
 	run();
 	restore_std_fds();
-	return exit_status;
+	return WB_EXIT_OK;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL };
+	struct options o = { NULL, NULL, false, false, false, false, NULL, NULL,
+	    0 };
 	const char *serving = NULL, *listen;
 	int r, ready;
 
@@ -820,6 +368,8 @@ main(int argc, char *argv[])
 		return WB_EXIT_CONFIG;
 	if (!build_has(&wb.cfg))
 		return WB_EXIT_CONFIG;
+	/* -v is debug, the most there is: more of them say no more. */
+	wb_log_level(o.verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
@@ -838,24 +388,24 @@ main(int argc, char *argv[])
 	if (wb.cfg.share && ready < 0 && !o.probe && listen == NULL &&
 	    (r = host_front(argv[0])) >= 0)
 		return r;
-	if ((sigfd = proc_signals()) < 0) {
+	if (!srv_loop_init()) {
 		fprintf(stderr, WB_NAME ": cannot set up signals: %s\n",
 		    strerror(errno));
 		return WB_EXIT_START;
 	}
 	box_init();
+	clients_init();
+	wb_log_loop();
 	if (ready >= 0) {
 		if (!host_listen(serving, ready))
 			return WB_EXIT_START;
 		serve_shared();
-	} else if (!o.probe)
-		return serve(listen);
-	else if (!probe_start(argv + optind, argc - optind, o.caps))
-		return WB_EXIT_USAGE;
-	else {
-		probing = true;
-		probe_json = o.json;
-		run();
+		return WB_EXIT_OK;
 	}
-	return exit_status;
+	if (!o.probe)
+		return serve(listen);
+	if (!probe_start(argv + optind, argc - optind, o.caps, o.json))
+		return WB_EXIT_USAGE;
+	run();
+	return probe_status();
 }

@@ -24,7 +24,7 @@ enum wb_exit {
 };
 
 void	 dispatch_init(void);
-struct session *dispatch_open(int, int);
+struct session *dispatch_open(int, int, const struct session_io *, void *);
 struct session *dispatch_open_by(const struct session_io *, void *);
 void	 dispatch_close(struct session *);
 void	 dispatch_line(struct session *, char *, size_t);
@@ -33,49 +33,44 @@ bool	 dispatch_busy(const struct session *);
 void	 dispatch_resume(struct session *);
 
 /*
+ * clients.c: the client sessions' side of the loop: a pipe's input
+ * watched, a busy session's requests held, every queue written before
+ * poll.
+ */
+void	 clients_init(void);
+void	 clients_watch(struct session *);
+void	 clients_hold(struct session *);
+void	 clients_forget(struct session *);
+
+/*
  * http_host.c: MCP over Streamable HTTP (--listen), each client's
- * session one of the core's; the loop's steps, in the loop's order.
- * hhost_left_out says why --listen cannot be had in this build (NULL:
- * it can; no_http.c stands in for the file in a build without HTTP).
+ * session one of the core's; hhost_start registers its steps with the
+ * loop.  hhost_left_out says why --listen cannot be had in this build
+ * (NULL: it can; no_http.c stands in for the file in a build without
+ * HTTP).
  */
 const char *hhost_left_out(void);
 bool	 hhost_start(const char *, struct buf *);
 bool	 hhost_serving(void);
 int	 hhost_port(void);
-void	 hhost_before_poll(void);
-void	 hhost_flush(void);
-void	 hhost_watch(void (*)(void *, int, short, void *), void *);
-long long hhost_deadline(void);
-void	 hhost_event(void *, int, short);
-void	 hhost_timeouts(long long);
-void	 hhost_shutdown(void);
-bool	 hhost_written(void);
-void	 hhost_end(void);
 
-bool	 probe_start(char **, int, const char *);
-bool	 probe_waiting(void);
-int	 probe_report(bool);
+bool	 probe_start(char **, int, const char *, bool);
+int	 probe_status(void);
+
+/* stdio.c: the session of the client on our stdin and stdout. */
+void	 stdio_open(void);
 
 /*
- * share_host.c: the shared workbench, its front and the loop's steps;
- * host_left_out as hhost_left_out, for "share" (no_share.c).
+ * share_host.c: the shared workbench and its front; host_listen
+ * registers its steps with the loop; host_about says what the log is
+ * about (a session's lines go to its front's stderr); host_left_out as
+ * hhost_left_out, for "share" (no_share.c).
  */
-struct pollfd;
-
 const char *host_left_out(void);
 int	 host_serve_args(int *, char ***, const char **);
 int	 host_front(const char *);
 int	 host_status(bool);
 bool	 host_listen(const char *, int);
-bool	 host_active(void);
 void	 host_about(const struct server *, const struct session *);
-void	 host_watch(void (*)(int, short));
-void	 host_events(const struct pollfd *, int, long long);
-void	 host_leave(struct session *, bool);
-bool	 host_leaving(const struct session *);
-void	 host_tick(void);
-long long host_deadline(void);
-bool	 host_expired(long long);
-void	 host_close(const char *);
 
 #endif /* WORKBENCH_H */

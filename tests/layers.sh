@@ -8,7 +8,8 @@
 # header and source file of the top directory with its layer.  Fails,
 # saying which, when a file is in no layer, when a file includes a header
 # of a higher layer, when a private header (NAME_int.h) is included from
-# another layer, or when includes run in a cycle.
+# another layer, when includes run in a cycle, or when a file but the
+# loop's calls poll().
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -76,4 +77,14 @@ function walk(f, path,    n, k, a, h) {
 	state[f] = 2
 }
 '
-echo "layers: every include goes down ($doc)"
+
+# One poll() loop: loop.c alone polls.  front.c is the front's process,
+# which runs no loop: it waits on its one socket until its session ends.
+polls=$(grep -n '[^a-z_]p\{0,1\}poll(' *.c | grep -v '^loop\.c:\|^front\.c:' |
+    grep -v ':[[:space:]]*/\{0,1\}\*' || true)
+if [ -n "$polls" ]; then
+	echo "layers: only loop.c calls poll() (the one loop):" >&2
+	echo "$polls" >&2
+	exit 1
+fi
+echo "layers: every include goes down, and only the loop polls ($doc)"

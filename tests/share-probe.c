@@ -363,7 +363,7 @@ session_end(struct share_server *srv, int k, const char *why)
 {
 	struct psess *s = &sess[k];
 
-	wb_log("session of pid %ld ended: %s", (long)s->h->pid, why);
+	wb_log_info("session of pid %ld ended: %s", (long)s->h->pid, why);
 	share_session_end(srv, s->h, s->status);
 	buf_free(&s->in);
 	buf_free(&s->out);
@@ -441,7 +441,7 @@ session_new(struct share_server *srv, struct share_hello *h)
 	s = &sess[nsess++];
 	memset(s, 0, sizeof(*s));
 	s->h = h;
-	wb_log("session of pid %ld began in %s", (long)h->pid, h->cwd);
+	wb_log_info("session of pid %ld began in %s", (long)h->pid, h->cwd);
 	dprintf(h->fd[2], "share-probe daemon %ld: session of pid %ld "
 	    "began\n", (long)getpid(), (long)h->pid);
 }
@@ -461,7 +461,8 @@ serve_loop(struct share_server *srv)
 		now = now_ms();
 		if ((linger = share_server_linger(srv, linger_ms)) != 0 &&
 		    now >= linger) {
-			wb_log("no session for %lld ms: exiting", linger_ms);
+			wb_log_info("no session for %lld ms: exiting",
+			    linger_ms);
 			break;
 		}
 		k = share_server_pollfds(srv, pfd, SHARE_POLLFDS);
@@ -535,11 +536,11 @@ daemon_main(int argc, char **argv)
 		share_dir_close(&d);
 	}
 	if (srv == NULL) {
-		wb_log("will not serve: %s", buf_cstr(&why));
+		wb_log_info("will not serve: %s", buf_cstr(&why));
 		share_ready(ready, buf_cstr(&why));
 		return 1;
 	}
-	wb_log("daemon %ld listens (%s.sock)", (long)getpid(), id.name);
+	wb_log_info("daemon %ld listens (%s.sock)", (long)getpid(), id.name);
 	share_ready(ready, NULL);
 	return serve_loop(srv);
 }

@@ -173,7 +173,7 @@ test_close(struct session *a, struct session *b)
 	 * Shutdown ends the listens left: B's, under B's id, and no other,
 	 * not even into a session made since (likely where A was).
 	 */
-	c = dispatch_open(-1, -1);
+	c = dispatch_open(-1, -1, NULL, NULL);
 	listen_end_all();
 	CHECK(heard_one(b, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":"));
 	CHECK(silent(c));
@@ -218,8 +218,8 @@ static void
 test_instances(void)
 {
 	unsigned char k1[SIP_TAG], k2[SIP_TAG];
-	struct session *a = dispatch_open(-1, -1), *b = dispatch_open(-1, -1);
-	struct session *c = dispatch_open(-1, -1), *d = dispatch_open(-1, -1);
+	struct session *a = dispatch_open(-1, -1, NULL, NULL), *b = dispatch_open(-1, -1, NULL, NULL);
+	struct session *c = dispatch_open(-1, -1, NULL, NULL), *d = dispatch_open(-1, -1, NULL, NULL);
 	struct cfg_server cs = wb.cfg.boxes[0].servers[0];
 	struct server *first = srv_at(0), *s;
 	char cwd[] = "/tmp";
@@ -261,8 +261,8 @@ test_sessions(void)
 	struct session *a, *b;
 
 	setup();
-	a = dispatch_open(-1, -1);
-	b = dispatch_open(-1, -1);
+	a = dispatch_open(-1, -1, NULL, NULL);
+	b = dispatch_open(-1, -1, NULL, NULL);
 	CHECK(a != b && session_first() == a && session_next(a) == b);
 	test_two_sessions(a, b);
 	test_close(a, b);

@@ -1802,6 +1802,69 @@ test_ratelog_stderr(void)
 	CHECK(shown == ratelog_stderr.burst);
 }
 
+/* What the log's sink was last given (test_log_levels). */
+static struct {
+	int		 n;
+	enum wb_level	 level;
+	const void	*who;
+	char		 line[256];
+} sunk;
+
+static bool
+test_sink(enum wb_level level, const void *who, const char *line, size_t n)
+{
+	sunk.n++;
+	sunk.level = level;
+	sunk.who = who;
+	snprintf(sunk.line, sizeof(sunk.line), "%.*s", (int)n, line);
+	return true;
+}
+
+/*
+ * Levels: a line past the level is neither formatted nor its arguments
+ * evaluated; the sink's readers may ask for more than our own log; a
+ * debug line says so, names whom it is for, and bounds a peer's text.
+ */
+static void
+test_log_levels(void)
+{
+	static const char id[] = "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxx\"";
+	int evaluated = 0, who;
+
+	CHECK(wb_log_reach == WB_INFO);
+	wb_log_sink(test_sink);
+	wb_log_level(WB_WARN);
+	wb_log_info("not said %d", ++evaluated);
+	wb_log_debug("not said %d", ++evaluated);
+	CHECK(sunk.n == 0 && evaluated == 0);
+	wb_log_warn("said %d", ++evaluated);
+	CHECK(sunk.n == 1 && evaluated == 1 && sunk.level == WB_WARN &&
+	    sunk.who == NULL && strcmp(sunk.line, "mcp-workbench: said 1\n") ==
+	    0);
+	wb_log_error("said too");
+	CHECK(sunk.n == 2 && sunk.level == WB_ERROR);
+	wb_log_line(WB_INFO, "[b/s] a line", 12);
+	CHECK(sunk.n == 2);
+	/* A shared workbench's session at debug: made for the sink. */
+	wb_log_reaches(WB_DEBUG);
+	CHECK(wb_log_reach == WB_DEBUG && wb_log_level_get() == WB_WARN);
+	wb_log_debug_for(&who, "session 3 -> b/s: tools/call id "
+	    LOG_PEER_FMT " (as 12)", LOG_PEER(id, strlen(id)));
+	CHECK(sunk.n == 3 && sunk.level == WB_DEBUG && sunk.who == &who);
+	CHECK(strcmp(sunk.line, "mcp-workbench: debug: session 3 -> b/s: "
+	    "tools/call id \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... "
+	    "(as 12)\n") == 0);
+	/* Not taken by the sink, and past our own level: nowhere. */
+	wb_log_sink(NULL);
+	wb_log_info("dropped");
+	wb_log_debug("dropped");
+	CHECK(!wb_log_waiting());
+	wb_log_reaches(WB_ERROR);
+	wb_log_level(WB_INFO);
+	CHECK(wb_log_reach == WB_INFO);
+}
+
 static void
 test_era(void)
 {
@@ -3198,6 +3261,7 @@ main(void)
 	test_terms();
 	test_ratelog();
 	test_ratelog_stderr();
+	test_log_levels();
 	test_era();
 	test_siphash();
 	test_server_digest();
