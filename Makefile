@@ -30,8 +30,8 @@ SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
 # checks a "listen" address with http_listen.c.
 CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
-	config.c store.c json.c json_scan.c json_out.c utf8.c jsonrpc.c \
-	util.c loop.c http_listen.c
+	config.c config_keys.c store.c json.c json_scan.c json_out.c utf8.c \
+	jsonrpc.c util.c loop.c http_listen.c
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
@@ -65,8 +65,9 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
 	obj/tests/http-echo.o
 # Each layer's headers (a file may include its own layer's and below).
-HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
-	era.h store.h terms.h share.h share_int.h http.h http_int.h \
+HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
+	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
+	http_int.h \
 	session.h session_int.h server.h server_int.h box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
@@ -137,6 +138,7 @@ obj/toolname.o: toolname.c; $(COMPILE) toolname.c
 obj/terms.o: terms.c; $(COMPILE) terms.c
 obj/thesaurus.o: thesaurus.c; $(COMPILE) thesaurus.c
 obj/config.o: config.c; $(COMPILE) config.c
+obj/config_keys.o: config_keys.c; $(COMPILE) config_keys.c
 obj/store.o: store.c; $(COMPILE) store.c
 obj/json.o: json.c; $(COMPILE) json.c
 obj/json_scan.o: json_scan.c; $(COMPILE) json_scan.c
@@ -405,13 +407,15 @@ $(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) $(HDR) Makefile tests/san-opt
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/http-echo.c $(LIBSRC) tests/san-options.c
 
+# asan and valgrind run docs.test.mjs, which reads the table of keys
+# from tests/unit.
 asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit $(ASAN_DIR)/http-echo \
-	tests/mock-server tests/node_modules
+	tests/mock-server tests/unit tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
 
 # The end-to-end suite with the workbench under valgrind's memcheck: zero
 # errors, no definite or indirect leaks.  Logs in build-valgrind/logs/.
-valgrind: mcp-workbench tests/mock-server tests/node_modules
+valgrind: mcp-workbench tests/mock-server tests/unit tests/node_modules
 	sh tests/valgrind.sh build-valgrind
 
 # ---------------------------------------------------------------------------

@@ -8,13 +8,17 @@
 
 #include "jsonrpc.h"
 
+/* The defaults and limits of the keys (config_keys.c's table). */
+#define WB_MS_MAX		86400000	/* A day: any time in ms. */
 #define WB_INIT_TIMEOUT_MS	30000
 #define WB_PROBE_TIMEOUT_MS	1500
 #define WB_STATE_TTL_MS		600000	/* A minted requestState lives. */
+#define WB_MESSAGE_MIN		1024	/* maxMessageBytes at least, */
+#define WB_MESSAGE_MAX		(1 << 30)	/* and at most. */
 #define WB_HTTP_CONNS		64	/* maxConnections */
+#define WB_HTTP_CONNS_MAX	100000	/* maxConnections at most. */
 #define WB_HTTP_SESSION_MS	1800000	/* httpSessionTimeoutMs */
 #define WB_HTTP_TOKEN_MIN	16	/* httpToken's bytes at least. */
-#define WB_SHARE_LINGER_MAX	86400000	/* shareLingerMs at most. */
 #define WB_SEARCH_MAX		50	/* search_tools' hits at most. */
 #define WB_SEARCH_SCHEMAS	3	/* searchSchemas */
 #define CFG_MAX_FILE	(16 * 1024 * 1024)	/* Its bytes at most. */
@@ -22,6 +26,11 @@
 enum tool_mode {
 	MODE_PROXY,
 	MODE_DYNAMIC
+};
+
+enum tool_detail {		/* How open_toolbox gives a tool. */
+	DETAIL_LEAN,		/* What a model needs (lean.c). */
+	DETAIL_FULL		/* As its server sent it. */
 };
 
 enum srv_protocol {		/* The era a server is spoken to in. */
@@ -74,7 +83,7 @@ struct cfg {
 	char			*cache_dir;	/* NULL: the XDG default. */
 	bool			 search_tool;	/* Offer search_tools. */
 	/* What a model reads (lean.c, search.c, toolbox.c). */
-	bool			 full_tools;	/* "toolDetail": "full" */
+	enum tool_detail	 detail;	/* toolDetail */
 	int			 search_schemas; /* Hits given their schema. */
 	bool			 open_on_use;	/* use_tool opens a toolbox. */
 	/* Serving Streamable HTTP (http_host.c). */

@@ -272,7 +272,7 @@ tool_origin(struct buf *b, const struct server *s)
 static void
 put_tool(struct buf *b, const struct item *t, const struct buf *origin)
 {
-	if (!wb.cfg.full_tools) {
+	if (wb.cfg.detail == DETAIL_LEAN) {
 		lean_put_tool(b, t, origin);
 		return;
 	}

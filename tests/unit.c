@@ -2,6 +2,8 @@
  * Unit tests for the JSON layer, line framing, configuration and names
  * (and, in unit-share.c, the shared workbench's transport).  Ends with
  * "N passed, N failed"; exits non-zero when anything failed.
+ * "tests/unit config-keys" prints the configuration's table of keys
+ * instead, for tests/e2e/docs.test.mjs to hold it to the manual.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -24,6 +26,7 @@
 #include "../peer.h"
 #include "../proc.h"
 #include "../config.h"
+#include "../config_int.h"
 #include "../era.h"
 #include "../store.h"
 #include "../terms.h"
@@ -1428,6 +1431,75 @@ test_config_filters(void)
 	    "empty resourceFilters keeps no resource") != NULL);
 	cfg_free(&c);
 	free(err);
+}
+
+/*
+ * The table of keys is whole: each row says where it is, what it holds
+ * and the manual's line; defaults within limits; one row per key and
+ * object; a key a server may leave to the top level is an integer that
+ * cannot be negative (-1 marks it left, config.c's defaults()).
+ */
+static void
+test_config_table(void)
+{
+	const struct cfg_key *k, *o;
+	int n;
+
+	for (k = cfg_keys; k->name != NULL; k++) {
+		CHECK(k->in != 0 && k->doc != NULL && k->doc[0] != '\0');
+		CHECK(k->type != CFG_OTHER || k->set != NULL);
+		CHECK((k->flags & CFG_REQUIRED) == 0 || k->what != NULL);
+		if (k->type == CFG_INT || k->type == CFG_SIZE)
+			CHECK(k->min <= k->dflt && k->dflt <= k->max);
+		if (k->type == CFG_ENUM) {
+			for (n = 0; k->names[n] != NULL; n++)
+				;
+			CHECK(k->dflt >= 0 && k->dflt < n);
+		}
+		if ((k->in & CFG_IN(CFG_TOP)) && (k->in & CFG_IN(CFG_SERVER)))
+			CHECK(k->type == CFG_INT && k->min >= 0);
+		for (o = cfg_keys; o < k; o++)
+			if (strcmp(o->name, k->name) == 0 && (o->in & k->in))
+				CHECK(!"a key with two rows in one object");
+	}
+}
+
+/*
+ * "tests/unit config-keys": the table, a key a line, its fields split
+ * by tabs: name, objects, type, flags, min, max, default, enum values,
+ * the manual's line ("-" where a field says nothing).
+ */
+static void
+print_config_keys(void)
+{
+	static const char *const in[] = { "top", "toolbox", "server" };
+	static const char *const types[] = { "bool", "integer", "integer",
+	    "enum", "string", "string", "list", "other" };
+	const struct cfg_key *k;
+	int i;
+
+	for (k = cfg_keys; k->name != NULL; k++) {
+		printf("%s\t", k->name);
+		for (i = 0; i < CFG_NIN; i++)
+			if (k->in & CFG_IN(i))
+				printf("%s%s", in[i],
+				    (k->in >> (i + 1)) != 0 ? "," : "");
+		printf("\t%s\t%s", types[k->type], k->flags == 0 ? "-" :
+		    k->flags == CFG_REQUIRED ? "required" :
+		    k->flags == CFG_LISTENING ? "listening" :
+		    "required,listening");
+		if (k->type == CFG_INT || k->type == CFG_SIZE)
+			printf("\t%d\t%d\t%d\t-", k->min, k->max, k->dflt);
+		else if (k->type == CFG_BOOL)
+			printf("\t-\t-\t%s\t-", k->dflt ? "true" : "false");
+		else if (k->type == CFG_ENUM) {
+			printf("\t-\t-\t%s\t", k->names[k->dflt]);
+			for (i = 0; k->names[i] != NULL; i++)
+				printf("%s%s", i > 0 ? "," : "", k->names[i]);
+		} else
+			printf("\t-\t-\t-\t-");
+		printf("\t%s\n", k->doc);
+	}
 }
 
 static void
@@ -3229,8 +3301,12 @@ test_http_start(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "config-keys") == 0) {
+		print_config_keys();
+		return 0;
+	}
 	test_sessions();
 	test_parse();
 	test_stream_check();
@@ -3256,6 +3332,7 @@ main(void)
 	test_config_warnings();
 	test_config_http();
 	test_config_filters();
+	test_config_table();
 	test_names();
 	test_tool_names();
 	test_terms();

@@ -1,7 +1,8 @@
 // Issue 40: the README, the manual pages and --help stay honest.  Every
-// option --help lists is described in mcp-workbench(1); every key the
-// configuration reader accepts (config.c's `strcmp(key, "X")`, so a new
-// key without docs fails here) has its entry in mcp-workbench-config(5);
+// option --help lists is described in mcp-workbench(1); the table of the
+// configuration's keys (config_keys.c, printed by `tests/unit
+// config-keys`) and the key lists of mcp-workbench-config(5) name the
+// same keys, with the same types, limits, defaults and lines (issue 39);
 // every shell block of the README says whether it can run here, and those
 // that can run, as written.
 
@@ -18,12 +19,125 @@ const T = { timeout: 120000 };
 const read = (...p) => fs.readFileSync(path.join(L.REPO_DIR, ...p), 'utf8');
 const PAGES = ['mcp-workbench.1', 'mcp-workbench-config.5', 'mcp-workbench.7'];
 
-// The keys config.c accepts, by name.
-function configKeys() {
-	const src = read('config.c');
-	const keys = new Set([...src.matchAll(/strcmp\(key, "([A-Za-z]+)"\)/g)].map((m) => m[1]));
-	assert.ok(keys.size >= 30, `config.c's keys: ${[...keys]}`);
-	return keys;
+// The configuration's table of keys, a row a key, as tests/unit prints
+// it: its fields split by tabs, "-" where a field says nothing.
+function configTable() {
+	const unit = path.join(L.TESTS_DIR, 'unit');
+	assert.ok(fs.existsSync(unit), `${unit} is not built: make tests/unit`);
+	const r = spawnSync(unit, ['config-keys'], { encoding: 'utf8' });
+	assert.equal(r.status, 0, `tests/unit config-keys: ${r.stderr}`);
+	const list = (f) => (f === '-' ? [] : f.split(','));
+	const rows = r.stdout.trim().split('\n').map((line) => {
+		const [name, objects, type, flags, min, max, dflt, names, doc] = line.split('\t');
+		return { name, in: list(objects), type, flags: list(flags), min, max, dflt, names: list(names), doc };
+	});
+	assert.ok(rows.length >= 30 && rows.every((k) => k.doc !== undefined), `the table: ${r.stdout}`);
+	return rows;
+}
+
+// mdoc lines as mandoc renders them, near enough to find a phrase: the
+// macros dropped, their arguments kept, punctuation closed up.
+const MACROS = new Set(['Ql', 'Va', 'Ic', 'Dq', 'Pq', 'Po', 'Pc', 'Xr', 'Nm', 'Pf', 'No', 'Fl', 'Ev', 'Pa', 'Sx',
+	'Li', 'Ar', 'Cm', 'Ns', 'Em', 'Sy', 'Pp', 'Bd', 'Ed']);
+function plain(lines) {
+	const words = [];
+	let glue = false;
+	const put = (w) => {
+		if (glue && words.length > 0) words[words.length - 1] += w;
+		else words.push(w);
+		glue = /^[([]$/.test(w);
+	};
+	for (const raw of lines) {
+		const line = raw.replace(/\\\(dq/g, '"').replace(/\\-/g, '-').replace(/\\&/g, '');
+		if (!line.startsWith('.')) {
+			line.split(/\s+/).filter(Boolean).forEach(put);
+			continue;
+		}
+		let flag = false;
+		for (const t of line.slice(1).split(/\s+/).filter(Boolean)) {
+			if (MACROS.has(t)) {
+				flag = t === 'Fl';
+				continue;
+			}
+			if (/^[.,:;)\]]$/.test(t) && words.length > 0) words[words.length - 1] += t;
+			else put(flag ? `-${t}` : t);
+			flag = false;
+		}
+	}
+	return words.join(' ');
+}
+
+// The key lists of mcp-workbench-config(5), by object ("Top level",
+// "Toolbox", "Server"): each key with its entry, rendered.
+function manualKeys() {
+	const objects = { 'Top level': 'top', Toolbox: 'toolbox', Server: 'server' };
+	const out = { top: new Map(), toolbox: new Map(), server: new Map() };
+	let where = null, depth = 0, keys = null, body = [];
+	const flush = () => {
+		for (const k of keys ?? []) out[where].set(k, plain(body));
+		keys = null;
+		body = [];
+	};
+	for (const line of read('man', 'mcp-workbench-config.5').split('\n')) {
+		if (line.startsWith('.Ss ') || line.startsWith('.Sh ')) {
+			flush();
+			where = objects[line.slice(4)] ?? null;
+			depth = 0;
+		} else if (where === null) {
+			continue;
+		} else if (line.startsWith('.Bl')) {
+			if (++depth > 1) body.push(line);
+		} else if (line.startsWith('.El')) {
+			if (--depth === 0) flush();
+			else body.push(line);
+		} else if (depth === 1 && line.startsWith('.It ')) {
+			flush();
+			keys = [...line.matchAll(/Va (\w+)/g)].map((m) => m[1]);
+		} else if (keys !== null) {
+			body.push(line);
+		}
+	}
+	return out;
+}
+
+// What the manual's entry must say of a row of the table in an object:
+// the problems found, in words.
+function disagreements(k, where, text) {
+	const said = [];
+	const fail = (what) => said.push(`${k.name} (${where}): ${what}; the manual says: ${text.slice(0, 120)}`);
+	const leftToTop = where === 'server' && k.in.includes('top');
+	if (k.type === 'integer') {
+		const m = text.match(/^Integers? from (\d+) to (\d+)[;,] default (\d+|the top-level values?)\b/);
+		if (m === null) fail('no "Integer from MIN to MAX; default D"');
+		else if (m[1] !== k.min || m[2] !== k.max) fail(`the table's limits are ${k.min} to ${k.max}`);
+		else if (leftToTop ? !m[3].startsWith('the top-level') : m[3] !== k.dflt)
+			fail(`the table's default is ${leftToTop ? 'the top level\'s' : k.dflt}`);
+	} else if (k.type === 'bool') {
+		const m = text.match(/^Boolean, default (true|false)\b/);
+		if (m === null || m[1] !== k.dflt) fail(`no "Boolean, default ${k.dflt}"`);
+	} else if (k.type === 'enum') {
+		for (const v of k.names)
+			if (!new RegExp(`(^|[\\s"])${v}["\\s,:;.]`).test(text)) fail(`no value ${v}`);
+		if (!new RegExp(`^"?${k.dflt}"? \\((the )?default\\)|\\s"?${k.dflt}"? \\((the )?default\\)`).test(text))
+			fail(`no "${k.dflt} (the default)"`);
+	} else if (k.type === 'string' && !text.startsWith('String')) {
+		fail('no "String"');
+	} else if (k.type === 'list' && !text.startsWith('Array')) {
+		fail('no "Array"');
+	}
+	if (k.flags.includes('required') && !/^[^.]*\brequired\b/.test(text)) fail('not "required"');
+	if (where !== k.in[0])
+		return said;	// The line is the first object's (the top level's).
+	let at = 0;
+	for (const part of k.doc.split(' ... ')) {
+		const i = text.indexOf(part, at);
+		if (i < 0) {
+			fail(`no "${k.doc}"`);
+			break;
+		}
+		at = i + part.length;
+	}
+	return said;
 }
 
 // The options of --help: -c, --config, --mode, ...
@@ -46,11 +160,28 @@ describe('docs: README, manual pages and --help agree', () => {
 		}
 	});
 
-	test('every configuration key config.c accepts has its entry in mcp-workbench-config(5)', T, () => {
-		const page = read('man', 'mcp-workbench-config.5');
-		const items = page.split('\n').filter((l) => l.startsWith('.It Va ')).join('\n');
-		const missing = [...configKeys()].filter((k) => !new RegExp(`\\bVa ${k}\\b`).test(items));
-		assert.deepEqual(missing, [], `keys without an .It Va entry in mcp-workbench-config(5): ${missing.join(', ')}`);
+	test('the table of keys (config_keys.c) and mcp-workbench-config(5) agree', T, () => {
+		const table = configTable();
+		const manual = manualKeys();
+		const said = [];
+		for (const k of table)
+			for (const where of k.in) {
+				const text = manual[where].get(k.name);
+				if (text === undefined) said.push(`${k.name} (${where}): in the table, not in the manual's list`);
+				else said.push(...disagreements(k, where, text));
+			}
+		for (const [where, keys] of Object.entries(manual))
+			for (const name of keys.keys())
+				if (!table.some((k) => k.name === name && k.in.includes(where)))
+					said.push(`${name} (${where}): in the manual's list, not in the table`);
+		// The keys only --listen reads: the table's, and the manual's list.
+		const token = manual.top.get('httpToken') ?? '';
+		const m = token.match(/This key and the others that only serving HTTP reads \(([^)]*)\)/);
+		const listed = m === null ? [] : ['httpToken', ...m[1].split(/,\s*/)];
+		const flagged = table.filter((k) => k.flags.includes('listening')).map((k) => k.name);
+		if (listed.sort().join() !== flagged.sort().join())
+			said.push(`keys only --listen reads: the table's ${flagged.join(', ')}; the manual's ${listed.join(', ')}`);
+		assert.deepEqual(said, [], said.join('\n'));
 	});
 
 	test('each page names the version, its name and section, and the other two', T, () => {
