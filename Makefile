@@ -30,8 +30,8 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS) \
 # objects go to obj/ (obj/tests/ for the tests'), one rule each below.
 TOPSRC = workbench.c dispatch.c clients.c stdio.c probe.c
 BOXSRC = toolbox.c lean.c resources.c dynamic.c search.c listen.c
-SRVSRC = server.c server_io.c server_loop.c call.c stream.c relay.c bridge.c listing.c \
-	catalog.c
+SRVSRC = server.c server_io.c server_loop.c handshake.c call.c stream.c \
+	relay.c bridge.c listing.c catalog.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
 # checks a "listen" address with http_listen.c.
@@ -133,6 +133,7 @@ obj/listen.o: listen.c; $(COMPILE) $(SMALL) listen.c
 obj/server.o: server.c; $(COMPILE) server.c
 obj/server_io.o: server_io.c; $(COMPILE) server_io.c
 obj/server_loop.o: server_loop.c; $(COMPILE) server_loop.c
+obj/handshake.o: handshake.c; $(COMPILE) handshake.c
 obj/call.o: call.c; $(COMPILE) call.c
 obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c

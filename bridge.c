@@ -469,7 +469,7 @@ bridge_resume(struct server *s, struct session *se, const char *method,
 
 	if (p == NULL) {
 		if (!state_ours(in->state, in->slen) &&
-		    !(srv_serving(s) && !s->modern))
+		    !(srv_serving(s) && !srv_modern(s)))
 			return false;
 		reply_error(se, id, idlen, RPC_INVALID_PARAMS,
 		    "Invalid params: unknown requestState (not issued by "
@@ -573,7 +573,7 @@ bool
 bridge_asks(const struct server *s, const struct request *r,
     const char *line, size_t n)
 {
-	return s->modern && !r->modern &&
+	return srv_modern(s) && !r->modern &&
 	    memmem(line, n, "\"input_required\"", 16) != NULL;
 }
 

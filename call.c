@@ -336,7 +336,7 @@ call_params(struct buf *b, const struct server *s, struct request *r,
 static bool
 call_keeps(const struct server *s, const struct request *r)
 {
-	return s->modern && !r->modern;
+	return srv_modern(s) && !r->modern;
 }
 
 /*
@@ -348,7 +348,7 @@ call_keeps(const struct server *s, const struct request *r)
 static bool
 call_stamps(const struct server *s, const struct request *r)
 {
-	return r->modern && !s->modern;
+	return r->modern && !srv_modern(s);
 }
 
 /* Is the object at p (its '{') empty? */

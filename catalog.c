@@ -420,6 +420,20 @@ other_read(const struct server *s, size_t *len)
 }
 
 /*
+ * What a server's entry is to it (enum catalog_use), moved by the four
+ * functions below alone:
+ *
+ *	UNREAD --catalog_load finds its entry--> ENTRY
+ *	UNREAD --catalog_load finds one for other capabilities--> OTHER
+ *	UNREAD --catalog_load finds none--> DONE
+ *	ENTRY --catalog_told: told other capabilities--> DONE
+ *	ENTRY, OTHER --catalog_failed--> DONE
+ *	any --catalog_store: it listed its tools--> DONE
+ *
+ * In ENTRY and OTHER its tools are the entry's (srv_catalogued); an
+ * entry is read in UNREAD alone, so never over a list of its own.
+ */
+/*
  * Read a server's entry, once, if it has no list of its own yet: its
  * tools become the server's list until the server lists them itself.
  * It is the entry for what a server started now for a request of se
@@ -437,21 +451,21 @@ catalog_load(struct server *s, const struct session *se)
 	size_t len;
 	char *text;
 
-	if (s->catalog_read || s->state != SRV_IDLE || !wb.cfg.cache ||
-	    !catalog_open())
+	if (s->catalog != CATALOG_UNREAD || s->state != SRV_IDLE ||
+	    !wb.cfg.cache || !catalog_open())
 		return;
-	s->catalog_read = true;
+	s->catalog = CATALOG_DONE;
 	entry_name(s, caps, s->catalog_name);
 	if ((text = entry_read(s, s->catalog_name, &len, &why)) != NULL)
-		s->catalogued = true;
+		s->catalog = CATALOG_ENTRY;
 	else if (why == NULL && (text = other_read(s, &len)) != NULL)
-		s->catalog_other = true;
+		s->catalog = CATALOG_OTHER;
 	else
 		return;
 	if (list_take_entry(s, text, len))
 		text = NULL;	/* A list keeps it. */
 	/* Another's entry: the server's own list is stored when it comes. */
-	s->catalog_hash = s->catalogued ? lists_hash(s) : 0;
+	s->catalog_hash = s->catalog == CATALOG_ENTRY ? lists_hash(s) : 0;
 	free(text);
 }
 
@@ -471,7 +485,8 @@ catalog_told(struct server *s, const struct buf *caps)
 	if (strcmp(name, s->catalog_name) == 0)
 		return;
 	memcpy(s->catalog_name, name, sizeof(name));
-	s->catalogued = false;
+	if (s->catalog == CATALOG_ENTRY)
+		s->catalog = CATALOG_DONE;
 	s->catalog_hash = 0;
 }
 
@@ -503,7 +518,8 @@ catalog_failed(struct server *s)
 {
 	struct doomed x = { s->catalog_name, 0 };
 
-	s->catalogued = s->catalog_other = false;
+	if (s->catalog != CATALOG_UNREAD)
+		s->catalog = CATALOG_DONE;
 	if (srv_serving(s) || s->catalog_name[0] == '\0' || dir_state != DIR_OK)
 		return;
 	if (store_names(dir, remove_entry, &x) && x.removed > 0)
@@ -597,7 +613,7 @@ catalog_store(struct server *s)
 	unsigned long h;
 	int e;
 
-	s->catalog_read = true;		/* Its own list is newer. */
+	s->catalog = CATALOG_DONE;	/* Its own list is newer. */
 	if (!wb.cfg.cache || s->catalog_name[0] == '\0' ||
 	    dir_state != DIR_OK || (h = lists_hash(s)) == s->catalog_hash)
 		return;

@@ -56,16 +56,22 @@ send_page(struct server *s, enum list_kind k, const char *cursor)
 	buf_free(&p);
 }
 
-/* Fetch a list (again): at once, or when the fetch under way ends. */
+/*
+ * Fetch a list (again): at once, or when the fetch under way ends.  Its
+ * fetch goes IDLE --list_fetch--> PAGING --list_fetch--> AGAIN; the end
+ * of a fetch (paging_free: the list installed, abandoned, cleared or
+ * stopped) makes it IDLE, and one that was AGAIN is fetched again when
+ * its list was installed or abandoned.
+ */
 void
 list_fetch(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];
 
-	if (l->paging)
-		l->again = true;
+	if (l->fetch != FETCH_IDLE)
+		l->fetch = FETCH_AGAIN;
 	else {
-		l->paging = true;
+		l->fetch = FETCH_PAGING;
 		send_page(s, k, NULL);
 	}
 }
@@ -76,7 +82,7 @@ list_paging(const struct server *s)
 	int k;
 
 	for (k = 0; k < LIST_KINDS; k++)
-		if (s->lists[k].paging)
+		if (s->lists[k].fetch != FETCH_IDLE)
 			return true;
 	return false;
 }
@@ -117,7 +123,7 @@ paging_free(struct listing *l)
 	free(l->cursors);
 	l->cursors = NULL;
 	l->ncursors = 0;
-	l->paging = false;
+	l->fetch = FETCH_IDLE;
 	l->full = false;
 }
 
@@ -127,10 +133,8 @@ list_stop(struct server *s)
 {
 	int k;
 
-	for (k = 0; k < LIST_KINDS; k++) {
+	for (k = 0; k < LIST_KINDS; k++)
 		paging_free(&s->lists[k]);
-		s->lists[k].again = false;
-	}
 }
 
 static size_t
@@ -298,7 +302,6 @@ list_clear(struct server *s, enum list_kind k)
 	struct listing *l = &s->lists[k];
 
 	paging_free(l);
-	l->again = false;
 	list_install(s, k);
 }
 
@@ -444,7 +447,7 @@ next_page(struct server *s, enum list_kind k, const char *text, size_t n,
     const char *cursor, int before)
 {
 	struct listing *l = &s->lists[k];
-	bool more = cursor != NULL && cursor[0] != '\0';
+	bool more = cursor != NULL && cursor[0] != '\0', again;
 
 	if (more && cursor_seen(l, cursor)) {
 		/* A server that loops repeats its pages: drop this one. */
@@ -462,11 +465,10 @@ next_page(struct server *s, enum list_kind k, const char *text, size_t n,
 			return LIST_MORE;
 		}
 	}
-	list_install(s, k);
-	if (l->again) {
-		l->again = false;
+	again = l->fetch == FETCH_AGAIN;
+	list_install(s, k);		/* The fetch ends: FETCH_IDLE. */
+	if (again)
 		list_fetch(s, k);
-	}
 	return LIST_DONE;
 }
 
@@ -475,10 +477,9 @@ void
 list_abandon(struct server *s, enum list_kind k)
 {
 	struct listing *l = &s->lists[k];
-	bool again = l->again;
+	bool again = l->fetch == FETCH_AGAIN;
 
 	paging_free(l);
-	l->again = false;
 	if (again)
 		list_fetch(s, k);
 }

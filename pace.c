@@ -26,13 +26,13 @@
 bool
 pace_owned(const struct session *se)
 {
-	return se->owned;
+	return se->owner != QUEUE_OPEN;
 }
 
 void
 pace_own(struct session *se)
 {
-	se->owned = true;
+	se->owner = QUEUE_OWNED;
 }
 
 /* The queue itself, for the message that owns it meanwhile (stream.c). */
@@ -53,13 +53,13 @@ pace_release(struct session *se)
 	size_t upto = se->nline > 0 ? se->line[0].after : se->held.len;
 	int i;
 
-	se->owned = false;
+	se->owner = QUEUE_OPEN;
 	buf_put(&se->peer.out, se->held.data, upto);
 	buf_consume(&se->held, upto);
 	for (i = 0; i < se->nline; i++)
 		se->line[i].after -= upto;
 	if (se->nline > 0) {
-		se->owned = se->making = true;
+		se->owner = QUEUE_PACED;
 		if (se->io->wide != NULL)
 			se->io->wide(se);
 	}
@@ -98,7 +98,6 @@ static void
 pace_next(struct session *se)
 {
 	pace_leave(se);
-	se->making = false;
 	pace_release(se);
 }
 
@@ -136,7 +135,7 @@ pace_reply(struct session *se, bool (*step)(struct session *, void *),
 	se->line[n].after = se->held.len;
 	se->nline++;
 	session_mark(se);
-	if (!se->owned)
+	if (se->owner == QUEUE_OPEN)
 		pace_release(se);		/* Its turn is now. */
 	pace_run(se);
 }
@@ -145,7 +144,7 @@ pace_reply(struct session *se, bool (*step)(struct session *, void *),
 void
 pace_run(struct session *se)
 {
-	while (se->making && peer_queued(&se->peer) < PACE_QUEUE)
+	while (se->owner == QUEUE_PACED && peer_queued(&se->peer) < PACE_QUEUE)
 		pace_step(se);
 }
 
@@ -162,8 +161,7 @@ pace_drop(struct session *se)
 {
 	while (se->nline > 0)
 		pace_leave(se);
-	if (se->making)
-		se->owned = false;
-	se->making = false;
+	if (se->owner == QUEUE_PACED)
+		se->owner = QUEUE_OPEN;
 	se->held.len = 0;
 }

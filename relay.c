@@ -588,7 +588,7 @@ relay_send_level(struct server *s)
 {
 	struct buf p = { 0 };
 
-	if ((s->caps & CAP_LOGGING) == 0 || log_level < 0 || s->modern)
+	if ((s->caps & CAP_LOGGING) == 0 || log_level < 0 || srv_modern(s))
 		return;
 	buf_printf(&p, "{\"level\":\"%s\"}", era_level_name(log_level));
 	srv_send(s, req_add(s, REQ_QUIET), MCP_LOGGING_SET_LEVEL, p.data,
@@ -675,6 +675,6 @@ relay_roots_changed(struct session *se)
 
 	relay_roots_ask(se);
 	SRV_EACH(s)
-		if (srv_serving(s) && !s->modern && srv_uses(se, s))
+		if (srv_serving(s) && !srv_modern(s) && srv_uses(se, s))
 			srv_notify(s, MCP_NOTE_ROOTS_CHANGED);
 }

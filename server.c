@@ -10,7 +10,9 @@
  *	    waits a backoff; open_toolbox starts it at once)
  *	READY --idleTimeoutMs without traffic, or shutdown--> STOPPED
  *
- * While it starts, its tools may be known from the catalogue (catalog.c).
+ * Its first requests, and the era they find, are handshake.c's (enum
+ * handshake).  While it starts, its tools may be known from the
+ * catalogue (catalog.c).
  *
  * Its lines are read here and handed to call.c (answers to calls),
  * relay.c (its requests and notifications) and stream.c (a large result
@@ -26,6 +28,15 @@
 
 #include "server_int.h"
 #include "mcp.h"
+
+/*
+ * Automatic restarts back off: none after a first failure, then
+ * BACKOFF_FIRST_MS doubling per failure in a row up to BACKOFF_MAX_MS;
+ * a server that ran BACKOFF_RESET_MS counts from the start again.
+ */
+#define BACKOFF_FIRST_MS	250
+#define BACKOFF_MAX_MS		30000
+#define BACKOFF_RESET_MS	60000
 
 static struct json j;			/* The server line being handled. */
 static struct server **servers;	/* All, box by box, */
@@ -49,6 +60,7 @@ srv_init(struct server *s, int n, int box, const struct cfg_server *cfg)
 	s->box = box;
 	s->boxcfg = &wb.cfg.boxes[box];
 	s->cfg = cfg;
+	handshake_init(s);
 	buf_printf(&label, "%s/%s", s->boxcfg->name, cfg->name);
 	s->label = buf_cstr(&label);
 	s->proc.io.rfd = s->proc.io.wfd = s->proc.errfd = -1;
@@ -432,12 +444,6 @@ srv_caps(const struct server *s)
 	return s->caps;
 }
 
-bool
-srv_modern(const struct server *s)
-{
-	return s->modern;
-}
-
 /* Its process while one runs, else 0. */
 pid_t
 srv_pid(const struct server *s)
@@ -476,7 +482,7 @@ srv_ready_ms(const struct server *s)
 bool
 srv_catalogued(const struct server *s)
 {
-	return s->catalogued || s->catalog_other;
+	return s->catalog == CATALOG_ENTRY || s->catalog == CATALOG_OTHER;
 }
 
 /* Does it take calls now? */
@@ -490,28 +496,13 @@ srv_serving(const struct server *s)
 bool
 srv_known(const struct server *s)
 {
-	return srv_serving(s) || ((s->catalogued || s->catalog_other) &&
+	return srv_serving(s) || (srv_catalogued(s) &&
 	    s->state == SRV_STARTING);
 }
 
 /*
  * Start and stop.
  */
-/*
- * Which request opens it: server/discover for a modern server, and for
- * auto when a modern request starts it; initialize otherwise, which a
- * modern-only server refuses with RPC_UNSUPPORTED_VERSION (on_init_error),
- * so that a 2025 client's servers see what they always saw.
- */
-static bool
-srv_probes_modern(const struct server *s, bool modern)
-{
-	if (s->era_known)
-		return s->modern;
-	return s->cfg->protocol == PROTO_MODERN ||
-	    (s->cfg->protocol == PROTO_AUTO && modern);
-}
-
 /* Start its process; a modern request (modern) wants it probed so. */
 static void
 srv_start(struct server *s, bool modern)
@@ -534,13 +525,9 @@ srv_start(struct server *s, bool modern)
 	    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
 	s->state = SRV_STARTING;
 	s->caps = 0;		/* Until this process's initialize says. */
-	s->listens = s->probed = s->discovered = false;
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
-	if (srv_probes_modern(s, modern))
-		srv_send_discover(s);
-	else
-		srv_send_initialize(s);
+	handshake_open(s, modern);
 }
 
 /*
@@ -686,6 +673,7 @@ srv_stop_process(struct server *s)
 	s->eof_at = 0;
 	proc_close(&s->proc);
 	ghosts_clear(s);
+	handshake_over(s);
 }
 
 void
@@ -696,55 +684,17 @@ srv_stop(struct server *s)
 }
 
 /*
- * The era probe's verdict, kept for the server's life.  One taken for
- * the server's silence (era_guessed) is only a guess until the answer to
- * the initialize sent then.
- */
-void
-srv_era_verdict(struct server *s, bool modern)
-{
-	s->probe_at = 0;
-	s->era_known = true;
-	s->era_guessed = false;
-	s->modern = modern;
-}
-
-/* Its requests of this kind are given up: their answers will be dropped. */
-static void
-req_forget(struct server *s, enum req_kind kind)
-{
-	int i;
-
-	for (i = s->nreq - 1; i >= 0; i--)
-		if (s->req[i].kind == kind)
-			req_remove(s, i);
-}
-
-static bool
-req_pending(const struct server *s, enum req_kind kind)
-{
-	int i;
-
-	for (i = 0; i < s->nreq; i++)
-		if (s->req[i].kind == kind)
-			return true;
-	return false;
-}
-
-/*
  * Some legacy servers exit on a request before initialize: one that ends
  * while auto probes it is legacy, and starts again so, not failing.
  */
 bool
 srv_probe_ended(struct server *s, const char *reason)
 {
-	if (!s->probed || s->modern || s->state != SRV_STARTING)
+	if (s->state != SRV_STARTING || !handshake_ended(s))
 		return false;
 	wb_log_info("%s: %s after server/discover; starting it again as a "
 	    "2025-era server", s->label, reason);
-	req_forget(s, REQ_DISCOVER);
 	srv_stop_process(s);
-	srv_era_verdict(s, false);
 	srv_start(s, false);
 	return true;
 }
@@ -792,11 +742,11 @@ srv_listed(struct server *s)
 	/* Lists fetched together (resources and templates) tell once. */
 	if (list_paging(s))
 		return;
-	s->catalogued = s->catalog_other = false;
 	catalog_store(s);
 	if (s->state == SRV_STARTING) {
+		handshake_over(s);
 		s->ready_ms = now_ms() - s->started_at;
-		if (s->modern && s->listens)
+		if (srv_modern(s) && s->listens)
 			srv_send_listen(s);
 		s->state = SRV_READY;
 		free(s->error);
@@ -838,72 +788,6 @@ on_list_changed(struct server *s, int method)
 	} else
 		return false;
 	return true;
-}
-
-/*
- * What initialize says it offers: a capability is an object (a flag
- * within one, true).  Only those are asked for.
- */
-static unsigned
-declared(int caps)
-{
-	static const struct {
-		const char	*path;
-		enum srv_cap	 cap;
-	} offers[] = {
-		{ "logging", CAP_LOGGING },
-		{ "prompts", CAP_PROMPTS },
-		{ "resources", CAP_RESOURCES },
-		{ "resources.subscribe", CAP_SUBSCRIBE },
-		{ "completions", CAP_COMPLETIONS }
-	};
-	unsigned c = 0;
-	size_t i;
-	bool v;
-	int t;
-
-	for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++) {
-		t = json_path(&j, caps, offers[i].path);
-		if (json_is(&j, t, JSMN_OBJECT) ||
-		    (json_get_bool(&j, t, &v) == 0 && v))
-			c |= offers[i].cap;
-	}
-	return c;
-}
-
-/* Its tools, and the lists of what else it declared. */
-static void
-fetch_lists(struct server *s)
-{
-	int k;
-
-	for (k = 0; k < LIST_KINDS; k++) {
-		if (k == LIST_TOOLS || (k == LIST_PROMPTS &&
-		    (s->caps & CAP_PROMPTS)) || (k >= LIST_RESOURCES &&
-		    (s->caps & CAP_RESOURCES)))
-			list_fetch(s, k);
-		else
-			list_clear(s, k);
-	}
-}
-
-static void
-on_initialize(struct server *s, int result)
-{
-	if (!json_is(&j, result, JSMN_OBJECT)) {
-		srv_fail(s, "protocol error: initialize returned no result "
-		    "object");
-		return;
-	}
-	if (s->era_guessed) {
-		/* Legacy after all: a late server/discover answer is moot. */
-		srv_era_verdict(s, false);
-		req_forget(s, REQ_DISCOVER);
-	}
-	s->caps = declared(json_get(&j, result, "capabilities"));
-	srv_notify(s, MCP_NOTE_INITIALIZED);
-	relay_send_level(s);
-	fetch_lists(s);
 }
 
 /*
@@ -996,106 +880,6 @@ list_page(struct server *s, const char *line, size_t n)
 }
 
 /*
- * A server/discover result.  One that comes after probeTimeoutMs, while
- * the initialize sent then is unanswered, counts: the server's answer to
- * that initialize decides (a modern-only server refuses it; a dual one
- * serves this process in the 2025 era once it accepted it).
- */
-static void
-on_discover(struct server *s, int result)
-{
-	if (!json_is(&j, result, JSMN_OBJECT)) {
-		srv_fail(s, "protocol error: server/discover returned no "
-		    "result object");
-		return;
-	}
-	s->caps = declared(json_get(&j, result, "capabilities"));
-	s->listens = json_path(&j, result, "capabilities.tools.listChanged") >=
-	    0;
-	if (s->era_guessed) {
-		s->discovered = true;
-		return;
-	}
-	srv_era_verdict(s, true);
-	fetch_lists(s);
-}
-
-/*
- * initialize refused: auto's verdict when the refusal is
- * RPC_UNSUPPORTED_VERSION, or any error once the server answered
- * server/discover (a modern-only server).
- * Its lists are fetched at once when that answer came already.
- */
-static bool
-on_init_refused(struct server *s, long long code)
-{
-	if (code != RPC_UNSUPPORTED_VERSION && !s->discovered)
-		return false;
-	if (s->era_guessed)
-		wb_log_info("%s: refused initialize after its silence on "
-		    "server/discover; speaking the 2026-07-28 era to it",
-		    s->label);
-	srv_era_verdict(s, true);
-	if (s->discovered)
-		fetch_lists(s);
-	else if (!req_pending(s, REQ_DISCOVER))
-		srv_send_discover(s);
-	return true;
-}
-
-/*
- * An error that is auto's verdict.  To server/discover, any error but
- * RPC_UNSUPPORTED_VERSION (a modern server without our version, which
- * fails as errors of the modern mode do) means a legacy server, which then
- * gets initialize (sent already, when the error comes after
- * probeTimeoutMs); to initialize, see on_init_refused.
- */
-static bool
-on_probe_error(struct server *s, enum req_kind kind, int error)
-{
-	long long code = 0;
-
-	json_get_int(&j, json_get(&j, error, "code"), &code);
-	if (s->cfg->protocol != PROTO_AUTO)
-		return false;
-	if (kind == REQ_INIT)
-		return on_init_refused(s, code);
-	if (code == RPC_UNSUPPORTED_VERSION ||
-	    (s->era_known && !s->era_guessed))
-		return false;
-	if (!s->era_guessed) {
-		srv_era_verdict(s, false);
-		srv_send_initialize(s);
-	}
-	return true;
-}
-
-/* The answer to initialize or server/discover. */
-static void
-on_init_answer(struct server *s, enum req_kind kind)
-{
-	int result = json_get(&j, 0, "result"), error = json_get(&j, 0, "error");
-	struct buf why = { 0 };
-	char *msg;
-
-	if (error < 0 && result >= 0) {
-		if (kind == REQ_INIT)
-			on_initialize(s, result);
-		else
-			on_discover(s, result);
-		return;
-	}
-	if (on_probe_error(s, kind, error))
-		return;
-	msg = json_strdup(&j, json_get(&j, error, "message"));
-	buf_printf(&why, "%s failed: %s", kind == REQ_INIT ? MCP_INITIALIZE :
-	    MCP_SERVER_DISCOVER, msg != NULL ? msg : "no result");
-	srv_fail(s, buf_cstr(&why));
-	buf_free(&why);
-	free(msg);
-}
-
-/*
  * What it says.
  */
 static void
@@ -1118,7 +902,7 @@ on_response(struct server *s, int id, const char *line, size_t n)
 	if (req_is_call(&r))
 		call_answered(s, &r, &j, line, n);
 	else if (r.kind == REQ_INIT || r.kind == REQ_DISCOVER)
-		on_init_answer(s, r.kind);
+		handshake_answer(s, r.kind, &j);
 	else if (r.kind == REQ_LIST)
 		on_list_answer(s, r.list, line, n);
 	req_free(&r);

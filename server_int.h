@@ -1,9 +1,9 @@
 /*
  * server_int.h: layer 5, private to the files that implement a server
- * (server.c, server_io.c, call.c, stream.c, relay.c, bridge.c,
- * listing.c, catalog.c): struct server itself, its requests and lists,
- * and what these files call of each other.  Everyone above sees server.h
- * alone.  Includes server.h.
+ * (server.c, server_io.c, server_loop.c, handshake.c, call.c, stream.c,
+ * relay.c, bridge.c, listing.c, catalog.c): struct server itself, its
+ * requests and lists, and what these files call of each other.  Everyone
+ * above sees server.h alone.  Includes server.h.
  */
 #ifndef SERVER_INT_H
 #define SERVER_INT_H
@@ -28,8 +28,8 @@ struct listing {
 	int		 ncursors;
 	int		*index;		/* items by key; -1: empty */
 	size_t		 nindex;
-	bool		 paging;	/* A fetch is under way, */
-	bool		 again;		/* and it changed meanwhile. */
+	enum { FETCH_IDLE, FETCH_PAGING, FETCH_AGAIN }
+			 fetch;		/* AGAIN: it changed meanwhile. */
 	bool		 full;		/* It kept all it may: said once. */
 };
 
@@ -53,19 +53,7 @@ void	 list_clear(struct server *, enum list_kind);
 void	 list_abandon(struct server *, enum list_kind);
 void	 list_warn(struct server *, enum list_kind, const char *,
 	    bool);
-/*
- * server.c: one server's life: start, initialize, its lists, relisting,
- * failure, exit, its descriptors and timers.
- */
-/*
- * Automatic restarts back off: none after a first failure, then
- * BACKOFF_FIRST_MS doubling per failure in a row up to BACKOFF_MAX_MS;
- * a server that ran BACKOFF_RESET_MS counts from the start again.
- */
-#define BACKOFF_FIRST_MS	250
-#define BACKOFF_MAX_MS		30000
-#define BACKOFF_RESET_MS	60000
-
+/* server.c: one server's life: start, lists, relisting, failure, exit. */
 enum req_kind {
 	REQ_INIT,
 	REQ_LIST,		/* A page of one of its lists. */
@@ -120,6 +108,26 @@ struct ghost {
 };
 #define GHOSTS_MAX	32
 
+/* A server's era, and how far its process's opening went (handshake.c). */
+enum handshake {
+	HS_UNKNOWN,		/* Auto, its era not found yet. */
+	HS_PROBING,		/* Auto's discover sent: legacy at probe_at. */
+	HS_SILENT,		/* None by then: initialize decides. */
+	HS_LATE,		/* Silent, then discover answered. */
+	HS_PROBED,		/* Legacy by the probe, this process. */
+	HS_LEGACY,		/* 2025: initialize. */
+	HS_DISCOVERING,		/* Modern: its discover unanswered. */
+	HS_MODERN		/* 2026-07-28: _meta on every request. */
+};
+
+/* What a server's catalogue entry is to it: catalog.c moves it. */
+enum catalog_use {
+	CATALOG_UNREAD,		/* Its entry not looked for yet. */
+	CATALOG_ENTRY,		/* Its tools are its entry's. */
+	CATALOG_OTHER,		/* An entry's for other capabilities. */
+	CATALOG_DONE		/* No entry speaks for its tools now. */
+};
+
 /* One of a server's descriptors with the loop (server_loop.c). */
 struct srv_watch {
 	struct loop_io		 io;
@@ -160,16 +168,10 @@ struct server {
 	unsigned		 caps;		/* enum srv_cap */
 	struct buf		 told;		/* Client capabilities it is told, */
 	char			 protocol[16];	/* and the version it is spoken. */
-	bool			 modern;	/* It speaks 2026-07-28. */
-	bool			 era_known;	/* The probe's verdict, kept. */
-	bool			 era_guessed;	/* Legacy for its silence: */
-	bool			 discovered;	/* a late discover came. */
-	long long		 probe_at;	/* Auto probing: legacy after. */
-	bool			 probed;	/* Auto sent this process discover. */
+	enum handshake		 hs;		/* Its era (handshake.c). */
+	long long		 probe_at;	/* HS_PROBING: legacy after. */
 	bool			 listens;	/* Modern, with list changes. */
-	bool			 catalogued;	/* Tools from the catalogue. */
-	bool			 catalog_other;	/* Listed for other capabilities. */
-	bool			 catalog_read;	/* Its entry was looked for. */
+	enum catalog_use	 catalog;	/* Its tools from its entry? */
 	unsigned long		 catalog_hash;	/* Of the tools stored there. */
 	char			 catalog_name[2 * SIP_TAG + 1];	/* Its entry. */
 	struct ghost		*ghosts;	/* The newest GHOSTS_MAX. */
@@ -179,7 +181,6 @@ struct server {
 	long long		 ncalls;	/* Calls so far (--status). */
 };
 
-void	 srv_put_meta(const struct server *, struct buf *);
 void	 srv_ensure(struct server *, struct session *);
 const struct buf *srv_told_for(const struct session *);
 bool	 srv_backing_off(const struct server *, long long, struct buf *);
@@ -194,10 +195,7 @@ void	 srv_warn(struct server *, const char *, ...)
 extern const struct peer_ops srv_ops;	/* Its stdout's lines. */
 void	 srv_fail(struct server *, const char *);
 bool	 srv_probe_ended(struct server *, const char *);
-void	 srv_era_verdict(struct server *, bool);
 void	 srv_stop(struct server *);
-void	 srv_send_initialize(struct server *);
-void	 srv_send_discover(struct server *);
 void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
@@ -205,10 +203,16 @@ char	*srv_native(const struct server *, enum list_kind,
 bool	 srv_in_use_by(const struct server *, const struct session *);
 void	 srv_updated(const struct server *, const struct json *, const char *,
 	    size_t);
-/*
- * catalog.c: the tool catalogue on disk: each server's last complete tool
- * list, for instant open_toolbox and search_tools.
- */
+/* handshake.c: a process's first requests, and the era they find. */
+void	 handshake_init(struct server *);
+void	 handshake_open(struct server *, bool);
+void	 handshake_answer(struct server *, enum req_kind, const struct json *);
+void	 handshake_over(struct server *);
+bool	 handshake_ended(struct server *);
+long long handshake_deadline(const struct server *);
+void	 handshake_check(struct server *, long long);
+void	 srv_put_meta(const struct server *, struct buf *);
+/* catalog.c: each server's last complete lists, on disk (catalog_load). */
 void	 catalog_told(struct server *, const struct buf *);
 void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
@@ -280,13 +284,7 @@ void	 bridge_client_answer(struct server *, long long, const char *,
 bool	 relay_pending(const struct server *);
 void	 relay_send_level(struct server *);
 
-/*
- * stream.c: cut-through of a large result, and the client's other
- * messages held behind it.
- */
-/* A stream without a byte, or keeping others waiting, this long fails. */
-#define STREAM_STALL_MS	5000
-
+/* stream.c: a large result passed on as it arrives, the rest held behind. */
 size_t	 stream_feed(void *, char *, size_t, bool);
 bool	 stream_of_call(const struct server *, long long);
 void	 stream_abort(struct server *, const char *);

@@ -1,10 +1,11 @@
 /*
  * server_io.c: a server's descriptors and timers: the messages of the
- * workbench's own written to it (server/discover, initialize, listens,
- * requests whose answer is dropped), its output read (its lines go to
- * server.c's srv_line), its stdin written as it takes it, its exit and
- * last words, and the deadlines of its start, calls and idleness; and
- * what the loop asks of every server (srv_watch, srv_event).
+ * workbench's own written to it (listens, requests whose answer is
+ * dropped; handshake.c writes initialize and server/discover), its output
+ * read (its lines go to server.c's srv_line), its stdin written as it
+ * takes it, its exit and last words, and the deadlines of its start,
+ * calls and idleness; and what the loop asks of every server (srv_watch,
+ * srv_event).
  */
 #include <errno.h>
 #include <poll.h>
@@ -90,7 +91,7 @@ srv_put_request(struct server *s, long long id, const char *method,
 	rpc_put_request(b, id, method);
 	buf_puts(b, ",\"params\":{");
 	srv_put_meta(s, b);
-	if (s->modern && n > 0)
+	if (srv_modern(s) && n > 0)
 		buf_putc(b, ',');
 	buf_put(b, members, n);
 	buf_puts(b, "}}\n");
@@ -137,57 +138,6 @@ srv_notify(struct server *s, const char *method)
 {
 	rpc_put_notification(&s->proc.io.out, method);
 	buf_puts(&s->proc.io.out, "}\n");
-}
-
-void
-srv_send_initialize(struct server *s)
-{
-	struct buf p = { 0 };
-
-	buf_puts(&p, "{\"protocolVersion\":");
-	json_put_cstr(&p, s->protocol);
-	buf_puts(&p, ",\"capabilities\":{");
-	buf_put(&p, s->told.data, s->told.len);
-	catalog_told(s, &s->told);
-	buf_printf(&p, "},\"clientInfo\":{\"name\":\"" WB_NAME "\","
-	    "\"version\":\"%s\"}}", wb_version);
-	srv_send(s, req_add(s, REQ_INIT), MCP_INITIALIZE, p.data, p.len);
-	buf_free(&p);
-}
-
-/*
- * A modern server's request of the workbench's own carries the era's
- * _meta, first, with what the server was told at its start.
- */
-void
-srv_put_meta(const struct server *s, struct buf *p)
-{
-	if (s->modern)
-		era_put_meta(p, &s->told);
-}
-
-/*
- * The era probe (auto and modern): server/discover.  Auto waits for it
- * at most probeTimeoutMs; then, or on an error no modern server gives,
- * the server is legacy.
- */
-void
-srv_send_discover(struct server *s)
-{
-	struct buf p = { 0 };
-
-	s->modern = true;		/* For the _meta of the probe. */
-	buf_putc(&p, '{');
-	srv_put_meta(s, &p);
-	catalog_told(s, &s->told);
-	buf_putc(&p, '}');
-	srv_send(s, req_add(s, REQ_DISCOVER), MCP_SERVER_DISCOVER, p.data,
-	    p.len);
-	buf_free(&p);
-	s->modern = false;
-	s->probed = s->cfg->protocol == PROTO_AUTO;
-	s->probe_at = s->probed && !s->era_known ? now_ms() +
-	    s->cfg->probe_ms : 0;
 }
 
 /* Modern servers tell of list changes only to a listener. */
@@ -287,7 +237,7 @@ srv_deadline(const struct server *s)
 	long long t = s->eof_at;
 
 	if (s->state == SRV_STARTING)
-		t = earliest(earliest(t, s->deadline), s->probe_at);
+		t = earliest(earliest(t, s->deadline), handshake_deadline(s));
 	/* Wake when it turns stuck; once it is, that time stays past. */
 	if (srv_busy(s, loop_ms()))
 		t = earliest(t, s->drained_at + STUCK_MS);
@@ -331,14 +281,7 @@ srv_check_timers(struct server *s, long long now)
 	}
 	stream_check(s, now);
 	call_check_timeouts(s, now);
-	if (s->state == SRV_STARTING && s->probe_at > 0 && now >= s->probe_at) {
-		wb_log_info("%s: no answer to server/discover in %d ms "
-		    "(probeTimeoutMs); sending initialize, whose answer "
-		    "decides the era", s->label, s->cfg->probe_ms);
-		srv_era_verdict(s, false);
-		s->era_guessed = true;
-		srv_send_initialize(s);
-	}
+	handshake_check(s, now);
 	if (s->state != SRV_STARTING || now < s->deadline)
 		return;
 	buf_printf(&why, "timed out after %d ms waiting for it to initialize "

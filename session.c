@@ -243,7 +243,8 @@ session_mark(struct session *se)
 static bool
 session_settled(const struct session *se)
 {
-	return session_written(se) && !se->owned && se->held.len == 0;
+	return session_written(se) && se->owner == QUEUE_OPEN &&
+	    se->held.len == 0;
 }
 
 /*
@@ -344,7 +345,8 @@ session_flush(struct session *se)
 	do {
 		pace_run(se);
 		r = se->io->flush(se);
-	} while (r == 0 && se->making && peer_queued(&se->peer) == 0);
+	} while (r == 0 && se->owner == QUEUE_PACED &&
+	    peer_queued(&se->peer) == 0);
 	return r;
 }
 
@@ -414,7 +416,8 @@ struct buf *
 session_out(struct session *se)
 {
 	session_mark(se);
-	return se->owned && !se->owner_writes ? &se->held : &se->peer.out;
+	return se->owner != QUEUE_OPEN && !se->owner_writes ? &se->held :
+	    &se->peer.out;
 }
 
 /* A line from a server that goes to the client as it is. */

@@ -8,6 +8,19 @@
 
 #include "session.h"
 
+/*
+ * Who owns a session's queue (pace.c moves it): no one, and every message
+ * goes in, in turn; a message passed on as it arrives (pace_own), until
+ * its line ends (pace_release); or the paced reply first in line, until
+ * it is made (pace_next) or the client is gone (pace_drop).  Whoever owns
+ * it, the others wait in the held queue.
+ */
+enum queue_owner {
+	QUEUE_OPEN,
+	QUEUE_OWNED,		/* By a message passed on as it arrives. */
+	QUEUE_PACED		/* By the paced reply line[0], being made. */
+};
+
 /* A paced reply: steps that each write a piece of it. */
 struct pacer {
 	bool	(*step)(struct session *, void *);	/* False once done. */
@@ -48,11 +61,10 @@ struct session {
 
 	/* Who writes its queue (pace.c). */
 	struct buf		 held;		/* After the owner's line. */
-	bool			 owned;		/* One message owns the queue. */
+	enum queue_owner	 owner;
 	bool			 owner_writes;	/* The paced reply writes now. */
 	struct pacer		*line;		/* line[0] owns it when made; */
 	int			 nline;		/* the others wait their turn. */
-	bool			 making;	/* line[0] is being made. */
 };
 
 void	 session_mark(struct session *);

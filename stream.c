@@ -14,6 +14,9 @@
 
 #include "server_int.h"
 
+/* A stream without a byte, or keeping others waiting, this long fails. */
+#define STREAM_STALL_MS	5000
+
 /*
  * The one result passed on as it arrives: only one at a time, since it
  * owns the client's queue until its line ends.
@@ -130,6 +133,28 @@ stream_may_answer_call(const struct server *s)
 }
 
 /*
+ * The session a result whose head is top goes to: its call's (in *k, its
+ * id in *v), or with the id to come the one that may be answered (*k
+ * stays -1).  NULL when none, or when its queue is owned already.
+ */
+static struct session *
+stream_target(struct server *s, const struct rpc_top *top, long long *v,
+    int *k)
+{
+	struct session *se;
+
+	if (top->id == NULL)
+		se = stream_may_answer_call(s);
+	else if (!rpc_int_id(top->id, top->idlen, v) ||
+	    (*k = req_find(s, *v)) < 0 || !req_for_client(&s->req[*k]) ||
+	    !s->req[*k].sent || call_reads_whole(s, &s->req[*k]))
+		return NULL;
+	else
+		se = s->req[*k].sess;
+	return se != NULL && !pace_owned(se) ? se : NULL;
+}
+
+/*
  * Should this line be streamed?  It must be an answer with "result" and,
  * before that, at most jsonrpc, an id of a call we sent and other members.
  * Then the start of the line goes out, the id replaced by the client's.
@@ -138,7 +163,7 @@ static size_t
 stream_start(struct server *s, const char *text, size_t n)
 {
 	struct rpc_top top = { 0 };
-	struct session *se = NULL;
+	struct session *se;
 	size_t i = 0;
 	long long v = 0;
 	int k = -1, r;
@@ -150,15 +175,7 @@ stream_start(struct server *s, const char *text, size_t n)
 	    top.method != NULL || top.error || text[top.at] != '{' ||
 	    top.jsonrpc != top.v2)
 		return PEER_NOSTREAM;
-	if (top.id != NULL && (!rpc_int_id(top.id, top.idlen, &v) ||
-	    (k = req_find(s, v)) < 0 || !req_for_client(&s->req[k]) ||
-	    !s->req[k].sent || call_reads_whole(s, &s->req[k])))
-		return PEER_NOSTREAM;
-	if (top.id == NULL && (se = stream_may_answer_call(s)) == NULL)
-		return PEER_NOSTREAM;
-	if (k >= 0)
-		se = s->req[k].sess;
-	if (pace_owned(se))
+	if ((se = stream_target(s, &top, &v, &k)) == NULL)
 		return PEER_NOSTREAM;
 	if (!utf8_valid(text, top.at))
 		return PEER_NOSTREAM;	/* Whole, it is repaired. */

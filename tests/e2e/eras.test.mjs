@@ -6,6 +6,7 @@
 
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import * as L from './lib.mjs';
 import * as E from './eras-lib.mjs';
 
@@ -208,6 +209,28 @@ describe('the workbench as a dual-era client', () => {
 			await L.waitFor(() => L.mockStarts(wb.stderr).length >= 3, 10000, 'the restart\'s line');
 			assert.equal(L.mockStarts(wb.stderr).length, 3, wb.stderr);
 			await wb.waitStderr(/after server\/discover; starting it again as a 2025-era server/, 10000);
+		});
+	});
+
+	test('a modern server whose start failed before it answered server/discover is sent server/discover again, not initialize', T, async () => {
+		// Its second process never answers: initTimeoutMs fails it.
+		const starts = path.join(L.makeTempDir('wb-era-'), 'starts');
+		const v2 = E.v2Server('reject');
+		const script = 'n=$(cat "$0" 2>/dev/null || echo 0); echo $((n + 1)) > "$0"; ' +
+		    'if [ "$n" = 1 ]; then exec sleep 60; fi; exec "$@"';
+		const config = { toolboxes: { box: { description: 'x', mcpServers: {
+			m: { command: 'sh', args: ['-c', script, starts, v2.command, ...v2.args],
+			    protocol: 'modern', idleTimeoutMs: 300, initTimeoutMs: 1000 },
+		} } } };
+		await L.withWorkbench(config, {}, async (wb) => {
+			await L.openOk(wb, 'box');
+			check(await wb.useTool('box', 'm', 'echo', { message: 'one' }), 'one');
+			await wb.waitStderr(/stopped after 300 ms without traffic/);
+			await wb.useTool('box', 'm', 'echo', { message: 'two' });
+			await wb.waitStderr(/initTimeoutMs/);
+			const r = L.resultJson(await wb.openToolbox('box'));
+			assert.equal(r.servers_connected, 1, JSON.stringify(r));
+			check(await wb.useTool('box', 'm', 'echo', { message: 'three' }), 'three');
 		});
 	});
 
