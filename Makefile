@@ -275,7 +275,7 @@ uninstall:
 
 # The minimal build (HTTP=0 SHARE=0) in build-minimal/: --listen, "listen"
 # and "share" refused, naming the build; the stdio suites against it.
-check-minimal: $(MIN_DIR)/mcp-workbench tests/mock-server tests/node_modules
+check-minimal: mcp-workbench $(MIN_DIR)/mcp-workbench tests/mock-server tests/node_modules
 	sh tests/minimal.sh $(MIN_DIR)/mcp-workbench
 
 # `make install` stages what it should and `make uninstall` takes exactly

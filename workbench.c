@@ -117,8 +117,13 @@ help(void)
 	    "  -h, --help         print this help and exit\n\n"
 	    "Exit status: 0 success, 1 invalid configuration (--probe: a "
 	    "server failed),\n2 usage error, 3 cannot start, 4 the shared "
-	    "workbench died or stopped.\n"
-	    "See mcp-workbench(1).\n");
+	    "workbench died or stopped.\n");
+	/* A build that leaves some out says so (no_http.c, no_share.c). */
+	if (hhost_left_out() != NULL)
+		printf("--listen: %s.\n", hhost_left_out());
+	if (host_left_out() != NULL)
+		printf("--status: %s.\n", host_left_out());
+	printf("See mcp-workbench(1).\n");
 }
 
 static void

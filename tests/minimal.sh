@@ -44,6 +44,15 @@ refused '"share": true' 1 "\"share\": true: $share" -c "$tmp/share.json"
 refused '"share": true with --check' 1 "$share" -c "$tmp/share.json" \
     --check
 refused "--status" 2 "--status: $share" -c "$tmp/plain.json" --status
+# --help names what the build leaves out; the full build's says nothing.
+if "$bin" --help | grep -qxF -- "--listen: $http." &&
+    "$bin" --help | grep -qxF -- "--status: $share." &&
+    ! ./mcp-workbench --help | grep -q 'this build leaves out'; then
+	ok "--help says what this build leaves out"
+else
+	fail "--help says what this build leaves out"
+	"$bin" --help | tail -4 | quote
+fi
 if "$bin" -c "$tmp/plain.json" --check > "$tmp/out" 2>&1; then
 	ok "a configuration without them: --check passes"
 else
