@@ -560,15 +560,7 @@ client_oversize(void *ctx, size_t size, const char *id)
 bool
 dispatch_busy(const struct session *se)
 {
-	long long now = loop_ms();
-	struct server *s;
-
-	if (session_full(se))
-		return true;
-	SRV_EACH(s)
-		if (srv_busy(s, now))
-			return true;
-	return false;
+	return session_full(se) || srv_any_busy(loop_ms());
 }
 
 /* Busy: the session's further lines wait, its input unread. */

@@ -44,6 +44,7 @@ static int nservers, capservers;	/* then instances made later. */
 static int nconfigured;			/* The first, as configured. */
 static struct srv_upcalls up;		/* What the layer above is told. */
 static bool changed;			/* Lists changed, or a server settled. */
+static bool reclaim_due;		/* A session left, or a server stopped. */
 
 static void	srv_line(void *, char *, size_t);
 static void	srv_oversize(void *, size_t, const char *);
@@ -284,11 +285,18 @@ srv_unused(const struct server *s)
 	    s->state == SRV_STOPPED || s->state == SRV_FAILED);
 }
 
+/*
+ * Looked at only after a session left or a server stopped
+ * (reclaim_due), and while an instance no session uses is still there.
+ */
 void
 srv_reclaim(bool pacing)
 {
+	bool left = false;
 	int i;
 
+	if (!reclaim_due)
+		return;
 	for (i = nservers - 1; i >= nconfigured; i--) {
 		if (servers[i]->own != NULL && !servers[i]->own->share &&
 		    srv_sessions(servers[i]) == 0 &&
@@ -298,7 +306,10 @@ srv_reclaim(bool pacing)
 			srv_stop(servers[i]);
 		if (!pacing && srv_unused(servers[i]))
 			srv_free(servers[i]);
+		else if (srv_sessions(servers[i]) == 0)
+			left = true;
 	}
+	reclaim_due = left;
 }
 
 static void
@@ -312,6 +323,7 @@ srv_unbind(const struct session *se)
 	if ((b = *p) == NULL)
 		return;
 	*p = b->next;
+	reclaim_due = true;
 	/* An instance no session uses lingers, then stops (server_io.c). */
 	for (i = 0; i < nconfigured; i++)
 		if (srv_sessions(b->inst[i]) == 0)
@@ -524,6 +536,7 @@ srv_start(struct server *s, bool modern)
 	    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
 	    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
 	s->state = SRV_STARTING;
+	srv_live(s);
 	s->caps = 0;		/* Until this process's initialize says. */
 	s->deadline = now + s->cfg->init_timeout_ms;
 	s->drained_at = now;
@@ -659,6 +672,7 @@ note_failure(struct server *s, long long now)
 static void
 srv_stop_process(struct server *s)
 {
+	reclaim_due = true;
 	ratelog_flush(&s->warned, loop_ms(), s->label, true);
 	ratelog_flush(&s->proc.errlog, loop_ms(), s->label, true);
 	stream_abort(s, "the server was stopped");

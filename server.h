@@ -195,11 +195,11 @@ struct srv_fds {
  * log is about.
  */
 bool	 srv_loop_init(void);
+bool	 srv_any_busy(long long);
 void	 srv_about_by(void (*)(const struct server *, const struct session *));
 
 void	 srv_watch(struct server *, bool, struct srv_fds *);
 void	 srv_event(struct server *, enum srv_fd, pid_t, int, short);
-void	 srv_write_all(long long);
 bool	 srv_peers(bool (*)(struct peer *));
 void	 srv_pump(void);
 long long srv_deadline(const struct server *);

@@ -1,7 +1,6 @@
 /*
  * server_int.h: layer 5, private to the files that implement a server
- * (server.c, server_io.c, server_loop.c, handshake.c, call.c, stream.c,
- * relay.c, bridge.c, listing.c, catalog.c): struct server itself, its
+ * (those of layer 5 in ARCHITECTURE.md): struct server itself, its
  * requests and lists, and what these files call of each other.  Everyone
  * above sees server.h alone.  Includes server.h.
  */
@@ -13,9 +12,8 @@
 #define STUCK_MS		1000	/* A server taking no input is stuck. */
 
 /*
- * listing.c: a server's lists (tools, prompts, resources, resource
- * templates), each paged in by the one mechanism, filtered, and indexed
- * by key.
+ * listing.c: a server's lists, each paged in by one mechanism, filtered
+ * and indexed by key.
  */
 struct listing {
 	struct item	*items;		/* The last complete list, */
@@ -139,6 +137,7 @@ struct srv_watch {
 struct server {
 	struct srv_watch	 watch[SRV_FDS];
 	struct loop_timer	 timer;		/* Its nearest deadline. */
+	bool			 live;		/* On server_loop.c's list. */
 	int			 n;		/* Its configuration index, */
 	int			 at;		/* and its place among all. */
 	unsigned char		 key[SIP_TAG];	/* Its instance's identity, */
@@ -294,7 +293,8 @@ void	 stream_check(struct server *, long long);
 struct server *stream_server(void);
 void	 stream_session_gone(const struct session *);
 
-/* server_loop.c: its descriptors and timers with the loop. */
+/* server_loop.c: its descriptors and timers with the loop, while live. */
+void	 srv_live(struct server *);
 void	 srv_unwatch(struct server *);
 
 #endif /* SERVER_INT_H */

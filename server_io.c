@@ -373,15 +373,17 @@ srv_busy(const struct server *s, long long now)
  * The loop's side.
  */
 /*
- * The descriptors to poll: its stdout while the loop reads servers
- * (read), its stdin while bytes wait, its stderr and exec report.  While
- * the loop does not read a server (its client is behind), the server may
- * be blocked writing and so take none of its input: that is our doing,
- * not the server's, so its clock towards STUCK_MS starts again.
+ * What waits for its stdin written, then the descriptors to poll: its
+ * stdout while the loop reads servers (read), its stdin while bytes
+ * still wait, its stderr and exec report.  While the loop does not read
+ * a server (its client is behind), the server may be blocked writing
+ * and so take none of its input: that is our doing, not the server's,
+ * so its clock towards STUCK_MS starts again.
  */
 void
 srv_watch(struct server *s, bool read, struct srv_fds *w)
 {
+	srv_write_in(s, loop_ms());
 	if (!read)
 		s->drained_at = loop_ms();
 	w->pid = s->proc.pid;
@@ -432,16 +434,6 @@ srv_event(struct server *s, enum srv_fd which, pid_t pid, int fd,
 		srv_write_error(s);
 	else
 		srv_write_in(s, now_ms());
-}
-
-/* Write every server's queue (the loop, before it polls). */
-void
-srv_write_all(long long now)
-{
-	struct server *s;
-
-	SRV_EACH(s)
-		srv_write_in(s, now);
 }
 
 /* Apply fn to every server's peer; true if any said so. */

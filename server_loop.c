@@ -13,6 +13,8 @@
 
 #include "server_int.h"
 
+static struct server **live;		/* Those with a process or timers. */
+static int nlive, caplive;
 static struct loop_io signals_io;
 static struct loop_io guard_io;
 static struct loop_timer proc_timer;
@@ -105,12 +107,17 @@ on_server_timer(void *arg)
 	srv_about(NULL);
 }
 
-/* Its descriptors and deadline as they are now; stdout only when read. */
-static void
+/*
+ * Its descriptors and deadline as they are now (stdout only when read):
+ * false once it has neither, and no request waits on it.
+ */
+static bool
 watch_server(struct server *s, bool read)
 {
 	struct srv_fds fds;
 	struct srv_watch *w;
+	long long at;
+	bool any = false;
 	int k;
 
 	srv_watch(s, read, &fds);
@@ -124,18 +131,60 @@ watch_server(struct server *s, bool read)
 		w->which = (enum srv_fd)k;
 		w->pid = fds.pid;
 		loop_io_set(&w->io, fds.fd[k], fds.events[k], on_server_fd, w);
+		any = true;
 	}
-	loop_timer_set(&s->timer, srv_deadline(s), on_server_timer, s);
+	at = srv_deadline(s);
+	loop_timer_set(&s->timer, at, on_server_timer, s);
+	return any || at >= 0 || s->nreq > 0 || s->proc.pid > 0;
+}
+
+/*
+ * A server whose process starts is live: looked at each turn until it
+ * has no descriptor, timer or request left.  The rest cost nothing.
+ */
+void
+srv_live(struct server *s)
+{
+	if (s->live)
+		return;
+	if (nlive == caplive) {
+		caplive = caplive == 0 ? 8 : caplive * 2;
+		live = xrealloc(live, (size_t)caplive * sizeof(*live));
+	}
+	live[nlive++] = s;
+	s->live = true;
+}
+
+static void
+unlive(int i)
+{
+	live[i]->live = false;
+	live[i] = live[--nlive];
+}
+
+/* Is any server so far behind on its input that clients must wait? */
+bool
+srv_any_busy(long long now)
+{
+	int i;
+
+	for (i = 0; i < nlive; i++)
+		if (srv_busy(live[i], now))
+			return true;
+	return false;
 }
 
 void
 srv_unwatch(struct server *s)
 {
-	int k;
+	int i, k;
 
 	for (k = 0; k < SRV_FDS; k++)
 		loop_io_del(&s->watch[k].io);
 	loop_timer_del(&s->timer);
+	for (i = 0; i < nlive; i++)
+		if (live[i] == s)
+			unlive(i);
 }
 
 static void
@@ -173,8 +222,8 @@ servers_reclaim(void)
 }
 
 /*
- * After the clients were written: every server's queue written, and
- * what the loop watches of them.  Backpressure: while every client is
+ * After the clients were written: each live server's queue written, and
+ * what the loop watches of it.  Backpressure: while every client is
  * behind, no server is read (a server that does not read its stdin is
  * not waited for: calls to it fail once its queue is full, call_route).
  */
@@ -182,17 +231,21 @@ static void
 servers_io(void)
 {
 	bool held_full, behind = sessions_behind(&held_full);
-	long long d;
 	struct server *s;
-	int fd;
+	long long d;
+	int i, fd;
 
-	srv_write_all(loop_ms());
 	/* A stream's clocks sample who it keeps waiting, every turn. */
 	if ((s = stream_server()) != NULL)
 		on_server_timer(s);
-	SRV_EACH(s)
-		watch_server(s, (!behind && (!held_full || stream_of(s))) ||
-		    loop_stopping());
+	for (i = 0; i < nlive;) {
+		s = live[i];
+		if (watch_server(s, (!behind && (!held_full || stream_of(s))) ||
+		    loop_stopping()))
+			i++;
+		else
+			unlive(i);
+	}
 	if ((fd = guard_wants_out()) >= 0)
 		loop_io_set(&guard_io, fd, POLLOUT, on_guard, NULL);
 	else
