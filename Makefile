@@ -45,7 +45,7 @@ HTTP = 1
 SHARE = 1
 HTTP_1 = http_host.c $(HTTPSRC)
 HTTP_0 = no_http.c
-SHARE_1 = share_host.c $(SHARESRC)
+SHARE_1 = share_host.c share_status.c $(SHARESRC)
 SHARE_0 = no_share.c
 APPSRC = $(TOPSRC) $(BOXSRC) $(SRVSRC) $(SESSSRC) $(CORESRC)
 SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE))
@@ -69,7 +69,8 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
 	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
 	http_int.h \
-	session.h session_int.h server.h server_int.h box.h workbench.h
+	session.h session_int.h server.h server_int.h box.h workbench.h \
+	share_host_int.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 
@@ -154,6 +155,7 @@ obj/http_out.o: http_out.c; $(COMPILE) http_out.c
 obj/http_parse.o: http_parse.c; $(COMPILE) http_parse.c
 obj/http_rules.o: http_rules.c; $(COMPILE) http_rules.c
 obj/share_host.o: share_host.c; $(COMPILE) share_host.c
+obj/share_status.o: share_status.c; $(COMPILE) share_status.c
 obj/share.o: share.c; $(COMPILE) share.c
 obj/share_wire.o: share_wire.c; $(COMPILE) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) share_daemon.c
