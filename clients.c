@@ -43,7 +43,7 @@ clients_hold(struct session *se)
 
 /* It ends: it waits no more. */
 void
-clients_forget(struct session *se)
+clients_forget(const struct session *se)
 {
 	int i;
 

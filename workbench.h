@@ -40,7 +40,7 @@ void	 dispatch_resume(struct session *);
 void	 clients_init(void);
 void	 clients_watch(struct session *);
 void	 clients_hold(struct session *);
-void	 clients_forget(struct session *);
+void	 clients_forget(const struct session *);
 
 /*
  * http_host.c: MCP over Streamable HTTP (--listen), each client's
