@@ -23,7 +23,7 @@
 #include "http_host_int.h"
 #include "mcp.h"
 
-#define PARKED_MAX	1024		/* Stateless sessions kept for a retry. */
+#define PARKED_MAX	1024		/* Stateless ones kept for a retry. */
 #define LIST_CHANGED_MAX 128		/* A list change kept for a GET, */
 #define BACKLOG_MAX	(4 * LIST_CHANGED_MAX)	/* all of them. */
 
