@@ -11,7 +11,7 @@
 #include "http.h"
 
 #define SID_LEN		32		/* Hex of 128 random bits. */
-#define LINE_KEEP	(64 * 1024)	/* A line's buffer kept between. */
+#define LINE_KEEP	(64 * 1024)	/* A line buffer kept up to this. */
 
 struct hpost {				/* A POSTed request not answered. */
 	struct hpost		*next;
