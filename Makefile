@@ -49,9 +49,9 @@ SHARESRC = share.c share_wire.c share_daemon.c front.c
 # (no_http.c, no_share.c).  The minimal build is HTTP=0 SHARE=0.
 HTTP = 1
 SHARE = 1
-HTTP_1 = http_host.c $(HTTPSRC)
+HTTP_1 = http_host.c http_carry.c $(HTTPSRC)
 HTTP_0 = no_http.c
-SHARE_1 = share_host.c $(SHARESRC)
+SHARE_1 = share_host.c share_status.c $(SHARESRC)
 SHARE_0 = no_share.c
 APPSRC = $(TOPSRC) $(BOXSRC) $(SRVSRC) $(SESSSRC) $(CORESRC)
 SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE))
@@ -61,7 +61,8 @@ LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
 # (tests/unit-session.c drives sessions through dispatch).
 UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c \
 	tests/unit-loop.c
-TESTSRC = dispatch.c clients.c probe.c http_host.c no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
+TESTSRC = dispatch.c clients.c probe.c http_host.c http_carry.c \
+	no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
 LIBOBJ = $(LIBSRC:%.c=obj/%.o)
@@ -74,7 +75,8 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
 	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
 	http_int.h \
-	session.h session_int.h server.h server_int.h box.h workbench.h
+	session.h session_int.h server.h server_int.h box.h workbench.h \
+	http_host_int.h share_host_int.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	example/example-server example/demo
 
@@ -161,11 +163,13 @@ obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
 obj/loop.o: loop.c; $(COMPILE) loop.c
 obj/http_listen.o: http_listen.c; $(COMPILE) $(SMALL) http_listen.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
+obj/http_carry.o: http_carry.c; $(COMPILE) http_carry.c
 obj/http.o: http.c; $(COMPILE) http.c
 obj/http_out.o: http_out.c; $(COMPILE) http_out.c
 obj/http_parse.o: http_parse.c; $(COMPILE) http_parse.c
 obj/http_rules.o: http_rules.c; $(COMPILE) http_rules.c
 obj/share_host.o: share_host.c; $(COMPILE) $(SMALL) share_host.c
+obj/share_status.o: share_status.c; $(COMPILE) $(SMALL) share_status.c
 obj/share.o: share.c; $(COMPILE) $(SMALL) share.c
 obj/share_wire.o: share_wire.c; $(COMPILE) $(SMALL) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) $(SMALL) share_daemon.c

@@ -262,34 +262,18 @@ put_reason(struct buf *why, pid_t pid, const struct buf *text)
 }
 
 /*
- * Hand the client's stdio over on fd: HELLO with fds 0-2, WELCOME, GO,
- * then our own 0 and 1 become /dev/null (the client sees end of file
- * when the daemon closes its copies).  0 when done; 1 when the daemon
- * went away before GO (it was exiting: try again); -1 with why.  Until
- * GO is sent, the daemon does not touch the descriptors, and ours stay.
+ * The exchange of hand_over once the HELLO is made (in b): it is sent
+ * with fds 0-2, the WELCOME awaited, GO sent.  hand_over's answer.
  */
 static int
-hand_over(int fd, const struct share_id *id, char *const *opts, pid_t pid,
+handshake(int fd, struct buf *b, pid_t pid, long long deadline,
     struct buf *why)
 {
 	static const int stdio[3] = { 0, 1, 2 };
-	long long deadline = now_ms() + SHARE_ANSWER_MS;
-	struct buf b = { 0 }, body = { 0 };
-	int r = -1, type = 0, null = -1;
-	char *cwd;
+	struct buf body = { 0 };
+	int r, type = 0;
 
-	if ((cwd = getcwd(NULL, 0)) == NULL) {
-		buf_printf(why, "cannot tell the current directory: %s",
-		    strerror(errno));
-		return -1;
-	}
-	if (share_hello_encode(&b, SHARE_SESSION, id->id, cwd, environ,
-	    opts) < 0)
-		buf_printf(why, "the environment is larger than a shared "
-		    "workbench takes (1 MiB)");
-	else if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
-		buf_printf(why, "cannot open /dev/null: %s", strerror(errno));
-	else if (send_all(fd, &b, stdio, 3, deadline) < 0)
+	if (send_all(fd, b, stdio, 3, deadline) < 0)
 		r = errno == EPIPE || errno == ECONNRESET ? 1 : -1;
 	else if ((r = recv_msg(fd, &body, SHARE_REASON_MAX, deadline,
 	    &type)) == 0)
@@ -304,14 +288,47 @@ hand_over(int fd, const struct share_id *id, char *const *opts, pid_t pid,
 		    "with a message of type %d", (long)pid, type);
 		r = -1;
 	} else {
-		b.len = 0;
-		share_msg(&b, MSG_GO, NULL, 0);
-		r = send_all(fd, &b, NULL, 0, deadline) < 0 ? 1 : 0;
+		b->len = 0;
+		share_msg(b, MSG_GO, NULL, 0);
+		r = send_all(fd, b, NULL, 0, deadline) < 0 ? 1 : 0;
 	}
 	if (r < 0 && why->len == 0)
 		buf_printf(why, "the shared workbench (pid %ld) %s", (long)pid,
 		    errno == ETIMEDOUT ? "did not answer in time" :
 		    strerror(errno));
+	buf_free(&body);
+	return r;
+}
+
+/*
+ * Hand the client's stdio over on fd: HELLO with fds 0-2, WELCOME, GO,
+ * then our own 0 and 1 become /dev/null (the client sees end of file
+ * when the daemon closes its copies).  0 when done; 1 when the daemon
+ * went away before GO (it was exiting: try again); -1 with why.  Until
+ * GO is sent, the daemon does not touch the descriptors, and ours stay.
+ */
+static int
+hand_over(int fd, const struct share_id *id, char *const *opts, pid_t pid,
+    struct buf *why)
+{
+	long long deadline = now_ms() + SHARE_ANSWER_MS;
+	struct buf b = { 0 };
+	int r = -1, null = -1;
+	char *cwd;
+
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		buf_printf(why, "cannot tell the current directory: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (share_hello_encode(&b, SHARE_SESSION, id->id, cwd, environ,
+	    opts) < 0)
+		buf_printf(why, "the environment is larger than a shared "
+		    "workbench takes (1 MiB)");
+	else if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		buf_printf(why, "cannot open /dev/null: %s", strerror(errno));
+	else
+		r = handshake(fd, &b, pid, deadline, why);
 	if (r == 0) {
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
@@ -320,7 +337,6 @@ hand_over(int fd, const struct share_id *id, char *const *opts, pid_t pid,
 		close(null);
 	free(cwd);
 	buf_free(&b);
-	buf_free(&body);
 	return r;
 }
 
@@ -412,6 +428,29 @@ ready_wait(int fd, const struct share_dir *d, const struct share_id *id,
 }
 
 /*
+ * The daemon's command line: argv with SHARE_OPT_SERVE hex and
+ * SHARE_OPT_READY fd after argv[0] (host_serve_args reads them).
+ */
+static char **
+serve_argv(char *const *argv, char *hex, char *fd)
+{
+	char **av;
+	size_t n, i;
+
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	av = xcalloc(n + 5, sizeof(*av));
+	av[0] = argv[0];
+	av[1] = (char *)SHARE_OPT_SERVE;
+	av[2] = hex;
+	av[3] = (char *)SHARE_OPT_READY;
+	av[4] = fd;
+	for (i = 1; i < n; i++)
+		av[i + 4] = argv[i];
+	return av;
+}
+
+/*
  * Start the daemon: argv with SHARE_OPT_SERVE and SHARE_OPT_READY after
  * argv[0], run from /proc/self/exe (the build we run, even after an
  * upgrade replaced the file), and wait until it listens.  0, or -1 with
@@ -424,20 +463,10 @@ spawn(const struct share_dir *d, const struct share_id *id,
 	char hex[2 * SHARE_ID_LEN + 1], fd3[] = "3", **av;
 	int ready[2] = { -1, -1 }, log, null = -1, r = -1, st;
 	sigset_t all, old;
-	size_t n, i;
 	pid_t pid;
 
 	share_id_hex(id, hex);
-	for (n = 0; argv[n] != NULL; n++)
-		;
-	av = xcalloc(n + 5, sizeof(*av));
-	av[0] = argv[0];
-	av[1] = (char *)SHARE_OPT_SERVE;
-	av[2] = hex;
-	av[3] = (char *)SHARE_OPT_READY;
-	av[4] = fd3;
-	for (i = 1; i < n; i++)
-		av[i + 4] = argv[i];
+	av = serve_argv(argv, hex, fd3);
 	if ((log = share_log_open(d, id->name, why)) < 0)
 		goto done;
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||

@@ -10,19 +10,8 @@
  * session of its own, ended with its answer (a requestState it was
  * answered with keeps it for the retry, as long as the state lives).
  *
- * What a session writes for its client goes out through its transport
- * (struct session_io): carry_flush takes each line of its queue and sends
- * it where it belongs: an answer to the POST of its id, as JSON when
- * nothing went before it, else as the last event of that POST's stream;
- * progress to the POST of its token; log messages and server requests to
- * the latest POST still open (a call is in flight there); the rest (list
- * changes) to the GET stream (without one, a list change is kept for it,
- * once; nothing else).  Only a session that can hear is given a log
- * message at all (hsess_hear, SESSION_HEARING).  A line goes
- * to its connection even when that one's client is behind: the session's
- * queue never holds the servers back (they serve every session, and one
- * client that does not read would hold up all the others); the client's
- * connection is closed instead once its queue passes its hard limit.
+ * What a session writes for its client goes out through its transport,
+ * each line to the POST or stream it belongs to (http_carry.c).
  *
  * Sessions begin and end only in the loop's step before poll() or in the
  * HTTP layer's upcalls, never while a session's lines are being carried:
@@ -32,43 +21,10 @@
 #include <string.h>
 
 #include "workbench.h"
-#include "http.h"
+#include "http_host_int.h"
 #include "mcp.h"
 
-#define SESSIONS_MAX	1024		/* 2025 sessions at one time; */
-#define PARKED_MAX	1024		/* stateless ones kept for a retry. */
-#define LIST_CHANGED_MAX 128		/* A list change kept for a GET, */
-#define BACKLOG_MAX	(4 * LIST_CHANGED_MAX)	/* all of them. */
-#define SID_LEN		32		/* Hex of 128 random bits. */
-#define LINE_KEEP	(64 * 1024)	/* dispatch_body's buffer kept. */
-
-struct hpost {				/* A POSTed request not answered. */
-	struct hpost		*next;
-	struct http_conn	*conn;		/* NULL: gone, to cancel. */
-	char			*id;		/* Its id, raw. */
-	size_t			 idlen;
-	char			*token;		/* Its progressToken, raw. */
-	size_t			 toklen;
-	bool			 sse;		/* Its client takes a stream, */
-	bool			 streaming;	/* and is given one. */
-	struct buf		 held;		/* Its body, while it waits. */
-};
-
-struct hsess {
-	struct hsess		*next;
-	struct session		*se;
-	char			 sid[SID_LEN + 1];	/* "": stateless. */
-	struct http_conn	*get;		/* Its GET stream. */
-	struct hpost		*posts;		/* In the order they came. */
-	struct hpost		*cur;		/* The one being dispatched. */
-	struct buf		 part;		/* A line begun in its queue. */
-	struct buf		 backlog;	/* Lines for a GET to come. */
-	char			*state;		/* A requestState it gave. */
-	size_t			 statelen;
-	long long		 last;		/* Its last request or stream. */
-	bool			 ending;	/* Closed before the next poll. */
-	bool			 gone;		/* A POST's connection went. */
-};
+#define SESSIONS_MAX	1024		/* 2025 sessions at one time. */
 
 static struct http_server *hs_server;
 static struct http_config hs_cfg;
@@ -77,14 +33,8 @@ static unsigned char *stateless_open;	/* By toolbox: opened statelessly. */
 static bool stateless_changed;		/* A stateless request was answered. */
 static bool posts_gone;			/* Some session's hsess.gone. */
 static struct json hj;			/* A request's body. */
-static struct json cj;			/* A line being carried. */
 
-static int	carry_flush(struct session *);
-static void	hsess_hear(struct hsess *);
-static void	carry_left(struct session *, bool);
 static const struct loop_step hhost_step, hhost_io_step;
-static const struct session_io carry_io = { "http", carry_flush, NULL,
-    carry_left };
 
 /*
  * Sessions.
@@ -101,7 +51,7 @@ hsess_idle(const struct hsess *hs)
  * again on the 404, as the transport says it must).  False when none of
  * them is idle.
  */
-static bool
+bool
 hsess_room(bool legacy, int max)
 {
 	struct hsess *hs, *oldest = NULL;
@@ -142,7 +92,7 @@ hsess_new(bool legacy)
 		hs->sid[2 * i + 1] = hex[r[i] & 15];
 	}
 	hs->last = loop_ms();
-	hs->se = dispatch_open_by(&carry_io, hs);
+	hs->se = dispatch_open_by(&hcarry_io, hs);
 	wb_log_debug("session %lu opened: HTTP, %s", session_serial(hs->se),
 	    legacy ? "a 2025 session" : "a 2026-07-28 request");
 	for (i = 0; !legacy && i < wb.cfg.nboxes; i++)
@@ -192,8 +142,8 @@ hsess_of_state(const char *raw, size_t n)
 	return NULL;
 }
 
-static void
-post_free(struct hsess *hs, struct hpost *po)
+void
+hpost_free(struct hsess *hs, struct hpost *po)
 {
 	struct hpost **p;
 
@@ -247,7 +197,7 @@ hsess_end(struct hsess *hs, int status, const char *why)
 {
 	while (hs->posts != NULL) {
 		post_fail(hs->posts, status, why);
-		post_free(hs, hs->posts);
+		hpost_free(hs, hs->posts);
 	}
 	if (hs->get != NULL)
 		http_stream_end(hs->get);
@@ -308,304 +258,24 @@ hsess_reap(void)
 }
 
 /*
- * Carrying a session's lines.
- */
-/* A value's raw text, or NULL when there is none (i < 0). */
-static const char *
-raw_of(const struct json *j, int i, size_t *n)
-{
-	*n = 0;
-	return i < 0 ? NULL : json_raw(j, i, n);
-}
-
-static bool
-raw_equal(const char *a, size_t an, const char *b, size_t bn)
-{
-	return a != NULL && b != NULL && an == bn && memcmp(a, b, an) == 0;
-}
-
-/* The POST an answer of id answers; a null id, the one dispatched. */
-static struct hpost *
-post_by_id(struct hsess *hs, const char *id, size_t n)
-{
-	struct hpost *po;
-
-	if (id == NULL || (n == 4 && memcmp(id, "null", 4) == 0))
-		return hs->cur;
-	for (po = hs->posts; po != NULL; po = po->next)
-		if (raw_equal(po->id, po->idlen, id, n))
-			return po;
-	return NULL;
-}
-
-/* The POST of a progress notification's token, or NULL. */
-static struct hpost *
-post_by_token(struct hsess *hs, const char *line, size_t n)
-{
-	struct hpost *po = NULL;
-	const char *tok;
-	size_t len;
-	int params;
-
-	if (json_parse(&cj, line, n) != JSON_OK)
-		return NULL;
-	params = json_get(&cj, 0, "params");
-	if ((tok = raw_of(&cj, json_get(&cj, params, "progressToken"),
-	    &len)) != NULL)
-		for (po = hs->posts; po != NULL; po = po->next)
-			if (raw_equal(po->token, po->toklen, tok, len))
-				break;
-	json_release(&cj);
-	return po;
-}
-
-/* The latest POST whose client takes a stream, or NULL. */
-static struct hpost *
-post_latest(struct hsess *hs)
-{
-	struct hpost *po, *last = NULL;
-
-	for (po = hs->posts; po != NULL; po = po->next)
-		if (po->sse && po->held.len == 0 && po->conn != NULL)
-			last = po;
-	return last;
-}
-
-/*
- * Can the session's client hear a message that answers nothing now: a
- * GET stream, or a POST whose client takes a stream?  The fan-outs (log
- * messages) skip the others, which then cost nothing and keep nothing.
- */
-static void
-hsess_hear(struct hsess *hs)
-{
-	session_hear(hs->se, !hs->ending && (hs->get != NULL ||
-	    post_latest(hs) != NULL));
-}
-
-/*
  * A POST's connection went (its client left, or it was closed past its
  * limit): its request is cancelled before the next poll (cancel_gone),
  * not here, where the session may be in the middle of its lines.
  */
-static void
-post_gone(struct hsess *hs, struct hpost *po)
+void
+hpost_gone(struct hsess *hs, struct hpost *po)
 {
 	po->conn = NULL;
 	hs->gone = posts_gone = true;
 	hsess_hear(hs);
 }
 
-static bool
-method_is(const struct rpc_top *top, const char *m)
+/* A value's raw text, or NULL when there is none (i < 0). */
+const char *
+hraw_of(const struct json *j, int i, size_t *n)
 {
-	size_t n = strlen(m);
-
-	return strncmp(top->method, "\"", 1) == 0 &&
-	    strncmp(top->method + 1, m, n) == 0 && top->method[n + 1] == '"';
-}
-
-/*
- * Where a message that answers nothing goes: progress to its POST; a log
- * message or a server request to the POST of the call in flight (the
- * latest one); a stateless session's everything to its one POST; the
- * rest to the GET stream (NULL).  *drop when it goes nowhere.
- */
-static struct hpost *
-post_for(struct hsess *hs, const char *line, size_t n,
-    const struct rpc_top *top, bool *drop)
-{
-	struct hpost *po;
-
-	*drop = false;
-	if (method_is(top, MCP_NOTE_PROGRESS)) {
-		po = post_by_token(hs, line, n);
-		*drop = po == NULL || !po->sse || po->conn == NULL;
-		return po;
-	}
-	if (hs->sid[0] == '\0') {
-		po = hs->posts;
-		*drop = po == NULL || !po->sse || po->conn == NULL;
-		return po;
-	}
-	if (top->id != NULL || method_is(top, MCP_NOTE_MESSAGE))
-		return post_latest(hs);
-	return NULL;
-}
-
-/* A stateless answer that asks for input: its state keeps the session. */
-static void
-keep_state(struct hsess *hs, const char *line, size_t n)
-{
-	const char *st;
-	size_t len;
-	int v;
-
-	if (hs->sid[0] != '\0' || memmem(line, n, "\"input_required\"",
-	    16) == NULL || json_parse(&cj, line, n) != JSON_OK)
-		return;
-	v = json_get(&cj, json_get(&cj, 0, "result"), "requestState");
-	if (json_is(&cj, v, JSMN_STRING) && (hs->state != NULL ||
-	    hsess_room(false, PARKED_MAX)) && (st = raw_of(&cj, v,
-	    &len)) != NULL) {
-		free(hs->state);
-		hs->state = xstrndup(st, len);
-		hs->statelen = len;
-	}
-	json_release(&cj);
-}
-
-static void
-post_answer(struct hsess *hs, struct hpost *po, const char *line, size_t n)
-{
-	keep_state(hs, line, n);
-	if (po->conn == NULL)
-		;
-	else if (!po->streaming)
-		http_respond(po->conn, 200, "application/json", line, n);
-	else if (http_stream_event(po->conn, NULL, line, n) == 0)
-		http_stream_end(po->conn);
-	post_free(hs, po);
-}
-
-static void
-post_event(struct hsess *hs, struct hpost *po, const char *line, size_t n)
-{
-	if (po->conn == NULL)
-		return;
-	if ((!po->streaming && http_stream_begin(po->conn) != 0) ||
-	    http_stream_event(po->conn, NULL, line, n) != 0) {
-		post_gone(hs, po);
-		return;
-	}
-	po->streaming = true;
-}
-
-/*
- * A line for the GET stream.  Without one, a session keeps only the list
- * changes, once each (a GET about to open, as an SDK client's is just
- * after initialize, learns of them): a session that cannot receive keeps
- * no backlog, whatever its servers say and however many sessions there
- * are.
- */
-/*
- * Whether a line for a GET stream not open is kept for it: a list change
- * the workbench wrote (the method itself, not a server's text that says
- * "/list_changed" somewhere), once each.
- */
-static bool
-keeps(const char *line, size_t n)
-{
-	static const char *const kept[] = { MCP_NOTE_TOOLS_CHANGED,
-	    MCP_NOTE_PROMPTS_CHANGED, MCP_NOTE_RESOURCES_CHANGED, NULL };
-	struct rpc_top top;
-	int i;
-
-	if (n > LIST_CHANGED_MAX || rpc_scan(line, n, &top) != 0 ||
-	    top.method == NULL || top.id != NULL)
-		return false;
-	for (i = 0; kept[i] != NULL; i++)
-		if (method_is(&top, kept[i]))
-			return true;
-	return false;
-}
-
-static void
-to_get(struct hsess *hs, const char *line, size_t n)
-{
-	if (hs->get != NULL) {
-		if (http_stream_event(hs->get, NULL, line, n) < 0) {
-			hs->get = NULL;
-			hsess_hear(hs);
-		}
-		return;
-	}
-	if (!keeps(line, n) || hs->backlog.len + n + 1 > BACKLOG_MAX ||
-	    (hs->backlog.len > 0 && memmem(hs->backlog.data,
-	    hs->backlog.len, line, n) != NULL))
-		return;
-	buf_put(&hs->backlog, line, n);
-	buf_putc(&hs->backlog, '\n');
-}
-
-/*
- * Carry one line to its connection, whatever that connection holds: a
- * client that does not read must not hold up the others, as it would if
- * its lines stayed in the session's queue (the servers, which serve every
- * session, are not read while a session's queue is full).  Its own
- * connection's queue is bounded instead (http_stream_event: past
- * maxMessageBytes and 1 MiB it is closed, its request cancelled).
- */
-static void
-carry_line(struct hsess *hs, const char *line, size_t n)
-{
-	struct rpc_top top;
-	struct hpost *po;
-	bool drop;
-
-	/* A result cut short: its call's error follows, under its id. */
-	if (rpc_scan(line, n, &top) != 0)
-		return;
-	if (top.method == NULL) {
-		if ((po = post_by_id(hs, top.id, top.idlen)) != NULL)
-			post_answer(hs, po, line, n);
-		return;
-	}
-	po = post_for(hs, line, n, &top, &drop);
-	if (drop)
-		return;
-	if (po != NULL)
-		post_event(hs, po, line, n);
-	else
-		to_get(hs, line, n);
-}
-
-/*
- * The session's transport: every whole line of its queue is carried; a
- * line begun is set aside whole (a large result is bounded by
- * maxMessageBytes), so that the queue drains and the servers are read.
- */
-static int
-carry_flush(struct session *se)
-{
-	struct hsess *hs = session_carrier(se);
-	struct peer *p = session_peer(se);
-	char *line, *nl;
-	size_t n;
-
-	while (p->outoff < p->out.len) {
-		line = p->out.data + p->outoff;
-		n = p->out.len - p->outoff;
-		if ((nl = memchr(line, '\n', n)) == NULL) {
-			/* Taken too: the queue is emptied below. */
-			buf_put(&hs->part, line, n);
-			break;
-		}
-		n = (size_t)(nl - line);
-		if (hs->part.len > 0) {
-			buf_put(&hs->part, line, n);
-			carry_line(hs, hs->part.data, hs->part.len);
-			/* A large result's room is not kept for the next. */
-			hs->part.len = 0;
-			if (hs->part.cap > LINE_KEEP)
-				buf_free(&hs->part);
-		} else
-			carry_line(hs, line, n);
-		p->outoff += n + 1;
-	}
-	p->out.len = p->outoff = 0;
-	return 0;
-}
-
-/*
- * An HTTP client leaves by DELETE or by its session's expiry, never by
- * its queue: carry_flush takes every line.
- */
-static void
-carry_left(struct session *se, bool gone)
-{
-	(void)se;
-	(void)gone;
+	*n = 0;
+	return i < 0 ? NULL : json_raw(j, i, n);
 }
 
 /*
@@ -640,15 +310,15 @@ body_parse(const struct http_request *r, struct body *b)
 		return;
 	b->object = true;
 	id = json_get(&hj, 0, "id");
-	b->id = rpc_valid_id(&hj, id) ? raw_of(&hj, id, &b->idlen) : NULL;
+	b->id = rpc_valid_id(&hj, id) ? hraw_of(&hj, id, &b->idlen) : NULL;
 	b->request = json_is(&hj, json_get(&hj, 0, "method"), JSMN_STRING) &&
 	    b->id != NULL;
 	params = json_get(&hj, 0, "params");
 	meta = json_get(&hj, params, "_meta");
-	b->token = raw_of(&hj, json_get(&hj, meta, "progressToken"),
+	b->token = hraw_of(&hj, json_get(&hj, meta, "progressToken"),
 	    &b->toklen);
 	b->modern = json_get(&hj, meta, ERA_KEY "protocolVersion") >= 0;
-	b->state = raw_of(&hj, json_get(&hj, params, "requestState"),
+	b->state = hraw_of(&hj, json_get(&hj, params, "requestState"),
 	    &b->statelen);
 }
 
@@ -707,10 +377,10 @@ dispatch_body(struct hsess *hs, struct hpost *po, const char *body,
 	for (i = 0; i < line.len; i++)
 		if (line.data[i] == '\n' || line.data[i] == '\r')
 			line.data[i] = ' ';
-	(void)carry_flush(hs->se);
+	(void)hcarry_flush(hs->se);
 	hs->cur = po;
 	dispatch_line(hs->se, line.data, line.len);
-	(void)carry_flush(hs->se);
+	(void)hcarry_flush(hs->se);
 	hs->cur = NULL;
 	if (line.cap > LINE_KEEP)
 		buf_free(&line);
@@ -861,7 +531,7 @@ on_post(struct http_conn *c, const struct http_request *r)
 	else if ((hs = hsess_find(sid)) == NULL)
 		http_respond_error(c, 404, RPC_SESSION_NOT_FOUND,
 		    "Session not found");
-	else if (b.request && post_by_id(hs, b.id, b.idlen) != NULL)
+	else if (b.request && hpost_by_id(hs, b.id, b.idlen) != NULL)
 		/* Its answer could not be told from the other's. */
 		http_respond_error(c, 400, RPC_INVALID_REQUEST,
 		    "Invalid Request: a request with this id is in flight in "
@@ -903,7 +573,7 @@ on_get(struct http_conn *c, const struct http_request *r, struct hsess *hs)
 	end = line + hs->backlog.len;
 	for (; line < end && hs->get != NULL; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(end - line));
-		to_get(hs, line, (size_t)(nl - line));
+		hsess_to_get(hs, line, (size_t)(nl - line));
 	}
 	buf_free(&hs->backlog);
 }
@@ -957,7 +627,7 @@ cancel_post(struct hsess *hs, struct hpost *po)
 	struct buf m = { 0 };
 
 	if (hs->sid[0] == '\0' || po->held.len > 0) {
-		post_free(hs, po);
+		hpost_free(hs, po);
 		hs->ending |= hs->sid[0] == '\0';
 		return;
 	}
@@ -966,7 +636,7 @@ cancel_post(struct hsess *hs, struct hpost *po)
 	buf_put(&m, po->id, po->idlen);
 	buf_puts(&m, ",\"reason\":\"the HTTP client closed its "
 	    "connection\"}}");
-	post_free(hs, po);
+	hpost_free(hs, po);
 	dispatch_body(hs, NULL, m.data, m.len);
 	buf_free(&m);
 }
@@ -986,11 +656,11 @@ on_closed(void *ctx, const struct http_conn *c)
 		}
 		for (po = hs->posts; po != NULL; po = po->next)
 			if (po->conn == c)
-				post_gone(hs, po);
+				hpost_gone(hs, po);
 	}
 }
 
-/* The requests whose connections went are cancelled (post_gone). */
+/* The requests whose connections went are cancelled (hpost_gone). */
 static void
 cancel_gone(void)
 {
@@ -1166,7 +836,7 @@ hhost_end(void)
 	http_stop(hs_server);
 	hs_server = NULL;
 	json_release(&hj);
-	json_release(&cj);
+	hcarry_end();
 	free(stateless_open);
 	stateless_open = NULL;
 }

@@ -52,22 +52,16 @@ port_of(const char *s, unsigned *port)
 }
 
 /*
- * "HOST:PORT": an IPv4 address, "localhost" (127.0.0.1), or an IPv6
- * address in brackets.  Numeric only: no name is looked up, now or
- * later.  PORT 0 takes any free port (http_port says which).
+ * HOST:PORT, or [ADDRESS]:PORT, split: the host (without its brackets,
+ * cut to size - 1 bytes) and the port; -1 with why.
  */
-int
-http_addr_parse(const char *spec, struct http_addr *a, struct buf *err)
+static int
+split_spec(const char *spec, char *host, size_t size, unsigned *port,
+    struct buf *err)
 {
-	struct sockaddr_in *in4 = (struct sockaddr_in *)&a->ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a->ss;
-	char host[64];
-	const char *colon, *end;
-	unsigned port;
+	const char *text = spec, *colon, *end;
 	size_t n;
 
-	memset(a, 0, sizeof(*a));
-	snprintf(a->text, sizeof(a->text), "%s", spec);
 	if (spec[0] == '[') {
 		if ((end = strchr(spec, ']')) == NULL || end[1] != ':') {
 			buf_printf(err, "listen address '%s': an IPv6 address "
@@ -82,35 +76,68 @@ http_addr_parse(const char *spec, struct http_addr *a, struct buf *err)
 		return -1;
 	} else
 		end = colon;
-	n = (size_t)(end - spec);
-	if (port_of(colon + 1, &port) != 0) {
+	if (port_of(colon + 1, port) != 0) {
 		buf_printf(err, "listen address '%s': the port must be a "
-		    "number from 0 to 65535", a->text);
+		    "number from 0 to 65535", text);
 		return -1;
 	}
-	if (n >= sizeof(host))
-		n = sizeof(host) - 1;
+	n = (size_t)(end - spec);
+	if (n >= size)
+		n = size - 1;
 	memcpy(host, spec, n);
 	host[n] = '\0';
-	if (a->text[0] == '[' && inet_pton(AF_INET6, host,
-	    &in6->sin6_addr) == 1) {
+	return 0;
+}
+
+/*
+ * The address of host with port into a: an IPv6 address when it was
+ * written in brackets (v6), else an IPv4 one or localhost.  False when
+ * host is not one.
+ */
+static bool
+sockaddr_of(struct http_addr *a, const char *host, bool v6, unsigned port)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&a->ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a->ss;
+
+	if (v6 && inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons((uint16_t)port);
 		a->len = sizeof(*in6);
-	} else if (a->text[0] != '[' && (strcmp(host, "localhost") == 0 ||
+	} else if (!v6 && (strcmp(host, "localhost") == 0 ||
 	    inet_pton(AF_INET, host, &in4->sin_addr) == 1)) {
 		if (strcmp(host, "localhost") == 0)
 			in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		in4->sin_family = AF_INET;
 		in4->sin_port = htons((uint16_t)port);
 		a->len = sizeof(*in4);
-	} else {
+	} else
+		return false;
+	return true;
+}
+
+/*
+ * "HOST:PORT": an IPv4 address, "localhost" (127.0.0.1), or an IPv6
+ * address in brackets.  Numeric only: no name is looked up, now or
+ * later.  PORT 0 takes any free port (http_port says which).
+ */
+int
+http_addr_parse(const char *spec, struct http_addr *a, struct buf *err)
+{
+	char host[64];
+	unsigned port;
+	bool v6 = spec[0] == '[';
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->text, sizeof(a->text), "%s", spec);
+	if (split_spec(spec, host, sizeof(host), &port, err) != 0)
+		return -1;
+	if (!sockaddr_of(a, host, v6, port)) {
 		buf_printf(err, "listen address '%s': '%s' is not a numeric "
-		    "%s address%s", a->text, host, a->text[0] == '[' ?
-		    "IPv6" : "IPv4", a->text[0] == '[' || strchr(host, ':') ==
-		    NULL ? " (names are not looked up; localhost is "
-		    "127.0.0.1)" : "; an IPv6 address goes in brackets: "
-		    "[::1]:PORT");
+		    "%s address%s", a->text, host, v6 ? "IPv6" : "IPv4",
+		    v6 || strchr(host, ':') == NULL ? " (names are not looked "
+		    "up; localhost is 127.0.0.1)" : "; an IPv6 address goes in "
+		    "brackets: [::1]:PORT");
 		return -1;
 	}
 	a->loopback = http_sockaddr_loopback((struct sockaddr *)&a->ss);

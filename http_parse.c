@@ -109,12 +109,42 @@ method_byte(struct http_parser *p, unsigned char c)
 	return 0;
 }
 
+/*
+ * The byte c at i after a CR of the head, which must be its LF: the end
+ * of an empty line before the request, of a line, or of the head.
+ * HTTP_MORE to go on, else what scan_head returns.
+ */
+static int
+after_cr(struct http_parser *p, unsigned char c, size_t i)
+{
+	if (c != '\n')
+		return 400;
+	switch (p->hs) {
+	case HS_PRE_CR:
+		/* Empty lines before a request are allowed, a few. */
+		if (i >= HTTP_HEAD_MAX)
+			return 400;
+		p->start = i + 1;
+		p->hs = HS_PRE;
+		return HTTP_MORE;
+	case HS_CR:
+		if (p->mlen >= 0)
+			return 400;
+		p->hs = HS_LF;
+		return HTTP_MORE;
+	default:		/* HS_LF_CR */
+		p->scanned = p->headlen = i + 1;
+		return HTTP_HEADER;
+	}
+}
+
 /* Look at the head's new bytes: its end, or a reason to stop now. */
 static int
 scan_head(struct http_parser *p, const char *b, size_t len)
 {
 	unsigned char c;
 	size_t i;
+	int r;
 
 	for (i = p->scanned; i < len; i++) {
 		c = (unsigned char)b[i];
@@ -129,22 +159,11 @@ scan_head(struct http_parser *p, const char *b, size_t len)
 			p->hs = HS_LINE;
 			break;
 		case HS_PRE_CR:
-			/* Empty lines before a request are allowed, a few. */
-			if (c != '\n' || i >= HTTP_HEAD_MAX)
-				return 400;
-			p->start = i + 1;
-			p->hs = HS_PRE;
-			continue;
 		case HS_CR:
-			if (c != '\n' || p->mlen >= 0)
-				return 400;
-			p->hs = HS_LF;
-			continue;
 		case HS_LF_CR:
-			if (c != '\n')
-				return 400;
-			p->scanned = p->headlen = i + 1;
-			return HTTP_HEADER;
+			if ((r = after_cr(p, c, i)) != HTTP_MORE)
+				return r;
+			continue;
 		case HS_LF:
 			if (c == '\r') {
 				p->hs = HS_LF_CR;
@@ -462,6 +481,35 @@ trailer_byte(struct http_parser *p, unsigned char c)
 	}
 }
 
+/*
+ * A byte of the framing (not of a chunk's data): its size line, the
+ * CRLF after its data, the trailer.  0, or the status to answer with.
+ */
+static int
+chunk_byte(struct http_parser *p, unsigned char c, size_t max)
+{
+	switch (p->cs) {
+	case CS_SIZE:
+	case CS_EXT:
+		return chunk_size_byte(p, c, max);
+	case CS_SIZE_LF:
+		return c == '\n' ? chunk_start(p, max) : 400;
+	case CS_DATA_CR:
+		if (c != '\r')
+			return 400;
+		p->cs = CS_DATA_LF;
+		return 0;
+	case CS_DATA_LF:
+		if (c != '\n')
+			return 400;
+		p->cs = CS_SIZE;
+		p->line = 0;
+		return 0;
+	default:
+		return trailer_byte(p, c);
+	}
+}
+
 /* Decode the chunks that have come, in place. */
 static int
 parse_chunked(struct http_parser *p, char *b, size_t *len, size_t max)
@@ -484,24 +532,7 @@ parse_chunked(struct http_parser *p, char *b, size_t *len, size_t max)
 			continue;
 		}
 		c = (unsigned char)b[at++];
-		switch (p->cs) {
-		case CS_SIZE:
-		case CS_EXT:
-			r = chunk_size_byte(p, c, max);
-			break;
-		case CS_SIZE_LF:
-			r = c == '\n' ? chunk_start(p, max) : 400;
-			break;
-		case CS_DATA_CR:
-			r = c == '\r' ? (p->cs = CS_DATA_LF, 0) : 400;
-			break;
-		case CS_DATA_LF:
-			r = c == '\n' ? (p->cs = CS_SIZE, p->line = 0, 0) : 400;
-			break;
-		default:
-			r = trailer_byte(p, c);
-			break;
-		}
+		r = chunk_byte(p, c, max);
 	}
 	/*
 	 * Drop the chunk framing taken so far: what is left of the input

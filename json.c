@@ -176,12 +176,60 @@ json_hex4(const char *s, unsigned long *v)
 	return true;
 }
 
+/*
+ * The escape \uXXXX at s[k] (its 'u'), and the low surrogate's after it
+ * when it is a high one: the code point (U+FFFD for a lone surrogate),
+ * *k moved to its last digit; 0 when it is not one, or is U+0000 (which
+ * no C string can hold).
+ */
+static unsigned long
+code_point(const char *s, size_t n, size_t *k)
+{
+	unsigned long cp, lo;
+	size_t i = *k;
+
+	if (i + 4 >= n || !json_hex4(s + i + 1, &cp))
+		return 0;
+	i += 4;
+	if (cp >= 0xd800 && cp < 0xdc00 && i + 6 < n &&
+	    s[i + 1] == '\\' && s[i + 2] == 'u' &&
+	    json_hex4(s + i + 3, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		i += 6;
+	}
+	*k = i;
+	if (cp >= 0xd800 && cp < 0xe000)
+		cp = 0xfffd;
+	return cp;
+}
+
+/* A code point as UTF-8. */
+static void
+put_utf8(struct buf *out, unsigned long cp)
+{
+	if (cp < 0x80)
+		buf_putc(out, (char)cp);
+	else if (cp < 0x800) {
+		buf_putc(out, (char)(0xc0 | cp >> 6));
+		buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		buf_putc(out, (char)(0xe0 | cp >> 12));
+		buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+		buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		buf_putc(out, (char)(0xf0 | cp >> 18));
+		buf_putc(out, (char)(0x80 | (cp >> 12 & 0x3f)));
+		buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+		buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+	}
+}
+
 /* Unescape string text s[0, n) (no quotes) into out, not NUL-terminated. */
 static bool
 unescape(const char *s, size_t n, struct buf *out)
 {
 	size_t k;
-	unsigned long cp, lo;
+	unsigned long cp;
 
 	for (k = 0; k < n; k++) {
 		if (s[k] != '\\') {
@@ -199,34 +247,9 @@ unescape(const char *s, size_t n, struct buf *out)
 		case 'u': break;
 		default: buf_putc(out, s[k]); continue;
 		}
-		if (k + 4 >= n || !json_hex4(s + k + 1, &cp))
+		if ((cp = code_point(s, n, &k)) == 0)
 			return false;
-		k += 4;
-		if (cp >= 0xd800 && cp < 0xdc00 && k + 6 < n &&
-		    s[k + 1] == '\\' && s[k + 2] == 'u' &&
-		    json_hex4(s + k + 3, &lo) && lo >= 0xdc00 && lo < 0xe000) {
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			k += 6;
-		}
-		if (cp == 0)
-			return false;
-		if (cp >= 0xd800 && cp < 0xe000)
-			cp = 0xfffd;
-		if (cp < 0x80)
-			buf_putc(out, (char)cp);
-		else if (cp < 0x800) {
-			buf_putc(out, (char)(0xc0 | cp >> 6));
-			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
-		} else if (cp < 0x10000) {
-			buf_putc(out, (char)(0xe0 | cp >> 12));
-			buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
-			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
-		} else {
-			buf_putc(out, (char)(0xf0 | cp >> 18));
-			buf_putc(out, (char)(0x80 | (cp >> 12 & 0x3f)));
-			buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
-			buf_putc(out, (char)(0x80 | (cp & 0x3f)));
-		}
+		put_utf8(out, cp);
 	}
 	return true;
 }

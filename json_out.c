@@ -78,6 +78,56 @@ match_mask(const bytes16 *hit)
 }
 
 /*
+ * A block whose only bytes to care for (bits m) are quotes and
+ * backslashes, the usual one: a backslash put before each, the byte
+ * itself going with the next run.  Returns the end.
+ */
+static inline char *
+block_quotes(char *d, const unsigned char *blk, unsigned int m)
+{
+	size_t run = 0, k;
+
+	for (; m != 0; m &= m - 1) {
+		k = (size_t)__builtin_ctz(m);
+		memcpy(d, blk + run, sizeof(bytes16));
+		d += k - run;
+		*d++ = '\\';
+		run = k;
+	}
+	memcpy(d, blk + run, sizeof(bytes16));
+	return d + sizeof(bytes16) - run;
+}
+
+/*
+ * A block with other bytes to care for (bits m): each quote and
+ * backslash before the first of them escaped, to *dp.  Returns that
+ * one's offset in the block, for escape_one, or the block's size when
+ * there is none (a run of quotes).
+ */
+static inline size_t
+block_mixed(char **dp, const unsigned char *blk, unsigned int m)
+{
+	char *d = *dp;
+	size_t run = 0, k;
+
+	for (; m != 0; m &= m - 1) {
+		k = (size_t)__builtin_ctz(m);
+		memcpy(d, blk + run, sizeof(bytes16));
+		d += k - run;
+		if (blk[k] != '"' && blk[k] != '\\') {
+			*dp = d;
+			return k;
+		}
+		*d++ = '\\';
+		*d++ = (char)blk[k];
+		run = k + 1;
+	}
+	memcpy(d, blk + run, sizeof(bytes16));
+	*dp = d + sizeof(bytes16) - run;
+	return sizeof(bytes16);
+}
+
+/*
  * Escape s[0, n) to d, which has room for 6n + 32 bytes; returns the end.
  * JSON text is dense with quotes, so a block of sixteen bytes is looked
  * at once and each quote or backslash in it escaped in turn, the plain
@@ -93,8 +143,7 @@ escape_to(char *d, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	unsigned char blk[32];
 	bytes16 w, quote, slash, space, top, hit;
-	unsigned int m;
-	size_t i = 0, run, k = 0;
+	size_t i = 0, k;
 
 	memset(&quote, '"', sizeof(quote));
 	memset(&slash, '\\', sizeof(slash));
@@ -105,39 +154,17 @@ escape_to(char *d, const char *s, size_t n)
 		memcpy(blk, &w, sizeof(w));
 		hit = (bytes16)((w < space) | (w > top));
 		if (match_mask(&hit) == 0) {
-			/* Only quotes and backslashes: each gets its backslash. */
 			hit = (bytes16)((w == quote) | (w == slash));
-			for (m = match_mask(&hit), run = 0; m != 0;
-			    m &= m - 1) {
-				k = (size_t)__builtin_ctz(m);
-				memcpy(d, blk + run, 16);
-				d += k - run;
-				*d++ = '\\';
-				run = k;
-			}
-			memcpy(d, blk + run, 16);
-			d += sizeof(w) - run;
+			d = block_quotes(d, blk, match_mask(&hit));
 			i += sizeof(w);
 			continue;
 		}
 		hit = (bytes16)((w == quote) | (w == slash) | (w < space) |
 		    (w > top));
-		for (m = match_mask(&hit), run = 0; m != 0; m &= m - 1) {
-			k = (size_t)__builtin_ctz(m);
-			memcpy(d, blk + run, 16);
-			d += k - run;
-			if (blk[k] != '"' && blk[k] != '\\')
-				break;
-			*d++ = '\\';
-			*d++ = (char)blk[k];
-			run = k + 1;
-		}
-		if (m == 0) {
-			memcpy(d, blk + run, 16);
-			d += sizeof(w) - run;
-			i += sizeof(w);
-		} else
-			i += k + escape_one(&d, u + i + k, n - i - k);
+		k = block_mixed(&d, blk, match_mask(&hit));
+		i += k;
+		if (k < sizeof(w))
+			i += escape_one(&d, u + i, n - i);
 	}
 	while (i < n)
 		i += escape_one(&d, u + i, n - i);

@@ -209,6 +209,34 @@ string_step(struct jstream *st, const char *s, size_t i, size_t n)
 }
 
 /*
+ * A value at s[i] but a string: an object or array opened, or a number
+ * or literal (check_step's offsets).
+ */
+static size_t
+value_step(struct jstream *st, const char *s, size_t i, size_t n)
+{
+	char c = s[i];
+	size_t start = i;
+
+	if (c == '{' || c == '[') {
+		level_push(&st->l, c);
+		st->want = c == '{' ? WANT_KEY : WANT_VALUE;
+		st->empty = true;
+		return i + 1;
+	}
+	if ((i = json_primitive_end(s, i, n)) == n && !st->last) {
+		if (i - start >= PRIMITIVE_MAX)
+			return 0;
+		st->pos = start;
+		return STR_MORE;
+	}
+	if (i == start || !json_valid_primitive(s + start, i - start))
+		return 0;
+	st->want = WANT_NEXT;
+	return i;
+}
+
+/*
  * One step at s[i] (not space): the next offset, 0 when the text is not
  * JSON there, or STR_MORE when it needs text beyond n.  A number or
  * literal that reaches n may go on; it is checked again from its start.
@@ -218,7 +246,6 @@ check_step(struct jstream *st, const char *s, size_t i, size_t n)
 {
 	struct json_levels *l = &st->l;
 	char c = s[i];
-	size_t start;
 	bool empty = st->empty;
 
 	st->empty = false;
@@ -262,23 +289,7 @@ check_step(struct jstream *st, const char *s, size_t i, size_t n)
 	case WANT_VALUE:
 		break;
 	}
-	if (c == '{' || c == '[') {
-		level_push(l, c);
-		st->want = c == '{' ? WANT_KEY : WANT_VALUE;
-		st->empty = true;
-		return i + 1;
-	}
-	start = i;
-	if ((i = json_primitive_end(s, i, n)) == n && !st->last) {
-		if (i - start >= PRIMITIVE_MAX)
-			return 0;
-		st->pos = start;
-		return STR_MORE;
-	}
-	if (i == start || !json_valid_primitive(s + start, i - start))
-		return 0;
-	st->want = WANT_NEXT;
-	return i;
+	return value_step(st, s, i, n);
 }
 
 /*

@@ -285,10 +285,7 @@ srv_unused(const struct server *s)
 	    s->state == SRV_STOPPED || s->state == SRV_FAILED);
 }
 
-/*
- * Looked at only after a session left or a server stopped
- * (reclaim_due), and while an instance no session uses is still there.
- */
+/* Once a session left or a server stopped; again while one is unused. */
 void
 srv_reclaim(bool pacing)
 {

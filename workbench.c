@@ -15,7 +15,6 @@
 
 #include "workbench.h"
 
-
 #define SHUTDOWN_MS	1900
 
 static int saved_fl[3] = { -1, -1, -1 };
@@ -177,6 +176,32 @@ usage_error(const char *what)
 	return WB_EXIT_USAGE;
 }
 
+/*
+ * The options that do not go together, said as usage errors: the exit
+ * status, or -1 when they go.
+ */
+static int
+check_options(int argc, const struct options *o)
+{
+	if ((optind < argc || o->caps != NULL) && !o->probe)
+		return usage_error(optind < argc ? "unexpected argument" :
+		    "--capabilities goes with --probe");
+	if (o->json && !o->probe && !o->status)
+		return usage_error("--json goes with --probe or --status");
+	if (o->status && (o->probe || o->check || o->listen != NULL))
+		return usage_error("--status goes with -c, --mode and --json "
+		    "only");
+	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
+	    strcmp(o->mode, "dynamic") != 0)
+		return usage_error("--mode takes proxy or dynamic");
+	if (o->probe && o->check)
+		return usage_error("--probe and --check do not go together");
+	if (o->listen != NULL && (o->probe || o->check))
+		return usage_error(o->probe ? "--listen and --probe do not go "
+		    "together" : "--listen and --check do not go together");
+	return -1;
+}
+
 /* Parse the command line; returns an exit status, or -1 to go on. */
 static int
 parse_options(int argc, char *argv[], struct options *o)
@@ -227,23 +252,7 @@ parse_options(int argc, char *argv[], struct options *o)
 			return WB_EXIT_USAGE;
 		}
 	}
-	if ((optind < argc || o->caps != NULL) && !o->probe)
-		return usage_error(optind < argc ? "unexpected argument" :
-		    "--capabilities goes with --probe");
-	if (o->json && !o->probe && !o->status)
-		return usage_error("--json goes with --probe or --status");
-	if (o->status && (o->probe || o->check || o->listen != NULL))
-		return usage_error("--status goes with -c, --mode and --json "
-		    "only");
-	if (o->mode != NULL && strcmp(o->mode, "proxy") != 0 &&
-	    strcmp(o->mode, "dynamic") != 0)
-		return usage_error("--mode takes proxy or dynamic");
-	if (o->probe && o->check)
-		return usage_error("--probe and --check do not go together");
-	if (o->listen != NULL && (o->probe || o->check))
-		return usage_error(o->probe ? "--listen and --probe do not go "
-		    "together" : "--listen and --check do not go together");
-	return -1;
+	return check_options(argc, o);
 }
 
 /*
@@ -352,6 +361,41 @@ serve(const char *listen)
 	return WB_EXIT_OK;
 }
 
+/*
+ * The configuration read and checked against the build, and what it and
+ * the options choose: the log's level and the mode.  False when it
+ * cannot be had (said why).
+ */
+static bool
+configure(const struct options *o)
+{
+	if (!load_config(o->path) || !build_has(&wb.cfg))
+		return false;
+	/* -v is debug, the most there is: more of them say no more. */
+	wb_log_level(o->verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
+	wb.mode = o->mode != NULL ? (strcmp(o->mode, "dynamic") == 0 ?
+	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
+	return true;
+}
+
+/*
+ * What registers with the loop before any transport: the signals and
+ * the servers, the box layer, the client sessions, the log.
+ */
+static bool
+loop_init(void)
+{
+	if (!srv_loop_init()) {
+		fprintf(stderr, WB_NAME ": cannot set up signals: %s\n",
+		    strerror(errno));
+		return false;
+	}
+	box_init();
+	clients_init();
+	wb_log_loop();
+	return true;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -369,14 +413,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, WB_NAME ": --listen: %s\n", hhost_left_out());
 		return WB_EXIT_USAGE;
 	}
-	if (!load_config(o.path))
+	if (!configure(&o))
 		return WB_EXIT_CONFIG;
-	if (!build_has(&wb.cfg))
-		return WB_EXIT_CONFIG;
-	/* -v is debug, the most there is: more of them say no more. */
-	wb_log_level(o.verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
-	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
-	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
 	if (o.check) {
 		print_check(&wb.cfg);
 		return 0;
@@ -393,14 +431,8 @@ main(int argc, char *argv[])
 	if (wb.cfg.share && ready < 0 && !o.probe && listen == NULL &&
 	    (r = host_front(argv[0])) >= 0)
 		return r;
-	if (!srv_loop_init()) {
-		fprintf(stderr, WB_NAME ": cannot set up signals: %s\n",
-		    strerror(errno));
+	if (!loop_init())
 		return WB_EXIT_START;
-	}
-	box_init();
-	clients_init();
-	wb_log_loop();
 	if (ready >= 0) {
 		if (!host_listen(serving, ready))
 			return WB_EXIT_START;

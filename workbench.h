@@ -64,7 +64,8 @@ void	 stdio_open(void);
  * share_host.c: the shared workbench and its front; host_listen
  * registers its steps with the loop; host_about says what the log is
  * about (a session's lines go to its front's stderr); host_left_out as
- * hhost_left_out, for "share" (no_share.c).
+ * hhost_left_out, for "share" (no_share.c).  share_status.c: --status
+ * (host_status).
  */
 const char *host_left_out(void);
 int	 host_serve_args(int *, char ***, const char **);
