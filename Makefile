@@ -28,10 +28,11 @@ SRVSRC = server.c server_io.c call.c stream.c relay.c bridge.c listing.c \
 	catalog.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
-# checks a "listen" address with http_listen.c.
+# checks a "listen" address with http_listen.c; http_word.c holds the
+# words of HTTP its server and its client both read.
 CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
 	config.c store.c json.c json_scan.c json_out.c utf8.c jsonrpc.c \
-	util.c loop.c http_listen.c
+	util.c loop.c http_listen.c http_word.c
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
@@ -142,6 +143,7 @@ obj/jsonrpc.o: jsonrpc.c; $(COMPILE) jsonrpc.c
 obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
 obj/loop.o: loop.c; $(COMPILE) loop.c
 obj/http_listen.o: http_listen.c; $(COMPILE) http_listen.c
+obj/http_word.o: http_word.c; $(COMPILE) http_word.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
 obj/http.o: http.c; $(COMPILE) http.c
 obj/http_out.o: http_out.c; $(COMPILE) http_out.c
