@@ -38,6 +38,12 @@ CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
 # The shared workbench's transport (share.h), wired in by share_host.c.
 SHARESRC = share.c share_wire.c share_daemon.c front.c
+# The remote client (remote.h): a server reached over Streamable HTTP or
+# HTTP+SSE, on http or https (libssl.so.3 opened at run time, never
+# linked).  Not in the program yet: tests/unit and tests/remote-probe
+# drive it; the server layer will take it in as REMOTE_$(REMOTE).
+REMOTESRC = remote.c remote_http.c remote_sse.c remote_tls.c
+REMOTE = 1
 
 # What the program is built with: make HTTP=0 leaves out --listen and
 # "listen", SHARE=0 "share"; a small file answers for each left out
@@ -51,10 +57,11 @@ SHARE_0 = no_share.c
 APPSRC = $(TOPSRC) $(BOXSRC) $(SRVSRC) $(SESSSRC) $(CORESRC)
 SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE))
 MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0)
-LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
+LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC) $(REMOTESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
-UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c
+UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c \
+	tests/unit-remote.c
 TESTSRC = dispatch.c probe.c http_host.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
 OBJ = $(SRC:%.c=obj/%.o)
@@ -64,13 +71,14 @@ UNITOBJ = $(UNITSRC:%.c=obj/%.o)
 TESTOBJ = $(TESTSRC:%.c=obj/%.o)
 ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
-	obj/tests/http-echo.o
+	obj/tests/http-echo.o $(REMOTESRC:%.c=obj/%.o)
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h config.h \
 	era.h store.h terms.h share.h share_int.h http.h http_int.h \
-	session.h session_int.h server.h server_int.h box.h workbench.h
+	remote.h remote_int.h session.h session_int.h server.h server_int.h \
+	box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
-	example/example-server example/demo
+	tests/remote-probe example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
 # the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
@@ -154,11 +162,16 @@ obj/share.o: share.c; $(COMPILE) share.c
 obj/share_wire.o: share_wire.c; $(COMPILE) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) share_daemon.c
 obj/front.o: front.c; $(COMPILE) front.c
+obj/remote.o: remote.c; $(COMPILE) remote.c
+obj/remote_http.o: remote_http.c; $(COMPILE) remote_http.c
+obj/remote_sse.o: remote_sse.c; $(COMPILE) remote_sse.c
+obj/remote_tls.o: remote_tls.c; $(COMPILE) remote_tls.c
 obj/no_http.o: no_http.c; $(COMPILE) no_http.c
 obj/no_share.o: no_share.c; $(COMPILE) no_share.c
 obj/tests/unit.o: tests/unit.c; $(COMPILE) tests/unit.c
 obj/tests/unit-share.o: tests/unit-share.c; $(COMPILE) tests/unit-share.c
 obj/tests/unit-session.o: tests/unit-session.c; $(COMPILE) tests/unit-session.c
+obj/tests/unit-remote.o: tests/unit-remote.c; $(COMPILE) tests/unit-remote.c
 obj/tests/http-echo.o: tests/http-echo.c; $(COMPILE) tests/http-echo.c
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
@@ -172,6 +185,12 @@ tests/http-echo: obj/tests/http-echo.o $(LIBOBJ)
 tests/share-probe: tests/share-probe.c $(LIBOBJ) $(HDR)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/share-probe.c $(LIBOBJ) \
+	    $(LDLIBS)
+
+# The remote client driven alone against a server (tests/e2e/remote.test.mjs).
+tests/remote-probe: tests/remote-probe.c $(LIBOBJ) $(HDR)
+	@$(JSMN_CHECK)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/remote-probe.c $(LIBOBJ) \
 	    $(LDLIBS)
 
 example/example-server: example/example-server.c
@@ -275,7 +294,8 @@ JSMN_INCLUDE ?= /usr/include
 STATIC_CFLAGS ?= -O2
 STATIC_LDFLAGS ?= -static
 STATIC_DIR = build-static
-STATIC_ALL = $(WARN) $(DEFS) $(CODEGEN) -I$(STATIC_DIR)/include $(STATIC_CFLAGS) \
+# WB_STATIC: no dlopen() (remote_tls.c refuses https, saying why).
+STATIC_ALL = $(WARN) $(DEFS) -DWB_STATIC $(CODEGEN) -I$(STATIC_DIR)/include $(STATIC_CFLAGS) \
 	$(STATIC_LDFLAGS)
 
 static: mcp-workbench-static example/example-server-static
@@ -478,7 +498,8 @@ LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) tests/unit.c test
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
 	tests/unit-session.c \
-	tests/share-probe.c fuzz/fuzz_share.c
+	tests/share-probe.c fuzz/fuzz_share.c $(REMOTESRC) \
+	tests/unit-remote.c tests/remote-probe.c
 
 # The manual pages, by reader: the command, its configuration, the concepts.
 MANPAGES = man/mcp-workbench.1 man/mcp-workbench-config.5 man/mcp-workbench.7

@@ -36,6 +36,7 @@ static int passed, failed;
 void	 check(int, const char *, const char *, int);
 void	 test_share(void);		/* unit-share.c */
 void	 test_sessions(void);		/* unit-session.c */
+void	 test_remote(void);		/* unit-remote.c */
 
 void
 check(int ok, const char *what, const char *file, int line)
@@ -3169,6 +3170,7 @@ int
 main(void)
 {
 	test_sessions();
+	test_remote();
 	test_parse();
 	test_stream_check();
 	test_walk_checked();
