@@ -445,7 +445,7 @@ FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
 	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog \
-	$(FUZZ_DIR)/fuzz_http $(FUZZ_DIR)/fuzz_share
+	$(FUZZ_DIR)/fuzz_http $(FUZZ_DIR)/fuzz_share $(FUZZ_DIR)/fuzz_remote
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -477,6 +477,10 @@ $(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_share.c $(LIBSRC)
+$(FUZZ_DIR)/fuzz_remote: fuzz/fuzz_remote.c $(LIBSRC) $(HDR)
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_remote.c $(LIBSRC)
 
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
@@ -499,7 +503,7 @@ LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) tests/unit.c test
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
 	tests/unit-session.c \
 	tests/share-probe.c fuzz/fuzz_share.c $(REMOTESRC) \
-	tests/unit-remote.c tests/remote-probe.c
+	tests/unit-remote.c tests/remote-probe.c fuzz/fuzz_remote.c
 
 # The manual pages, by reader: the command, its configuration, the concepts.
 MANPAGES = man/mcp-workbench.1 man/mcp-workbench-config.5 man/mcp-workbench.7

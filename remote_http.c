@@ -606,7 +606,8 @@ chunk_byte(struct hresp *p, unsigned char c, const char **why)
 
 /*
  * Body bytes b[0, n) (after the head): the data goes to fn in spans, in
- * place.  *used is what was taken: all of n but what follows the body.
+ * place.  *used is what was taken: all of n but what follows the body
+ * (set whatever the verdict).
  * Returns HR_MORE, HR_DONE, HR_STOP (fn returned false) or HR_ERROR.
  */
 int
@@ -634,8 +635,10 @@ hresp_body(struct hresp *p, char *b, size_t n, size_t *used,
 			}
 			continue;
 		}
-		if ((r = chunk_byte(p, (unsigned char)b[at++], why)) != 0)
+		if ((r = chunk_byte(p, (unsigned char)b[at++], why)) != 0) {
+			*used = at;
 			return r;
+		}
 	}
 	*used = at;
 	return p->phase == PH_DONE ? HR_DONE : HR_MORE;

@@ -130,6 +130,26 @@ line(struct sse *s, const char *p, size_t n, sse_event_fn *fn, void *arg)
 	return true;
 }
 
+/*
+ * Bytes of a line.  A line longer than any field we keep (data of max
+ * bytes) is not kept, wherever the stream was cut: its event is
+ * dropped, whatever the line was.
+ */
+static void
+take(struct sse *s, const char *p, size_t n)
+{
+	if (!s->skip && s->line.len + n > s->max + 16) {
+		s->skip = s->over = true;
+		s->overlen += s->line.len + s->data.len;
+		s->line.len = s->data.len = 0;
+		buf_shrink(&s->line);
+	}
+	if (s->skip)
+		s->overlen += n;
+	else
+		buf_put(&s->line, p, n);
+}
+
 /* The line now in s->line (or, too long, skipped) has ended. */
 static bool
 line_end(struct sse *s, sse_event_fn *fn, void *arg)
@@ -182,10 +202,7 @@ sse_feed(struct sse *s, const char *p, size_t n, sse_event_fn *fn,
 			start = i + 1;
 			continue;
 		}
-		if (!s->skip)
-			buf_put(&s->line, p + start, i - start);
-		else
-			s->overlen += i - start;
+		take(s, p + start, i - start);
 		s->cr = c == '\r';
 		start = i + 1;
 		if (!line_end(s, fn, arg))
@@ -193,16 +210,7 @@ sse_feed(struct sse *s, const char *p, size_t n, sse_event_fn *fn,
 	}
 	if (start < n) {
 		s->cr = false;
-		if (!s->skip && s->line.len + (n - start) > s->max + 16) {
-			/* No field of a line this long can be kept. */
-			s->skip = s->over = true;
-			s->overlen += s->line.len + s->data.len;
-			s->line.len = s->data.len = 0;
-			buf_shrink(&s->line);
-		} else if (!s->skip)
-			buf_put(&s->line, p + start, n - start);
-		else
-			s->overlen += n - start;
+		take(s, p + start, n - start);
 	}
 	return true;
 }
