@@ -49,6 +49,7 @@
 
 #include "util.h"
 #include "loop.h"
+#include "json.h"
 #include "jsonrpc.h"
 #include "http.h"
 #include "remote.h"
@@ -73,7 +74,12 @@ enum cstate {
 	C_FREE, C_CONNECT, C_TLS, C_SEND, C_HEAD, C_BODY, C_IDLE
 };
 
-enum bodymode { B_DISCARD, B_JSON, B_SSE };
+enum bodymode {
+	B_DISCARD,			/* Read and dropped. */
+	B_JSON,				/* A message. */
+	B_SSE,				/* Messages. */
+	B_ERROR				/* Why the server refused a line. */
+};
 
 struct rconn {
 	struct remote		*r;
@@ -598,6 +604,49 @@ take_discard(void *arg, char *p, size_t n)
 	return true;
 }
 
+/* An error's body, kept to quote (bounded as one dropped is). */
+static bool
+take_error(void *arg, char *p, size_t n)
+{
+	struct rconn *c = arg;
+
+	if (!take_discard(arg, p, n))
+		return false;
+	buf_put(&c->body, p, n);
+	return true;
+}
+
+/*
+ * What the server said of a refused line: a JSON-RPC error's message,
+ * cut and kept to printable ASCII (it is quoted to a client and a log).
+ */
+static void
+error_text(struct rconn *c, char *why, size_t size)
+{
+	struct json j = { 0 };
+	struct buf s = { 0 };
+	const char *m;
+	size_t i, at = strlen(why);
+	int t;
+
+	if (!c->resp.json || json_parse(&j, c->body.data, c->body.len) !=
+	    JSON_OK || (t = json_path(&j, 0, "error.message")) < 0 ||
+	    (m = json_str(&j, t, &s)) == NULL || *m == '\0') {
+		json_release(&j);
+		buf_free(&s);
+		return;
+	}
+	if (at + 3 < size) {
+		why[at++] = ':';
+		why[at++] = ' ';
+		for (i = 0; m[i] != '\0' && i < 160 && at + 1 < size; i++)
+			why[at++] = m[i] >= 0x20 && m[i] < 0x7f ? m[i] : '?';
+		why[at] = '\0';
+	}
+	json_release(&j);
+	buf_free(&s);
+}
+
 /* The legacy stream's endpoint: where to POST from now on. */
 static void
 endpoint_event(struct remote *r, const char *p, size_t n)
@@ -610,6 +659,7 @@ endpoint_event(struct remote *r, const char *p, size_t n)
 		return;
 	}
 	r->have_endpoint = true;
+	conn_deadline(&r->conns[0], -1);
 	pump(r);
 }
 
@@ -663,7 +713,6 @@ post_head(struct rconn *c)
 {
 	struct remote *r = c->r;
 	struct hresp *h = &c->resp;
-	char why[WHY_MAX];
 
 	if (h->status == 404 && r->type == REMOTE_HTTP &&
 	    r->session[0] != '\0') {
@@ -674,8 +723,8 @@ post_head(struct rconn *c)
 		c->mode = h->sse ? B_SSE : h->json ? B_JSON : B_DISCARD;
 		return;
 	}
-	status_why(c, why, sizeof(why));
-	refuse(c, why);
+	/* Refused: said once the body, which may say why, has come. */
+	c->mode = B_ERROR;
 }
 
 static void
@@ -724,9 +773,13 @@ conn_head(struct rconn *c)
 		post_head(c);
 	else if (c->role == ROLE_STREAM)
 		stream_head(c);
-	/* An event stream may rest; a head or JSON body may not stall. */
+	/*
+	 * An event stream may rest; a head or JSON body may not stall, nor
+	 * may the older transport's stream before it names its endpoint.
+	 */
 	if (c->mode == B_SSE)
-		conn_deadline(c, -1);
+		conn_deadline(c, r->type == REMOTE_SSE && c->role ==
+		    ROLE_STREAM && !r->have_endpoint ? r->connect_ms : -1);
 }
 
 /* The response is whole: its JSON body to the owner, the connection on. */
@@ -736,8 +789,17 @@ conn_done(struct rconn *c)
 	struct remote *r = c->r;
 	unsigned gen = c->gen;
 
+	char why[WHY_MAX];
+
 	if (c->mode == B_JSON && c->body.len > 0) {
 		deliver(r, c->body.data, c->body.len);
+		if (c->gen != gen)
+			return;
+	}
+	if (c->mode == B_ERROR) {
+		status_why(c, why, sizeof(why));
+		error_text(c, why, sizeof(why));
+		refuse(c, why);
 		if (c->gen != gen)
 			return;
 	}
@@ -794,7 +856,7 @@ conn_parse(struct rconn *c)
 				return false;
 		}
 		fn = c->mode == B_SSE ? take_sse : c->mode == B_JSON ?
-		    take_json : take_discard;
+		    take_json : c->mode == B_ERROR ? take_error : take_discard;
 		r = hresp_body(&c->resp, c->in.data, c->in.len, &used, fn, c,
 		    &why);
 		if (c->gen != gen)
@@ -870,7 +932,11 @@ conn_input(struct rconn *c)
 	int i;
 
 	c->tls_want = 0;
-	for (i = 0; i < READS_MAX || c->tls != NULL; i++) {
+	/*
+	 * Bounded for fairness; poll() says when there is more.  (TLS too:
+	 * our read takes a whole record, so OpenSSL keeps none back.)
+	 */
+	for (i = 0; i < READS_MAX; i++) {
 		buf_reserve(&c->in, READ_CHUNK);
 		n = conn_read(c, c->in.data + c->in.len, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
@@ -966,6 +1032,9 @@ conn_timer(void *arg)
 		    "the TLS handshake timed out");
 	else if (c->st == C_SEND)
 		conn_lost(c, "the server does not take our request");
+	else if (c->role == ROLE_STREAM && r->type == REMOTE_SSE &&
+	    !r->have_endpoint)
+		conn_lost(c, "no endpoint event on its stream");
 	else if (c->st == C_HEAD || c->st == C_BODY)
 		conn_lost(c, "the response stalled");
 	conn_trim(c);

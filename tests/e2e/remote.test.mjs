@@ -10,6 +10,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -238,6 +239,80 @@ describe('a hostile or absent server', () => {
 		q.send(INIT());
 		assert.match(await q.next('failed '), /Connection refused/);
 		await q.close();
+	});
+
+	test('a refusal quotes the JSON-RPC error the server gave', async () => {
+		const s = await startServer();
+		const p = probe(`http://127.0.0.1:${s.port}/mcp`);
+		p.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+		assert.match(await p.next('refused '), /HTTP 400: Bad Request: Server not initialized/);
+		await p.close();
+		s.stop();
+	});
+
+	// A server of raw bytes: answer(socket, request head) for each request.
+	async function raw(answer) {
+		const srv = net.createServer((sock) => {
+			let got = '';
+			sock.on('data', (d) => {
+				got += d.toString('latin1');
+				const end = got.indexOf('\r\n\r\n');
+				if (end < 0)
+					return;
+				const len = Number(/content-length: (\d+)/i.exec(got)?.[1] ?? 0);
+				if (got.length < end + 4 + len)
+					return;
+				const head = got.slice(0, end);
+				got = got.slice(end + 4 + len);
+				answer(sock, head);
+			});
+			sock.on('error', () => {});
+		});
+		await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+		return { port: srv.address().port, close: () => srv.close() };
+	}
+
+	test('hostile framing: a body too large, a bad chunk, a bad session id', async () => {
+		const big = await raw((sock) => {
+			sock.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n' +
+			    `Content-Length: ${17 * 1024 * 1024}\r\n\r\n`);
+			sock.write(Buffer.alloc(17 * 1024 * 1024, 0x20));
+		});
+		const chunk = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n' +
+		    'Content-Type: application/json\r\n\r\nzz\r\n'));
+		const sid = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nMcp-Session-Id: a b\r\n' +
+		    'Content-Length: 0\r\n\r\n'));
+		const event = await raw((sock) => {
+			sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ');
+			sock.write(Buffer.alloc(17 * 1024 * 1024, 0x61));
+			sock.end('\n\n');
+		});
+		for (const [srv, re] of [[big, /a response body of more than 16777216 bytes/],
+		    [chunk, /a bad chunk size/], [sid, /a bad Mcp-Session-Id/],
+		    [event, /answer was too large/]]) {
+			const p = probe(`http://127.0.0.1:${srv.port}/mcp`);
+			p.send(INIT());
+			assert.match(await p.next('refused '), re);
+			const e = await p.close();
+			assert.equal(e.code, 0);
+			srv.close();
+		}
+	});
+
+	test('HTTP+SSE: an endpoint of another origin, or none, fails the remote', async () => {
+		const other = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n' +
+		    'event: endpoint\ndata: http://evil.example/messages\n\n'));
+		const none = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n' +
+		    ': waiting\n\n'));
+		let p = probe(`http://127.0.0.1:${other.port}/sse`, { args: ['-t', 'sse'] });
+		assert.match(await p.next('failed '), /another origin/);
+		await p.close();
+		p = probe(`http://127.0.0.1:${none.port}/sse`, { args: ['-t', 'sse', '-c', '300'] });
+		p.send(INIT());
+		assert.match(await p.next('failed '), /no endpoint event/);
+		await p.close();
+		other.close();
+		none.close();
 	});
 
 	test('bad URLs and headers are refused at open, naming no value', async () => {
