@@ -217,6 +217,7 @@ main(int argc, char **argv)
 	cfg.url = argv[optind];
 	if ((rem = remote_open(&cfg, &ops, NULL, &err)) == NULL) {
 		printf("open failed: %s\n", buf_cstr(&err));
+		buf_free(&err);
 		return 2;
 	}
 	loop_step_add(&step);
