@@ -122,6 +122,7 @@ struct remote {
 	char			 session[HRESP_SID_MAX + 1];
 	char			 version[VERSION_MAX + 1];
 	char			 endpoint[URL_MAX + 1];	/* HTTP+SSE's. */
+	char			 last_id[SSE_ID_MAX + 1];	/* Its stream's. */
 	bool			 have_endpoint;
 	bool			 ready;
 	bool			 no_stream;	/* 405, or given up. */
@@ -340,6 +341,7 @@ lose_session(struct remote *r)
 	wb_log("remote %s: the server ended our session (404)", r->label);
 	r->session[0] = '\0';
 	r->version[0] = '\0';
+	r->last_id[0] = '\0';
 	r->ready = false;
 	conn_reset(&r->conns[0]);
 	loop_timer_del(&r->retry);
@@ -367,6 +369,9 @@ stream_ended(struct rconn *c, const char *why)
 		remote_fail(r, why);
 		return;
 	}
+	/* Opened again, it asks for what came after the last event. */
+	if (c->sse.id[0] != '\0')
+		memcpy(r->last_id, c->sse.id, sizeof(r->last_id));
 	conn_reset(c);
 	if (!hears(r) || r->no_stream)
 		return;
@@ -470,8 +475,8 @@ conn_request(struct rconn *c)
 	case ROLE_STREAM:
 		q.method = "GET";
 		q.accept = "text/event-stream";
-		if (http && c->sse.id[0] != '\0')
-			q.last_id = c->sse.id;
+		if (http && r->last_id[0] != '\0')
+			q.last_id = r->last_id;
 		break;
 	default:
 		q.method = "DELETE";
@@ -541,12 +546,12 @@ conn_connected(struct rconn *c)
 		conn_send(c);
 		return;
 	}
+	c->st = C_TLS;		/* No other address would do better. */
 	if ((c->tls = tls_new(c->fd, r->url.host, r->url.v6, &why)) == NULL) {
 		conn_lost(c, buf_cstr(&why));
 		buf_free(&why);
 		return;
 	}
-	c->st = C_TLS;
 	c->tls_want = POLLOUT;
 	conn_events(c);
 }
@@ -567,7 +572,6 @@ conn_handshake(struct rconn *c)
 		conn_events(c);
 		break;
 	default:
-		c->got = true;		/* No other address will do better. */
 		conn_lost(c, buf_cstr(&why));
 		break;
 	}
@@ -788,7 +792,6 @@ conn_done(struct rconn *c)
 {
 	struct remote *r = c->r;
 	unsigned gen = c->gen;
-
 	char why[WHY_MAX];
 
 	if (c->mode == B_JSON && c->body.len > 0) {
@@ -1078,8 +1081,14 @@ pump(struct remote *r)
 		} else
 			conn_open(c, ROLE_POST);
 	}
-	if (r->pendoff == r->pending.len)
+	/* What was taken goes, once it is most of the queue. */
+	if (r->pendoff == r->pending.len) {
 		r->pending.len = r->pendoff = 0;
+		buf_shrink(&r->pending);
+	} else if (r->pendoff > 64 * 1024 && r->pendoff > r->pending.len / 2) {
+		buf_consume(&r->pending, r->pendoff);
+		r->pendoff = 0;
+	}
 }
 
 /*
