@@ -447,11 +447,100 @@ conn_lost(struct rconn *c, const char *why)
 /*
  * Requests.
  */
+
+/* What a message's headers are read from (json_shape's slots). */
+enum { S_METHOD, S_NAME, S_URI, S_TASK, S_PARAMS, S_VERSION, S_META, S_N };
+
+static const struct field meta_fields[] = {
+	FIELD("io.modelcontextprotocol/protocolVersion", S_VERSION, NULL,
+	    false),
+	FIELD_END
+};
+static const struct field params_fields[] = {
+	FIELD("name", S_NAME, NULL, false),
+	FIELD("uri", S_URI, NULL, false),
+	FIELD("taskId", S_TASK, NULL, false),
+	FIELD("_meta", S_META, meta_fields, false),
+	FIELD_END
+};
+static const struct field top_fields[] = {
+	FIELD("method", S_METHOD, NULL, false),
+	FIELD("params", S_PARAMS, params_fields, false),
+	FIELD_END
+};
+
+/* Mcp-Name mirrors this field of these methods' params. */
+static const struct {
+	const char	*method;
+	int		 slot;
+} name_of[] = {
+	{ "tools/call", S_NAME }, { "prompts/get", S_NAME },
+	{ "resources/read", S_URI }, { "tasks/get", S_TASK },
+	{ "tasks/update", S_TASK }, { "tasks/cancel", S_TASK }
+};
+
+/* Is s[0, n) visible ASCII alone (a token-like header value)? */
+static bool
+visible(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* "Name: value" of a JSON string span; false when it is not one. */
+static bool
+put_header(struct buf *h, const char *name, const struct span *v)
+{
+	static struct buf s;		/* Kept: a header a time. */
+
+	if (v->p == NULL || json_span_str(v, &s) == NULL ||
+	    memchr(s.data, '\0', s.len) != NULL)
+		return false;
+	buf_printf(h, "%s: ", name);
+	hreq_mcp_value(h, s.data, s.len);
+	buf_puts(h, "\r\n");
+	return true;
+}
+
+/*
+ * The headers the 2026-07-28 transport reads from a message (SEP-2243):
+ * Mcp-Method, Mcp-Name for the methods that name something, and the
+ * protocol version of a modern request's _meta, which is then its
+ * MCP-Protocol-Version (into version).  A 2025 server passes them over.
+ */
+static void
+message_headers(const struct rconn *c, struct buf *h, char *version,
+    size_t size)
+{
+	static struct buf v;
+	struct span out[S_N];
+	size_t i;
+
+	memset(out, 0, sizeof(out));
+	if (!json_shape(c->line.data, c->line.len, top_fields, out, S_N) ||
+	    !put_header(h, "Mcp-Method", &out[S_METHOD]))
+		return;
+	for (i = 0; i < sizeof(name_of) / sizeof(name_of[0]); i++)
+		if (json_span_is(&out[S_METHOD], name_of[i].method)) {
+			(void)put_header(h, "Mcp-Name", &out[name_of[i].slot]);
+			break;
+		}
+	if (json_span_str(&out[S_VERSION], &v) != NULL && v.len > 0 &&
+	    v.len < size && visible(v.data, v.len))
+		memcpy(version, v.data, v.len + 1);
+}
+
 static void
 conn_request(struct rconn *c)
 {
+	static struct buf more;
 	struct remote *r = c->r;
 	struct hreq q;
+	char version[VERSION_MAX + 1];
 	bool http = r->type == REMOTE_HTTP;
 
 	memset(&q, 0, sizeof(q));
@@ -469,8 +558,16 @@ conn_request(struct rconn *c)
 		q.accept = "application/json, text/event-stream";
 		q.content_type = "application/json";
 		q.length = (long long)c->line.len;
-		if (!http)
+		if (!http) {
 			q.target = r->endpoint;
+			break;
+		}
+		more.len = 0;
+		version[0] = '\0';
+		message_headers(c, &more, version, sizeof(version));
+		q.more = more.len > 0 ? buf_cstr(&more) : NULL;
+		if (version[0] != '\0')
+			q.version = version;
 		break;
 	case ROLE_STREAM:
 		q.method = "GET";
@@ -1240,15 +1337,10 @@ remote_send(struct remote *r, const char *line, size_t n)
 void
 remote_ready(struct remote *r, const char *version)
 {
-	size_t i, n = strlen(version);
+	size_t n = strlen(version);
 
-	if (!hears(r) || r->type != REMOTE_HTTP)
-		return;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)version[i] < 0x21 ||
-		    (unsigned char)version[i] > 0x7e)
-			return;
-	if (n > VERSION_MAX)
+	if (!hears(r) || r->type != REMOTE_HTTP || n > VERSION_MAX ||
+	    !visible(version, n))
 		return;
 	memcpy(r->version, version, n + 1);
 	r->ready = true;

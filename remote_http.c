@@ -280,9 +280,50 @@ hreq_write(struct buf *b, const struct hreq *q)
 		buf_printf(b, "MCP-Protocol-Version: %s\r\n", q->version);
 	if (q->last_id != NULL)
 		buf_printf(b, "Last-Event-ID: %s\r\n", q->last_id);
+	if (q->more != NULL)
+		buf_puts(b, q->more);
 	if (q->extra != NULL)
 		buf_puts(b, q->extra);
 	buf_puts(b, "\r\n");
+}
+
+/*
+ * A value of the 2026-07-28 transport's Mcp-Name (and Mcp-Method)
+ * headers: the text itself when it is a plain field value (visible
+ * ASCII, space and tab, none at either end), else its bytes in Base64
+ * between "=?base64?" and "?=", as is one that looks like that already.
+ */
+void
+hreq_mcp_value(struct buf *b, const char *s, size_t n)
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned long w;
+	size_t i;
+	bool plain = n > 0 && s[0] != ' ' && s[0] != '\t' &&
+	    s[n - 1] != ' ' && s[n - 1] != '\t' && !(n >= 11 &&
+	    memcmp(s, "=?base64?", 9) == 0 && memcmp(s + n - 2, "?=", 2) == 0);
+
+	for (i = 0; plain && i < n; i++)
+		plain = (u[i] >= 0x20 && u[i] < 0x7f) || u[i] == '\t';
+	if (plain) {
+		buf_put(b, s, n);
+		return;
+	}
+	buf_puts(b, "=?base64?");
+	for (i = 0; i < n; i += 3) {
+		w = (unsigned long)u[i] << 16;
+		if (i + 1 < n)
+			w |= (unsigned long)u[i + 1] << 8;
+		if (i + 2 < n)
+			w |= u[i + 2];
+		buf_putc(b, b64[w >> 18 & 63]);
+		buf_putc(b, b64[w >> 12 & 63]);
+		buf_putc(b, i + 1 < n ? b64[w >> 6 & 63] : '=');
+		buf_putc(b, i + 2 < n ? b64[w & 63] : '=');
+	}
+	buf_puts(b, "?=");
 }
 
 /*

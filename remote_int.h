@@ -98,9 +98,11 @@ struct hreq {
 	const char	*version;	/* MCP-Protocol-Version, or NULL. */
 	const char	*last_id;	/* Last-Event-ID, or NULL. */
 	const char	*extra;		/* "Name: value\r\n"..., or NULL. */
+	const char	*more;		/* The same, of this message. */
 };
 
 void	 hreq_write(struct buf *, const struct hreq *);
+void	 hreq_mcp_value(struct buf *, const char *, size_t);
 int	 hreq_header_ok(const char *, const char *, struct buf *);
 
 /*

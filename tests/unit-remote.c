@@ -117,6 +117,24 @@ test_request(void)
 	    strstr(buf_cstr(&err), "sec") == NULL);
 	buf_free(&err);
 
+	/* Mcp-Name values: plain, or Base64 between the sentinels. */
+	b.len = 0;
+	hreq_mcp_value(&b, "echo", 4);
+	CHECK(strcmp(buf_cstr(&b), "echo") == 0);
+	b.len = 0;
+	hreq_mcp_value(&b, "n\xc3\xb6te", 5);
+	CHECK(strcmp(buf_cstr(&b), "=?base64?bsO2dGU=?=") == 0);
+	b.len = 0;
+	hreq_mcp_value(&b, " a", 2);
+	CHECK(strcmp(buf_cstr(&b), "=?base64?IGE=?=") == 0);
+	b.len = 0;
+	hreq_mcp_value(&b, "", 0);
+	CHECK(strcmp(buf_cstr(&b), "=?base64?" "?=") == 0);
+	b.len = 0;
+	hreq_mcp_value(&b, "=?base64?x?=", 12);
+	CHECK(strcmp(buf_cstr(&b), "=?base64?PT9iYXNlNjQ/eD89?=") == 0);
+	b.len = 0;
+
 	memset(&q, 0, sizeof(q));
 	q.method = "POST";
 	q.target = "/mcp";

@@ -6,11 +6,14 @@
 // http, or https with --tls CERT KEY.  Prints "listening PORT" once it
 // listens.
 //
+// /v2 is an SDK v2 server of 2026-07-28 alone (stateless; echo and a
+// resource v2://note).
+//
 // Tools: echo {text} answers "echo: TEXT"; slow {steps} sends progress
 // notifications first (an event stream); seen answers the X-Key header
 // its request came with.  /admin/forget drops every Streamable session
 // (the next request with its id gets a 404); /admin/stats answers
-// {deletes, gets, sni}; /redirect answers 302; /huge answers a head of 64 KiB.
+// {deletes, gets, sni, mcpMethod, mcpName}; /redirect answers 302; /huge answers a head of 64 KiB.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,13 +21,14 @@ import https from 'node:https';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { McpServer as V2Server, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 const args = process.argv.slice(2);
 const tls = args[0] === '--tls' ? { cert: fs.readFileSync(args[1]), key: fs.readFileSync(args[2]) } : null;
 const streams = new Map();	// Streamable sessions: id -> transport
 const legacy = new Map();	// HTTP+SSE sessions: id -> transport
-const stats = { deletes: 0, gets: 0, sni: null };
+const stats = { deletes: 0, gets: 0, sni: null, mcpMethod: null, mcpName: null };
 let lastKey = null;
 
 function mcp() {
@@ -45,6 +49,35 @@ function mcp() {
 	s.registerTool('seen', { description: 'The X-Key header seen.', inputSchema: {} },
 	    async () => ({ content: [{ type: 'text', text: `key: ${lastKey}` }] }));
 	return s;
+}
+
+// SDK v2, modern only (2026-07-28, stateless), behind a web-standard handler.
+const v2 = createMcpHandler(() => {
+	const s = new V2Server({ name: 'remote-v2', version: '2.0.0' });
+	s.registerTool('echo', { description: 'Echoes text.',
+	    inputSchema: fromJsonSchema({ type: 'object', properties: { text: { type: 'string' } } }) },
+	    async (a) => ({ content: [{ type: 'text', text: `v2 echo: ${a.text}` }] }));
+	s.registerResource('note', 'v2://note', { description: 'A note.', mimeType: 'text/plain' },
+	    async (uri) => ({ contents: [{ uri: uri.href, text: 'a note' }] }));
+	return s;
+}, { legacy: 'reject' });
+
+async function modern(req, res) {
+	stats.mcpMethod = req.headers['mcp-method'] ?? null;
+	stats.mcpName = req.headers['mcp-name'] ?? null;
+	const parts = [];
+	for await (const p of req)
+		parts.push(p);
+	const headers = new Headers();
+	for (const [k, v] of Object.entries(req.headers))
+		headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+	const r = await v2.fetch(new Request(`http://${req.headers.host}${req.url}`, { method: req.method,
+	    headers, body: req.method === 'POST' ? Buffer.concat(parts) : undefined }));
+	res.writeHead(r.status, Object.fromEntries(r.headers));
+	if (r.body !== null)
+		for await (const chunk of r.body)
+			res.write(chunk);
+	res.end();
 }
 
 async function body(req) {
@@ -91,6 +124,8 @@ async function handle(req, res) {
 		return streamable(req, res, false);
 	case '/mcp-json':
 		return streamable(req, res, true);
+	case '/v2':
+		return modern(req, res);
 	case '/sse': {
 		const t = new SSEServerTransport('/messages', res);
 		legacy.set(t.sessionId, t);

@@ -175,6 +175,41 @@ describe('Streamable HTTP', () => {
 	});
 });
 
+describe('a 2026-07-28 server (SDK v2, stateless)', () => {
+	const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+	    'io.modelcontextprotocol/clientCapabilities': {} };
+	const req = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method,
+	    params: { ...params, _meta: META } });
+
+	// Without Mcp-Method, Mcp-Name and MCP-Protocol-Version from the
+	// message the server refuses every request (SEP-2243).
+	test('discover, a call, a resource: the headers the message names', async () => {
+		const s = await startServer();
+		const p = probe(`http://127.0.0.1:${s.port}/v2`);
+		p.send(req(1, 'server/discover', {}));
+		assert.deepEqual((await p.message(1)).result.supportedVersions, ['2026-07-28']);
+		p.send(req(2, 'tools/call', { name: 'echo', arguments: { text: 'modern' } }));
+		const r = await p.message(2);
+		assert.equal(r.result.content[0].text, 'v2 echo: modern');
+		assert.equal(r.result.resultType, 'complete');
+		let st = await s.stats();
+		assert.equal(st.mcpMethod, 'tools/call');
+		assert.equal(st.mcpName, 'echo');
+		// A name that is no plain field value goes in Base64: the server
+		// decodes it, finds it agrees with the body, and looks it up.
+		p.send(req(3, 'resources/read', { uri: 'v2://n\u00f6te ' }));
+		assert.match((await p.message(3)).error.message, /Resource not found/);
+		st = await s.stats();
+		assert.equal(st.mcpName, `=?base64?${Buffer.from('v2://n\u00f6te ').toString('base64')}?=`);
+		p.send('session');
+		assert.equal(await p.next('session '), 'session none');
+		const e = await p.close();
+		noNewlines(e.lines);
+		assert.equal((await s.stats()).deletes, 0, 'no session, no DELETE');
+		s.stop();
+	});
+});
+
 describe('HTTP+SSE (2024-11-05)', () => {
 	test('the endpoint event, then POSTs answered on the stream', async () => {
 		const s = await startServer();
