@@ -51,6 +51,8 @@
 #include "loop.h"
 #include "json.h"
 #include "jsonrpc.h"
+#include "mcp.h"
+#include "era.h"
 #include "http.h"
 #include "remote.h"
 #include "remote_int.h"
@@ -452,8 +454,7 @@ conn_lost(struct rconn *c, const char *why)
 enum { S_METHOD, S_NAME, S_URI, S_TASK, S_PARAMS, S_VERSION, S_META, S_N };
 
 static const struct field meta_fields[] = {
-	FIELD("io.modelcontextprotocol/protocolVersion", S_VERSION, NULL,
-	    false),
+	FIELD(ERA_KEY "protocolVersion", S_VERSION, NULL, false),
 	FIELD_END
 };
 static const struct field params_fields[] = {
@@ -474,8 +475,8 @@ static const struct {
 	const char	*method;
 	int		 slot;
 } name_of[] = {
-	{ "tools/call", S_NAME }, { "prompts/get", S_NAME },
-	{ "resources/read", S_URI }, { "tasks/get", S_TASK },
+	{ MCP_TOOLS_CALL, S_NAME }, { MCP_PROMPTS_GET, S_NAME },
+	{ MCP_RESOURCES_READ, S_URI }, { "tasks/get", S_TASK },
 	{ "tasks/update", S_TASK }, { "tasks/cancel", S_TASK }
 };
 
@@ -740,7 +741,7 @@ error_text(struct rconn *c, char *why, size_t size)
 	if (at + 3 < size) {
 		why[at++] = ':';
 		why[at++] = ' ';
-		for (i = 0; m[i] != '\0' && i < 160 && at + 1 < size; i++)
+		for (i = 0; i < 160 && m[i] != '\0' && at + 1 < size; i++)
 			why[at++] = m[i] >= 0x20 && m[i] < 0x7f ? m[i] : '?';
 		why[at] = '\0';
 	}

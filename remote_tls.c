@@ -134,10 +134,15 @@ load(struct buf *why)
 	}
 	if ((crypto = dlopen(LIBCRYPTO, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		buf_puts(why, "https needs " LIBCRYPTO " " INSTALL_HINT);
+		dlclose(lib);
 		return -1;
 	}
-	if (resolve(lib, crypto, why) < 0)
+	/* Kept open for the process's life once the table is whole. */
+	if (resolve(lib, crypto, why) < 0) {
+		dlclose(crypto);
+		dlclose(lib);
 		return -1;
+	}
 	if ((ctx = ssl.SSL_CTX_new(ssl.TLS_client_method())) == NULL) {
 		buf_puts(why, "TLS: cannot make a context");
 		return -1;

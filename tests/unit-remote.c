@@ -192,7 +192,8 @@ run_resp(const char *s, size_t n, size_t cut, size_t step, bool eof,
 	hresp_reset(&p, false);
 	o->body.len = 0;
 	o->rest = 0;
-	while (at < n || (at == n && r == HR_MORE)) {
+	buf_reserve(&in, n + 1);	/* The whole response fits. */
+	while (at < n) {
 		take = at < cut ? cut - at : step;
 		if (take > n - at)
 			take = n - at;
@@ -217,8 +218,6 @@ run_resp(const char *s, size_t n, size_t cut, size_t step, bool eof,
 			break;
 		}
 		if (r == HR_ERROR || r == HR_DONE)
-			break;
-		if (take == 0)
 			break;
 	}
 	if (r == HR_MORE && eof)
@@ -412,6 +411,7 @@ stop_event(void *arg, const char *type, char *p, size_t n)
 }
 
 static bool
+// cppcheck-suppress constParameter ; sse_event_fn's type
 count_drop(void *arg, const char *type, char *p, size_t n)
 {
 	(void)type;
