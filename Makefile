@@ -423,7 +423,16 @@ $(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) $(HDR) Makefile tests/san-opt
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/http-echo.c $(LIBSRC) tests/san-options.c
 
+$(ASAN_DIR)/remote-probe: tests/remote-probe.c $(LIBSRC) $(HDR) Makefile \
+	tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ tests/remote-probe.c $(LIBSRC) tests/san-options.c
+
 asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit $(ASAN_DIR)/http-echo \
+	$(ASAN_DIR)/remote-probe \
 	tests/mock-server tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
 

@@ -725,8 +725,8 @@ take_error(void *arg, char *p, size_t n)
 static void
 error_text(struct rconn *c, char *why, size_t size)
 {
-	struct json j = { 0 };
-	struct buf s = { 0 };
+	static struct json j;		/* Kept, as the readers keep theirs. */
+	static struct buf s;
 	const char *m;
 	size_t i, at = strlen(why);
 	int t;
@@ -735,7 +735,6 @@ error_text(struct rconn *c, char *why, size_t size)
 	    JSON_OK || (t = json_path(&j, 0, "error.message")) < 0 ||
 	    (m = json_str(&j, t, &s)) == NULL || *m == '\0') {
 		json_release(&j);
-		buf_free(&s);
 		return;
 	}
 	if (at + 3 < size) {
@@ -746,7 +745,7 @@ error_text(struct rconn *c, char *why, size_t size)
 		why[at] = '\0';
 	}
 	json_release(&j);
-	buf_free(&s);
+	buf_shrink(&s);
 }
 
 /* The legacy stream's endpoint: where to POST from now on. */
