@@ -23,7 +23,7 @@
  * lines beyond wait in a queue of REMOTE_QUEUE_MAX bytes.  Everything a
  * server sends is bounded: a head (HTTP_HEAD_MAX), a JSON body or an
  * event (WB_MAX_MESSAGE), a body we do not read (DISCARD_MAX), and a
- * head or JSON body that stalls (STALL_MS).  Header values are never
+ * head or JSON body that stalls (REMOTE_STALL_MS).  Header values are never
  * logged, nor is the URL's path (a key may ride in its query).
  *
  * Name resolution: getaddrinfo() blocks, so it runs once, in
@@ -61,7 +61,6 @@
 #define READ_CHUNK	(64 * 1024)
 #define READS_MAX	16		/* Reads of one event (fairness). */
 #define IDLE_MS		30000		/* A kept-alive connection. */
-#define STALL_MS	60000		/* A head or JSON body not moving. */
 #define SEND_MS		30000		/* A request the server won't take. */
 #define DELETE_MS	2000		/* The DELETE at the end, in all. */
 #define RETRY_MS	1000		/* The GET stream opened again. */
@@ -119,6 +118,7 @@ struct remote {
 	int			 naddr;
 	int			 good;		/* The address that worked. */
 	int			 connect_ms;
+	int			 stall_ms;
 	const struct remote_ops	*ops;
 	void			*ctx;
 	char			 session[HRESP_SID_MAX + 1];
@@ -1067,7 +1067,7 @@ conn_input(struct rconn *c)
 		c->in.len += (size_t)n;
 		c->got = true;
 		if (c->mode != B_SSE || c->st == C_HEAD)
-			conn_deadline(c, STALL_MS);
+			conn_deadline(c, c->r->stall_ms);
 		if (!conn_parse(c) || c->gen != gen)
 			return;
 	}
@@ -1288,6 +1288,7 @@ remote_open(const struct remote_config *cfg, const struct remote_ops *ops,
 	r->ctx = ctx;
 	r->connect_ms = cfg->connect_ms > 0 ? cfg->connect_ms :
 	    REMOTE_CONNECT_MS;
+	r->stall_ms = cfg->stall_ms > 0 ? cfg->stall_ms : REMOTE_STALL_MS;
 	r->retry = (struct loop_timer)LOOP_TIMER_INIT;
 	for (i = 0; i <= REMOTE_POOL; i++) {
 		r->conns[i].r = r;

@@ -44,6 +44,7 @@ struct remote_config {
 	const struct remote_header	*headers;
 	int				 nheaders;
 	int				 connect_ms;	/* 0: the default. */
+	int				 stall_ms;	/* 0: the default. */
 };
 
 struct remote_ops {
@@ -54,6 +55,7 @@ struct remote_ops {
 };
 
 #define REMOTE_CONNECT_MS	10000	/* Connect and TLS handshake. */
+#define REMOTE_STALL_MS		60000	/* A head or JSON body not moving. */
 #define REMOTE_POOL		4	/* Connections for POSTs. */
 #define REMOTE_QUEUE_MAX	(64u * 1024 * 1024)	/* Lines waiting. */
 

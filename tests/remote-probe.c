@@ -2,7 +2,9 @@
  * remote-probe: remote.c driven alone on the loop, for the end-to-end
  * tests (tests/e2e/remote.test.mjs).
  *
- *	remote-probe [-t http|sse] [-H NAME:VALUE]... [-c MS] URL
+ *	remote-probe [-t http|sse] [-H NAME:VALUE]... [-c MS] [-s MS] URL
+ *
+ * -c: the connect timeout; -s: a head or JSON body's stall.
  *
  * Opens the remote and reads commands on stdin, one a line:
  *	a JSON line	sent to the server (remote_send);
@@ -188,7 +190,7 @@ main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.type = REMOTE_HTTP;
 	cfg.headers = hdrs;
-	while ((c = getopt(argc, argv, "t:H:c:")) != -1) {
+	while ((c = getopt(argc, argv, "t:H:c:s:")) != -1) {
 		switch (c) {
 		case 't':
 			cfg.type = strcmp(optarg, "sse") == 0 ? REMOTE_SSE :
@@ -205,13 +207,16 @@ main(int argc, char **argv)
 		case 'c':
 			cfg.connect_ms = atoi(optarg);
 			break;
+		case 's':
+			cfg.stall_ms = atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "usage: remote-probe [-t http|sse] "
-		    "[-H NAME:VALUE]... [-c MS] URL\n");
+		    "[-H NAME:VALUE]... [-c MS] [-s MS] URL\n");
 		return 2;
 	}
 	cfg.url = argv[optind];

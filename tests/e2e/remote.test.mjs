@@ -334,6 +334,34 @@ describe('a hostile or absent server', () => {
 		}
 	});
 
+	test('a head that stalls; a DELETE never answered ends the remote anyway', async () => {
+		const stall = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nContent-Type: appl'));
+		let p = probe(`http://127.0.0.1:${stall.port}/mcp`, { args: ['-s', '300'] });
+		p.send(INIT());
+		assert.match(await p.next('refused '), /the response stalled/);
+		await p.close();
+		stall.close();
+		let deletes = 0;
+		const mute = await raw((sock, head) => {
+			if (head.startsWith('DELETE')) {
+				deletes++;
+				return;		// Never answered.
+			}
+			const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} });
+			sock.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n' +
+			    `Content-Length: ${body.length}\r\n\r\n${body}`);
+		});
+		p = probe(`http://127.0.0.1:${mute.port}/mcp`);
+		p.send(INIT());
+		await p.message(1);
+		const t0 = Date.now();
+		const e = await p.close();
+		assert.equal(e.code, 0);
+		assert.equal(deletes, 1);
+		assert.ok(Date.now() - t0 < T(4000), `closed after ${Date.now() - t0} ms`);
+		mute.close();
+	});
+
 	test('HTTP+SSE: an endpoint of another origin, or none, fails the remote', async () => {
 		const other = await raw((sock) => sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n' +
 		    'event: endpoint\ndata: http://evil.example/messages\n\n'));
