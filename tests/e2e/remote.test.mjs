@@ -378,6 +378,24 @@ describe('a hostile or absent server', () => {
 		none.close();
 	});
 
+	test('an IPv6 literal', async (t) => {
+		const srv = net.createServer((sock) => sock.on('data', () => sock.end('HTTP/1.1 200 OK\r\n' +
+		    'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')));
+		const ok = await new Promise((r) => {
+			srv.once('error', () => r(false));
+			srv.listen(0, '::1', () => r(true));
+		});
+		if (!ok) {
+			t.skip('no IPv6 loopback here');
+			return;
+		}
+		const p = probe(`http://[::1]:${srv.address().port}/mcp`);
+		p.send(INIT());
+		assert.equal(await p.next('< '), '< {}');
+		await p.close();
+		srv.close();
+	});
+
 	test('bad URLs and headers are refused at open, naming no value', async () => {
 		for (const [url, args, re] of [
 			['ftp://h/x', [], /only http/],
