@@ -66,6 +66,7 @@
 #define RETRY_MS	1000		/* The GET stream opened again. */
 #define RETRY_MAX	5		/* Times in a row, without an event. */
 #define DISCARD_MAX	(64 * 1024)	/* A body read and dropped. */
+#define ANSWERED_MS	2000		/* A POST's stream after its answer. */
 #define VERSION_MAX	31
 #define WHY_MAX		(URL_HOST_MAX + HRESP_LOCATION_MAX + 128)
 
@@ -91,6 +92,8 @@ struct rconn {
 	enum bodymode		 mode;
 	bool			 reused;	/* Kept from an earlier one. */
 	bool			 got;		/* A byte of the response. */
+	bool			 answered;	/* Its stream gave the answer. */
+	size_t			 idat, idlen;	/* The request's id in line. */
 	int			 tries;		/* Addresses tried. */
 	short			 tls_want;
 	size_t			 discarded;
@@ -224,7 +227,7 @@ conn_reset(struct rconn *c)
 	c->tls = NULL;
 	c->gen++;
 	c->st = C_FREE;
-	c->reused = c->got = false;
+	c->reused = c->got = c->answered = false;
 	c->tls_want = 0;
 	c->why[0] = '\0';
 	/* Lengths only: a handler up the stack may still hold the bytes. */
@@ -590,8 +593,17 @@ conn_request(struct rconn *c)
 static void
 conn_send(struct rconn *c)
 {
+	struct rpc_top top;
+
+	/* A request's id, to know its answer on an event stream. */
+	c->idlen = 0;
+	if (c->role == ROLE_POST && rpc_scan(c->line.data, c->line.len,
+	    &top) == 0 && top.id != NULL && top.method != NULL) {
+		c->idat = (size_t)(top.id - c->line.data);
+		c->idlen = top.idlen;
+	}
 	c->st = C_SEND;
-	c->got = false;
+	c->got = c->answered = false;
 	hresp_reset(&c->resp, false);
 	conn_request(c);
 	conn_deadline(c, SEND_MS);
@@ -764,6 +776,18 @@ endpoint_event(struct remote *r, const char *p, size_t n)
 	pump(r);
 }
 
+/* Is the message p[0, n) the answer to the request c posted? */
+static bool
+answers(const struct rconn *c, const char *p, size_t n)
+{
+	struct rpc_top top;
+
+	return rpc_scan(p, n, &top) == 0 && top.method == NULL &&
+	    (top.result || top.error) && top.id != NULL &&
+	    top.idlen == c->idlen &&
+	    memcmp(top.id, c->line.data + c->idat, c->idlen) == 0;
+}
+
 static bool
 take_event(void *arg, const char *type, char *p, size_t n)
 {
@@ -778,7 +802,15 @@ take_event(void *arg, const char *type, char *p, size_t n)
 			refuse(c, "the server's answer was too large");
 	} else if (strcmp(type, "message") == 0) {
 		r->retries = 0;
+		if (c->role == ROLE_POST && c->idlen > 0)
+			c->answered = answers(c, p, n);
 		deliver(r, p, n);
+		/*
+		 * The server SHOULD end the stream after the answer: one that
+		 * does not gives its connection back to the pool soon.
+		 */
+		if (c->gen == gen && c->answered)
+			conn_deadline(c, ANSWERED_MS);
 	} else if (strcmp(type, "endpoint") == 0 && r->type == REMOTE_SSE &&
 	    c->role == ROLE_STREAM)
 		endpoint_event(r, p, n);
@@ -1135,7 +1167,10 @@ conn_timer(void *arg)
 	else if (c->role == ROLE_STREAM && r->type == REMOTE_SSE &&
 	    !r->have_endpoint)
 		conn_lost(c, "no endpoint event on its stream");
-	else if (c->st == C_HEAD || c->st == C_BODY)
+	else if (c->st == C_BODY && c->answered) {
+		conn_reset(c);		/* Answered; the rest is not ours. */
+		pump(r);
+	} else if (c->st == C_HEAD || c->st == C_BODY)
 		conn_lost(c, "the response stalled");
 	conn_trim(c);
 	leave(r);

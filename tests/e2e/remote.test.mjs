@@ -23,10 +23,16 @@ const PROBE = process.env.REMOTE_PROBE ? path.resolve(process.env.REMOTE_PROBE) 
 const SERVER = path.join(L.E2E_DIR, 'remote-server.mjs');
 const T = (ms) => ms * L.SLOW;
 const children = new Set();
+const servers = new Set();	// Raw servers, closed after a failure too.
 
 after(() => {
 	for (const c of children)
 		c.kill('SIGKILL');
+	for (const s of servers) {
+		s.close();
+		for (const sock of s.socks)
+			sock.destroy();
+	}
 });
 
 const INIT = (v = '2025-06-18') => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
@@ -286,7 +292,8 @@ describe('a hostile or absent server', () => {
 	});
 
 	// A server of raw bytes: answer(socket, request head) for each request.
-	async function raw(answer) {
+	// then(socket, body) after, when given.
+	async function raw(answer, then) {
 		const srv = net.createServer((sock) => {
 			let got = '';
 			sock.on('data', (d) => {
@@ -298,11 +305,20 @@ describe('a hostile or absent server', () => {
 				if (got.length < end + 4 + len)
 					return;
 				const head = got.slice(0, end);
+				const body = got.slice(end + 4, end + 4 + len);
 				got = got.slice(end + 4 + len);
 				answer(sock, head);
+				if (then !== undefined)
+					then(sock, body);
 			});
 			sock.on('error', () => {});
 		});
+		srv.socks = new Set();
+		srv.on('connection', (sock) => {
+			srv.socks.add(sock);
+			sock.on('close', () => srv.socks.delete(sock));
+		});
+		servers.add(srv);
 		await new Promise((r) => srv.listen(0, '127.0.0.1', r));
 		return { port: srv.address().port, close: () => srv.close() };
 	}
@@ -376,6 +392,27 @@ describe('a hostile or absent server', () => {
 		await p.close();
 		other.close();
 		none.close();
+	});
+
+	test('a POST stream kept open after its answer gives its connection back', async () => {
+		// Each request answered on an event stream that never ends: the
+		// pool's four connections would all be held, and the fifth line
+		// would wait for ever.
+		const srv = await raw((sock) => {
+			sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n' +
+			    'Transfer-Encoding: chunked\r\n\r\n');
+		}, (sock, body) => {
+			const id = JSON.parse(body).id;
+			const ev = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { n: id } })}\n\n`;
+			sock.write(`${Buffer.byteLength(ev).toString(16)}\r\n${ev}\r\n`);
+		});
+		const p = probe(`http://127.0.0.1:${srv.port}/mcp`);
+		for (let i = 1; i <= 6; i++)
+			p.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+		for (let i = 1; i <= 6; i++)
+			assert.equal((await p.message(i)).result.n, i);
+		await p.close();
+		srv.close();
 	});
 
 	test('an IPv6 literal', async (t) => {
