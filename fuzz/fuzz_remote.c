@@ -4,7 +4,8 @@
  * the parser (even: an HTTP response, read to its end or to the end of
  * the connection, its body fed to the event stream parser when it says
  * text/event-stream; odd: the event stream parser alone) and the size
- * of the reads.  Then url_parse and url_resolve on the same bytes.
+ * of the reads.  Then url_parse, url_resolve and hreq_mcp_value on the
+ * same bytes.
  * Properties, each an abort when broken:
  *
  *  - fed whole and fed in pieces, the verdict, the status, the body and
@@ -195,6 +196,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (url_resolve(&u, (const char *)data + 1, size - 1, target,
 	    &err) == 0 && (target[0] != '/' || strlen(target) > URL_MAX))
 		broken("a resolved endpoint");
+	/* An Mcp-Name value: the input itself, or all of it in Base64. */
+	err.len = 0;
+	hreq_mcp_value(&err, (const char *)data + 1, size - 1);
+	if (!(err.len == size - 1 && memcmp(err.data, data + 1, size - 1) ==
+	    0) && err.len != 11 + (size - 1 + 2) / 3 * 4)
+		broken("an Mcp-Name value");
 	buf_free(&err);
 	return 0;
 }
