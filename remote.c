@@ -10,7 +10,10 @@
  * (remote_ready), which also opens the GET stream of the server's own
  * messages (a 405 says it has none; one that ends is opened again, with
  * Last-Event-ID).  A 404 while we hold an id is the session lost.
- * remote_close ends the session with a DELETE.
+ * remote_close ends the session with a DELETE.  A modern (2026-07-28)
+ * request carries what its message names in headers too (Mcp-Method,
+ * Mcp-Name, the MCP-Protocol-Version of its _meta; SEP-2243): such a
+ * server refuses a request without them.
  *
  * HTTP+SSE (2024-11-05): a GET of the URL opens the stream; its first
  * "endpoint" event names where to POST (resolved against the URL, same
@@ -20,11 +23,13 @@
  * Connections: slot 0 carries the stream (or the DELETE's, at the end);
  * slots 1 to REMOTE_POOL carry POSTs, one request at a time each, kept
  * alive between them, so that a few requests are in flight at once; the
- * lines beyond wait in a queue of REMOTE_QUEUE_MAX bytes.  Everything a
- * server sends is bounded: a head (HTTP_HEAD_MAX), a JSON body or an
- * event (WB_MAX_MESSAGE), a body we do not read (DISCARD_MAX), and a
- * head or JSON body that stalls (REMOTE_STALL_MS).  Header values are never
- * logged, nor is the URL's path (a key may ride in its query).
+ * lines beyond wait in a queue of REMOTE_QUEUE_MAX bytes.  A POST's
+ * event stream still open ANSWERED_MS after its answer is closed, so
+ * that a server cannot hold the pool.  Everything a server sends is
+ * bounded: a head (HTTP_HEAD_MAX), a JSON body or an event
+ * (WB_MAX_MESSAGE), a body we do not read (DISCARD_MAX), and a head or
+ * JSON body that stalls (stall_ms).  Header values are never logged,
+ * nor is the URL's path (a key may ride in its query).
  *
  * Name resolution: getaddrinfo() blocks, so it runs once, in
  * remote_open, and every connection of that remote uses the addresses

@@ -22,6 +22,11 @@
  *    and remote_send refuses.  The owner calls remote_close and opens it
  *    again later (with backoff).
  * remote_close may be called from inside any of them.
+ *
+ * Bounds: 1 + REMOTE_POOL sockets a remote, REMOTE_QUEUE_MAX bytes of
+ * lines waiting, a message (a JSON body or an event) of WB_MAX_MESSAGE;
+ * connect_ms for a connection and its TLS handshake, stall_ms for a
+ * head or a JSON body that does not move (an event stream may rest).
  */
 #ifndef REMOTE_H
 #define REMOTE_H
