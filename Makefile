@@ -48,7 +48,7 @@ SHARESRC = share.c share_wire.c share_daemon.c front.c
 # HTTP+SSE, on http or https (libssl.so.3 opened at run time, never
 # linked).  Not in the program yet: tests/unit and tests/remote-probe
 # drive it; the server layer will take it in as REMOTE_$(REMOTE).
-REMOTESRC = remote.c remote_http.c remote_sse.c remote_tls.c
+REMOTESRC = remote.c remote_conn.c remote_http.c remote_sse.c remote_tls.c
 REMOTE = 1
 
 # What the program is built with: make HTTP=0 leaves out --listen and
@@ -80,7 +80,7 @@ ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
 	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
-	http_int.h remote.h remote_int.h \
+	http_int.h remote.h remote_int.h remote_conn.h \
 	session.h session_int.h server.h server_int.h box.h workbench.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
 	tests/remote-probe example/example-server example/demo
@@ -179,6 +179,7 @@ obj/share_wire.o: share_wire.c; $(COMPILE) $(SMALL) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) $(SMALL) share_daemon.c
 obj/front.o: front.c; $(COMPILE) $(SMALL) front.c
 obj/remote.o: remote.c; $(COMPILE) $(SMALL) remote.c
+obj/remote_conn.o: remote_conn.c; $(COMPILE) $(SMALL) remote_conn.c
 obj/remote_http.o: remote_http.c; $(COMPILE) $(SMALL) remote_http.c
 obj/remote_sse.o: remote_sse.c; $(COMPILE) $(SMALL) remote_sse.c
 obj/remote_tls.o: remote_tls.c; $(COMPILE) $(SMALL) remote_tls.c
