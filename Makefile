@@ -31,7 +31,7 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS) \
 TOPSRC = workbench.c dispatch.c clients.c stdio.c probe.c
 BOXSRC = toolbox.c lean.c resources.c dynamic.c search.c listen.c
 SRVSRC = server.c server_io.c server_loop.c handshake.c call.c stream.c \
-	relay.c bridge.c listing.c catalog.c
+	relay.c bridge.c listing.c catalog.c server_remote.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
 # checks a "listen" address with http_listen.c; http_word.c holds the
@@ -46,23 +46,30 @@ HTTPSRC = http.c http_out.c http_parse.c http_rules.c
 SHARESRC = share.c share_wire.c share_daemon.c front.c
 # The remote client (remote.h): a server reached over Streamable HTTP or
 # HTTP+SSE, on http or https (libssl.so.3 opened at run time, never
-# linked).  Not in the program yet: tests/unit and tests/remote-probe
-# drive it; the server layer will take it in as REMOTE_$(REMOTE).
+# linked); server_remote.c takes it into the server layer.
 REMOTESRC = remote.c remote_conn.c remote_http.c remote_sse.c remote_tls.c
-REMOTE = 1
 
 # What the program is built with: make HTTP=0 leaves out --listen and
 # "listen", SHARE=0 "share"; a small file answers for each left out
 # (no_http.c, no_share.c).  The minimal build is HTTP=0 SHARE=0.
+# REMOTE=0 leaves out remote servers ("url"; no_remote.c), and so does
+# the minimal build unless REMOTE=1 is said.
 HTTP = 1
 SHARE = 1
+REMOTE_WITH_11 = 1
+REMOTE_WITH_10 = 1
+REMOTE_WITH_01 = 1
+REMOTE_WITH_00 = 0
+REMOTE = $(REMOTE_WITH_$(HTTP)$(SHARE))
+REMOTE_1 = $(REMOTESRC)
+REMOTE_0 = no_remote.c
 HTTP_1 = http_host.c $(HTTPSRC)
 HTTP_0 = no_http.c
 SHARE_1 = share_host.c $(SHARESRC)
 SHARE_0 = no_share.c
 APPSRC = $(TOPSRC) $(BOXSRC) $(SRVSRC) $(SESSSRC) $(CORESRC)
-SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE))
-MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0)
+SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE)) $(REMOTE_$(REMOTE))
+MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0) $(REMOTE_0)
 LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC) $(REMOTESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
@@ -76,7 +83,7 @@ UNITOBJ = $(UNITSRC:%.c=obj/%.o)
 TESTOBJ = $(TESTSRC:%.c=obj/%.o)
 ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
-	obj/tests/http-echo.o $(REMOTESRC:%.c=obj/%.o)
+	obj/tests/http-echo.o $(REMOTESRC:%.c=obj/%.o) obj/no_remote.o
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
 	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
@@ -94,13 +101,14 @@ JSMN_CHECK = printf '\043include <jsmn.h>\n' | \
 
 all: $(PROGS)
 
-# The program is made again when HTTP or SHARE changes (the objects too:
-# the minimal build is built for size): the stamp obj/.with-HTTP-SHARE
-# is the only one of its kind.
-mcp-workbench: $(OBJ) obj/.with-$(HTTP)-$(SHARE)
+# The program is made again when HTTP, SHARE or REMOTE changes (the
+# objects too: the minimal build is built for size): the stamp
+# obj/.with-HTTP-SHARE-REMOTE is the only one of its kind.
+WITH = obj/.with-$(HTTP)-$(SHARE)-$(REMOTE)
+mcp-workbench: $(OBJ) $(WITH)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-obj/.with-$(HTTP)-$(SHARE): obj/.dirs
+$(WITH): obj/.dirs
 	rm -f obj/.with-*
 	touch $@
 
@@ -118,7 +126,7 @@ obj/.dirs:
 	mkdir -p obj/tests
 	touch $@
 
-$(ALLOBJ): $(HDR) obj/.dirs obj/.with-$(HTTP)-$(SHARE)
+$(ALLOBJ): $(HDR) obj/.dirs $(WITH)
 obj/util.o: Makefile
 
 # One rule for each object (POSIX make has no rule from x.c to obj/x.o).
@@ -146,6 +154,7 @@ obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c
 obj/bridge.o: bridge.c; $(COMPILE) $(SMALL) bridge.c
 obj/listing.o: listing.c; $(COMPILE) listing.c
+obj/server_remote.o: server_remote.c; $(COMPILE) $(SMALL) server_remote.c
 obj/catalog.o: catalog.c; $(COMPILE) catalog.c
 obj/session.o: session.c; $(COMPILE) session.c
 obj/pace.o: pace.c; $(COMPILE) pace.c
@@ -179,6 +188,7 @@ obj/share_wire.o: share_wire.c; $(COMPILE) $(SMALL) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) $(SMALL) share_daemon.c
 obj/front.o: front.c; $(COMPILE) $(SMALL) front.c
 obj/remote.o: remote.c; $(COMPILE) $(SMALL) remote.c
+obj/no_remote.o: no_remote.c; $(COMPILE) $(SMALL) no_remote.c
 obj/remote_conn.o: remote_conn.c; $(COMPILE) $(SMALL) remote_conn.c
 obj/remote_http.o: remote_http.c; $(COMPILE) $(SMALL) remote_http.c
 obj/remote_sse.o: remote_sse.c; $(COMPILE) $(SMALL) remote_sse.c

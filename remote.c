@@ -43,6 +43,7 @@
  * only once no handler of it runs (busy).
  */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -171,7 +172,8 @@ refuse(struct rconn *c, const char *why)
 	struct remote *r = c->r;
 
 	if (remote_hears(r) && c->line.len > 0)
-		r->ops->refused(r->ctx, c->line.data, c->line.len, why);
+		r->ops->refused(r->ctx, c->line.data, c->line.len, c->ecode,
+		    why);
 }
 
 static void
@@ -338,8 +340,13 @@ error_text(struct rconn *c, char *why, size_t size)
 	static struct buf s;
 	const char *m;
 	size_t i, at = strlen(why);
+	long long code;
 	int t;
 
+	if (c->resp.json && json_parse(&j, c->body.data, c->body.len) ==
+	    JSON_OK && json_get_int(&j, json_path(&j, 0, "error.code"),
+	    &code) && code >= INT_MIN && code <= INT_MAX)
+		c->ecode = (int)code;
 	if (!c->resp.json || json_parse(&j, c->body.data, c->body.len) !=
 	    JSON_OK || (t = json_path(&j, 0, "error.message")) < 0 ||
 	    (m = json_str(&j, t, &s)) == NULL || *m == '\0') {

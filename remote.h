@@ -13,7 +13,8 @@
  *    its newline (an answer, a request or a notification);
  *  - refused: a line sent that the server did not take (an HTTP error,
  *    a body too large, a connection lost before its answer began): the
- *    owner answers its id, if it has one, with an error saying why;
+ *    owner answers its id, if it has one, with an error saying why (and
+ *    the JSON-RPC error code the server's body gave, or 0);
  *  - session_lost: the server no longer knows our Mcp-Session-Id (a
  *    404): lines in flight will not be answered; the owner initializes
  *    again on the same remote (the next lines go without the old id);
@@ -53,8 +54,8 @@ struct remote_config {
 };
 
 struct remote_ops {
-	void	(*message)(void *, const char *, size_t);
-	void	(*refused)(void *, const char *, size_t, const char *);
+	void	(*message)(void *, char *, size_t);
+	void	(*refused)(void *, const char *, size_t, int, const char *);
 	void	(*session_lost)(void *);
 	void	(*failed)(void *, const char *);
 };

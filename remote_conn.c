@@ -43,6 +43,7 @@ conn_reset(struct rconn *c)
 	c->st = C_FREE;
 	c->reused = c->got = c->answered = false;
 	c->tls_want = 0;
+	c->ecode = 0;
 	c->why[0] = '\0';
 	/* Lengths only: a handler up the stack may still hold the bytes. */
 	c->out.len = c->outoff = 0;

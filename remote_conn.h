@@ -53,6 +53,7 @@ struct rconn {
 	int			 tries;		/* Addresses tried. */
 	short			 tls_want;
 	size_t			 discarded;
+	int			 ecode;		/* A refusal's JSON-RPC code. */
 	struct tls		*tls;
 	struct loop_io		 io;
 	struct loop_timer	 timer;

@@ -514,15 +514,17 @@ srv_start(struct server *s, bool modern)
 		wb_log_info("%s: starting again (it was stopped while idle)",
 		    s->label);
 	s->started_at = s->active_at = now;
-	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
+	if ((s->cfg->url != NULL ? srv_remote_open(s, &why) :
+	    proc_spawn(&s->proc, s->cfg, &why)) < 0) {
 		srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
 		return;
 	}
 	/* The command's name as written: never its arguments or env. */
-	wb_log_debug("%s: process %ld started: %s", s->label,
-	    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
-	    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
+	if (s->remote == NULL)
+		wb_log_debug("%s: process %ld started: %s", s->label,
+		    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
+		    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
 	s->state = SRV_STARTING;
 	s->caps = 0;		/* Until this process's initialize says. */
 	s->deadline = now + s->cfg->init_timeout_ms;
@@ -672,9 +674,11 @@ srv_stop_process(struct server *s)
 	s->proc.reaped = false;
 	s->eof_at = 0;
 	proc_close(&s->proc);
+	srv_remote_close(s);
 	ghosts_clear(s);
 	handshake_over(s);
 }
+
 
 void
 srv_stop(struct server *s)
@@ -983,6 +987,6 @@ srv_stop_all(void)
 	struct server *s;
 
 	SRV_EACH(s)
-		if (s->proc.pid > 0)
+		if (s->proc.pid > 0 || s->remote != NULL)
 			srv_stop(s);
 }

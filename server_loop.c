@@ -25,7 +25,7 @@ srv_about_by(void (*fn)(const struct server *, const struct session *))
 	about = fn;
 }
 
-static void
+void
 srv_about(const struct server *s)
 {
 	if (about != NULL)

@@ -50,7 +50,7 @@ say(const char *what, const char *s, size_t n)
 }
 
 static void
-on_message(void *ctx, const char *line, size_t n)
+on_message(void *ctx, char *line, size_t n)
 {
 	(void)ctx;
 	if (memchr(line, '\n', n) != NULL)
@@ -59,9 +59,10 @@ on_message(void *ctx, const char *line, size_t n)
 }
 
 static void
-on_refused(void *ctx, const char *line, size_t n, const char *why)
+on_refused(void *ctx, const char *line, size_t n, int code, const char *why)
 {
 	(void)ctx;
+	(void)code;
 	(void)line;
 	(void)n;
 	say("refused ", why, strlen(why));

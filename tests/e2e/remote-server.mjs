@@ -13,7 +13,10 @@
 // notifications first (an event stream); seen answers the X-Key header
 // its request came with.  /admin/forget drops every Streamable session
 // (the next request with its id gets a 404); /admin/stats answers
-// {deletes, gets, sni, mcpMethod, mcpName}; /redirect answers 302; /huge answers a head of 64 KiB.
+// {deletes, gets, sni, mcpMethod, mcpName, cancelled, inits}; /redirect
+// answers 302; /huge answers a head of 64 KiB.  ask {question} elicits
+// an answer from the client; wait {ms} waits, and counts a cancellation
+// (stats.cancelled).  --port N listens on N (a server started again).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -25,10 +28,12 @@ import { McpServer as V2Server, createMcpHandler, fromJsonSchema } from '@modelc
 import { z } from 'zod';
 
 const args = process.argv.slice(2);
+const portAt = args.indexOf('--port');
+const port = portAt >= 0 ? Number(args.splice(portAt, 2)[1]) : 0;
 const tls = args[0] === '--tls' ? { cert: fs.readFileSync(args[1]), key: fs.readFileSync(args[2]) } : null;
 const streams = new Map();	// Streamable sessions: id -> transport
 const legacy = new Map();	// HTTP+SSE sessions: id -> transport
-const stats = { deletes: 0, gets: 0, sni: null, mcpMethod: null, mcpName: null };
+const stats = { deletes: 0, gets: 0, sni: null, mcpMethod: null, mcpName: null, cancelled: 0, inits: 0 };
 let lastKey = null;
 
 function mcp() {
@@ -48,6 +53,21 @@ function mcp() {
 	});
 	s.registerTool('seen', { description: 'The X-Key header seen.', inputSchema: {} },
 	    async () => ({ content: [{ type: 'text', text: `key: ${lastKey}` }] }));
+	s.registerTool('ask', { description: 'Asks the user.', inputSchema: { question: z.string() } },
+	    async ({ question }) => {
+		const r = await s.server.elicitInput({ message: question,
+		    requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } } });
+		return { content: [{ type: 'text', text: `${r.action}: ${r.content?.answer}` }] };
+	});
+	s.registerTool('wait', { description: 'Waits.', inputSchema: { ms: z.number() } },
+	    async ({ ms }, extra) => new Promise((resolve) => {
+		const t = setTimeout(() => resolve({ content: [{ type: 'text', text: 'waited' }] }), ms);
+		extra.signal.addEventListener('abort', () => {
+			clearTimeout(t);
+			stats.cancelled++;
+			resolve({ content: [{ type: 'text', text: 'cancelled' }] });
+		});
+	}));
 	return s;
 }
 
@@ -95,6 +115,8 @@ async function streamable(req, res, json) {
 	if (req.method === 'GET')
 		stats.gets++;
 	const parsed = req.method === 'POST' ? await body(req) : undefined;
+	if (parsed?.method === 'initialize')
+		stats.inits++;
 	let t = sid !== undefined ? streams.get(sid) : undefined;
 	if (sid !== undefined && t === undefined) {
 		res.writeHead(404, { 'content-type': 'application/json' });
@@ -161,6 +183,6 @@ async function handle(req, res) {
 
 const server = tls !== null ? https.createServer(tls, handle) : http.createServer(handle);
 server.maxHeaderSize = 128 * 1024;
-server.listen(0, '127.0.0.1', () => {
+server.listen(port, '127.0.0.1', () => {
 	process.stdout.write(`listening ${server.address().port}\n`);
 });
