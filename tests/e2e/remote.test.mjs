@@ -123,7 +123,7 @@ describe('Streamable HTTP', () => {
 		p.send('session');
 		assert.match(await p.next('session '), /^session [0-9a-f-]{36}$/);
 		p.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
-		assert.deepEqual((await p.message(2)).result.tools.map((t) => t.name), ['echo', 'slow', 'seen']);
+		assert.deepEqual((await p.message(2)).result.tools.map((t) => t.name), ['echo', 'slow', 'seen', 'ask', 'wait']);
 		p.send(CALL(3, 'echo', { text: 'hi there' }));
 		assert.equal((await p.message(3)).result.content[0].text, 'echo: hi there');
 		p.send(CALL(4, 'slow', { steps: 3 }, { progressToken: 'tok' }));
