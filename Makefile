@@ -536,7 +536,7 @@ fuzz-long: $(FUZZ_TARGETS)
 # (tests/manlint.sh).  All run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
-LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) tests/unit.c tests/mock-server.c \
+LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) $(REMOTE_0) tests/unit.c tests/mock-server.c \
 	tests/http-echo.c example/example-server.c example/demo.c \
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \

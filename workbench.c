@@ -181,6 +181,19 @@ check_remotes(const struct cfg *c)
 	return ok;
 }
 
+/* --check: what was read, once every remote server can be reached. */
+static int
+check(const struct cfg *c)
+{
+	if (!check_remotes(c)) {
+		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
+		    c->path);
+		return WB_EXIT_CONFIG;
+	}
+	print_check(c);
+	return 0;
+}
+
 /* What the command line asks for. */
 struct options {
 	const char	*path;
@@ -402,15 +415,8 @@ main(int argc, char *argv[])
 	wb_log_level(o.verbose > 0 ? WB_DEBUG : wb.cfg.log_level);
 	wb.mode = o.mode != NULL ? (strcmp(o.mode, "dynamic") == 0 ?
 	    MODE_DYNAMIC : MODE_PROXY) : wb.cfg.mode;
-	if (o.check) {
-		if (!check_remotes(&wb.cfg)) {
-			fprintf(stderr, WB_NAME ": %s: configuration is "
-			    "invalid\n", wb.cfg.path);
-			return WB_EXIT_CONFIG;
-		}
-		print_check(&wb.cfg);
-		return 0;
-	}
+	if (o.check)
+		return check(&wb.cfg);
 	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
 	if (listen != NULL && !cfg_http_usable(&wb.cfg, stderr))
 		return WB_EXIT_CONFIG;
