@@ -106,6 +106,7 @@ static void
 reopen(struct server *s)
 {
 	list_stop(s);
+	relay_forget(s, 0);	/* Its requests of the old session. */
 	ghosts_clear(s);
 	handshake_over(s);
 	s->state = SRV_STARTING;
