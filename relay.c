@@ -625,7 +625,7 @@ relay_set_level(void)
 		return;
 	log_level = level;
 	SRV_EACH(s)
-		if (srv_writable(s))
+		if (s->proc.pid > 0 || srv_writable(s))
 			relay_send_level(s);	/* If initialized. */
 }
 

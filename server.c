@@ -679,7 +679,6 @@ srv_stop_process(struct server *s)
 	handshake_over(s);
 }
 
-
 void
 srv_stop(struct server *s)
 {
