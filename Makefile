@@ -31,36 +31,50 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CODEGEN) $(CPPFLAGS) $(CFLAGS) \
 TOPSRC = workbench.c dispatch.c clients.c stdio.c probe.c
 BOXSRC = toolbox.c lean.c resources.c dynamic.c search.c listen.c
 SRVSRC = server.c server_io.c server_loop.c handshake.c call.c stream.c \
-	relay.c bridge.c listing.c catalog.c
+	relay.c bridge.c listing.c catalog.c server_remote.c
 SESSSRC = session.c pace.c
 # The libraries (layers 1 to 3) every program links: the configuration
-# checks a "listen" address with http_listen.c.
+# checks a "listen" address with http_listen.c; http_word.c holds the
+# words of HTTP its server and its client both read.
 CORESRC = era.c peer.c procmgr.c guard.c toolname.c terms.c thesaurus.c \
 	config.c config_keys.c store.c json.c json_scan.c json_out.c utf8.c \
-	jsonrpc.c util.c loop.c http_listen.c
+	jsonrpc.c util.c loop.c http_listen.c http_word.c
 # The HTTP layer (http.h): the workbench serves it (--listen,
 # http_host.c); tests/http-echo drives it alone.
 HTTPSRC = http.c http_out.c http_parse.c http_rules.c
 # The shared workbench's transport (share.h), wired in by share_host.c.
 SHARESRC = share.c share_wire.c share_daemon.c front.c
+# The remote client (remote.h): a server reached over Streamable HTTP or
+# HTTP+SSE, on http or https (libssl.so.3 opened at run time, never
+# linked); server_remote.c takes it into the server layer.
+REMOTESRC = remote.c remote_conn.c remote_http.c remote_sse.c remote_tls.c
 
 # What the program is built with: make HTTP=0 leaves out --listen and
 # "listen", SHARE=0 "share"; a small file answers for each left out
 # (no_http.c, no_share.c).  The minimal build is HTTP=0 SHARE=0.
+# REMOTE=0 leaves out remote servers ("url"; no_remote.c), and so does
+# the minimal build unless REMOTE=1 is said.
 HTTP = 1
 SHARE = 1
+REMOTE_WITH_11 = 1
+REMOTE_WITH_10 = 1
+REMOTE_WITH_01 = 1
+REMOTE_WITH_00 = 0
+REMOTE = $(REMOTE_WITH_$(HTTP)$(SHARE))
+REMOTE_1 = $(REMOTESRC)
+REMOTE_0 = no_remote.c
 HTTP_1 = http_host.c http_carry.c $(HTTPSRC)
 HTTP_0 = no_http.c
 SHARE_1 = share_host.c share_status.c $(SHARESRC)
 SHARE_0 = no_share.c
 APPSRC = $(TOPSRC) $(BOXSRC) $(SRVSRC) $(SESSSRC) $(CORESRC)
-SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE))
-MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0)
-LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC)
+SRC = $(APPSRC) $(HTTP_$(HTTP)) $(SHARE_$(SHARE)) $(REMOTE_$(REMOTE))
+MINSRC = $(APPSRC) $(HTTP_0) $(SHARE_0) $(REMOTE_0)
+LIBSRC = $(CORESRC) $(HTTPSRC) $(SHARESRC) $(REMOTESRC)
 # The unit tests: the libraries, and the layers above them but main
 # (tests/unit-session.c drives sessions through dispatch).
 UNITSRC = tests/unit.c tests/unit-share.c tests/unit-session.c \
-	tests/unit-loop.c
+	tests/unit-loop.c tests/unit-remote.c
 TESTSRC = dispatch.c clients.c probe.c http_host.c http_carry.c \
 	no_share.c $(BOXSRC) $(SRVSRC) $(SESSSRC)
 
@@ -70,15 +84,15 @@ UNITOBJ = $(UNITSRC:%.c=obj/%.o)
 TESTOBJ = $(TESTSRC:%.c=obj/%.o)
 ALLOBJ = $(APPSRC:%.c=obj/%.o) $(HTTP_1:%.c=obj/%.o) \
 	$(SHARE_1:%.c=obj/%.o) obj/no_http.o obj/no_share.o $(UNITOBJ) \
-	obj/tests/http-echo.o
+	obj/tests/http-echo.o $(REMOTESRC:%.c=obj/%.o) obj/no_remote.o
 # Each layer's headers (a file may include its own layer's and below).
 HDR = util.h loop.h json.h json_out.h jsonrpc.h json_int.h peer.h proc.h \
 	config.h config_int.h era.h store.h terms.h share.h share_int.h http.h \
-	http_int.h \
+	http_int.h remote.h remote_int.h remote_conn.h \
 	session.h session_int.h server.h server_int.h box.h workbench.h \
 	http_host_int.h share_host_int.h
 PROGS = mcp-workbench tests/mock-server tests/http-echo tests/share-probe \
-	example/example-server example/demo
+	tests/remote-probe example/example-server example/demo
 
 # One line that says what to install when jsmn is missing.  It looks with
 # the compiler and flags of the build (an SDK may pass -I in CPPFLAGS or,
@@ -89,13 +103,14 @@ JSMN_CHECK = printf '\043include <jsmn.h>\n' | \
 
 all: $(PROGS)
 
-# The program is made again when HTTP or SHARE changes (the objects too:
-# the minimal build is built for size): the stamp obj/.with-HTTP-SHARE
-# is the only one of its kind.
-mcp-workbench: $(OBJ) obj/.with-$(HTTP)-$(SHARE)
+# The program is made again when HTTP, SHARE or REMOTE changes (the
+# objects too: the minimal build is built for size): the stamp
+# obj/.with-HTTP-SHARE-REMOTE is the only one of its kind.
+WITH = obj/.with-$(HTTP)-$(SHARE)-$(REMOTE)
+mcp-workbench: $(OBJ) $(WITH)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-obj/.with-$(HTTP)-$(SHARE): obj/.dirs
+$(WITH): obj/.dirs
 	rm -f obj/.with-*
 	touch $@
 
@@ -113,7 +128,7 @@ obj/.dirs:
 	mkdir -p obj/tests
 	touch $@
 
-$(ALLOBJ): $(HDR) obj/.dirs obj/.with-$(HTTP)-$(SHARE)
+$(ALLOBJ): $(HDR) obj/.dirs $(WITH)
 obj/util.o: Makefile
 
 # One rule for each object (POSIX make has no rule from x.c to obj/x.o).
@@ -141,6 +156,7 @@ obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c
 obj/bridge.o: bridge.c; $(COMPILE) $(SMALL) bridge.c
 obj/listing.o: listing.c; $(COMPILE) listing.c
+obj/server_remote.o: server_remote.c; $(COMPILE) $(SMALL) server_remote.c
 obj/catalog.o: catalog.c; $(COMPILE) catalog.c
 obj/session.o: session.c; $(COMPILE) session.c
 obj/pace.o: pace.c; $(COMPILE) pace.c
@@ -162,6 +178,7 @@ obj/jsonrpc.o: jsonrpc.c; $(COMPILE) jsonrpc.c
 obj/util.o: util.c; $(COMPILE) -DWB_VERSION=\"$(VERSION)\" util.c
 obj/loop.o: loop.c; $(COMPILE) loop.c
 obj/http_listen.o: http_listen.c; $(COMPILE) $(SMALL) http_listen.c
+obj/http_word.o: http_word.c; $(COMPILE) http_word.c
 obj/http_host.o: http_host.c; $(COMPILE) http_host.c
 obj/http_carry.o: http_carry.c; $(COMPILE) http_carry.c
 obj/http.o: http.c; $(COMPILE) http.c
@@ -174,12 +191,19 @@ obj/share.o: share.c; $(COMPILE) $(SMALL) share.c
 obj/share_wire.o: share_wire.c; $(COMPILE) $(SMALL) share_wire.c
 obj/share_daemon.o: share_daemon.c; $(COMPILE) $(SMALL) share_daemon.c
 obj/front.o: front.c; $(COMPILE) $(SMALL) front.c
+obj/remote.o: remote.c; $(COMPILE) $(SMALL) remote.c
+obj/no_remote.o: no_remote.c; $(COMPILE) $(SMALL) no_remote.c
+obj/remote_conn.o: remote_conn.c; $(COMPILE) $(SMALL) remote_conn.c
+obj/remote_http.o: remote_http.c; $(COMPILE) $(SMALL) remote_http.c
+obj/remote_sse.o: remote_sse.c; $(COMPILE) $(SMALL) remote_sse.c
+obj/remote_tls.o: remote_tls.c; $(COMPILE) $(SMALL) remote_tls.c
 obj/no_http.o: no_http.c; $(COMPILE) $(SMALL) no_http.c
 obj/no_share.o: no_share.c; $(COMPILE) $(SMALL) no_share.c
 obj/tests/unit.o: tests/unit.c; $(COMPILE) tests/unit.c
 obj/tests/unit-share.o: tests/unit-share.c; $(COMPILE) tests/unit-share.c
 obj/tests/unit-session.o: tests/unit-session.c; $(COMPILE) tests/unit-session.c
 obj/tests/unit-loop.o: tests/unit-loop.c; $(COMPILE) tests/unit-loop.c
+obj/tests/unit-remote.o: tests/unit-remote.c; $(COMPILE) tests/unit-remote.c
 obj/tests/http-echo.o: tests/http-echo.c; $(COMPILE) tests/http-echo.c
 tests/mock-server: tests/mock-server.c
 	@$(JSMN_CHECK)
@@ -193,6 +217,12 @@ tests/http-echo: obj/tests/http-echo.o $(LIBOBJ)
 tests/share-probe: tests/share-probe.c $(LIBOBJ) $(HDR)
 	@$(JSMN_CHECK)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/share-probe.c $(LIBOBJ) \
+	    $(LDLIBS)
+
+# The remote client driven alone against a server (tests/e2e/remote.test.mjs).
+tests/remote-probe: tests/remote-probe.c $(LIBOBJ) $(HDR)
+	@$(JSMN_CHECK)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/remote-probe.c $(LIBOBJ) \
 	    $(LDLIBS)
 
 example/example-server: example/example-server.c
@@ -296,7 +326,8 @@ JSMN_INCLUDE ?= /usr/include
 STATIC_CFLAGS ?= -O2
 STATIC_LDFLAGS ?= -static
 STATIC_DIR = build-static
-STATIC_ALL = $(WARN) $(DEFS) $(CODEGEN) -I$(STATIC_DIR)/include $(STATIC_CFLAGS) \
+# WB_STATIC: no dlopen() (remote_tls.c refuses https, saying why).
+STATIC_ALL = $(WARN) $(DEFS) -DWB_STATIC $(CODEGEN) -I$(STATIC_DIR)/include $(STATIC_CFLAGS) \
 	$(STATIC_LDFLAGS)
 
 static: mcp-workbench-static example/example-server-static
@@ -424,9 +455,18 @@ $(ASAN_DIR)/http-echo: tests/http-echo.c $(LIBSRC) $(HDR) Makefile tests/san-opt
 	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
 	    -o $@ tests/http-echo.c $(LIBSRC) tests/san-options.c
 
+$(ASAN_DIR)/remote-probe: tests/remote-probe.c $(LIBSRC) $(HDR) Makefile \
+	tests/san-options.c
+	@$(JSMN_CHECK)
+	mkdir -p $(ASAN_DIR)
+	$(SAN_CC) $(WARN) $(DEFS) $(CPPFLAGS) $(SAN_CFLAGS) $(SAN_FLAGS) \
+	    -DSAN_LOG_DIR=\"$$(cd $(ASAN_DIR) && pwd)/logs\" \
+	    -o $@ tests/remote-probe.c $(LIBSRC) tests/san-options.c
+
 # asan and valgrind run docs.test.mjs, which reads the table of keys
 # from tests/unit.
 asan: $(ASAN_DIR)/mcp-workbench $(ASAN_DIR)/unit $(ASAN_DIR)/http-echo \
+	$(ASAN_DIR)/remote-probe \
 	tests/mock-server tests/unit tests/node_modules
 	sh tests/sanitizers.sh $(ASAN_DIR)
 
@@ -448,7 +488,7 @@ FUZZ_DIR = build-fuzz
 FUZZ_SECONDS ?=
 FUZZ_TARGETS = $(FUZZ_DIR)/fuzz_jsonrpc $(FUZZ_DIR)/fuzz_config \
 	$(FUZZ_DIR)/fuzz_toolname $(FUZZ_DIR)/fuzz_catalog \
-	$(FUZZ_DIR)/fuzz_http $(FUZZ_DIR)/fuzz_share
+	$(FUZZ_DIR)/fuzz_http $(FUZZ_DIR)/fuzz_share $(FUZZ_DIR)/fuzz_remote
 FUZZ_BUILD = $(FUZZ_CC) -std=c11 -Wall -Wextra $(DEFS) $(CPPFLAGS) $(FUZZ_CFLAGS) \
 	$(FUZZ_FLAGS)
 
@@ -480,6 +520,10 @@ $(FUZZ_DIR)/fuzz_share: fuzz/fuzz_share.c $(LIBSRC) $(HDR)
 	@$(JSMN_CHECK)
 	mkdir -p $(FUZZ_DIR)
 	$(FUZZ_BUILD) -o $@ fuzz/fuzz_share.c $(LIBSRC)
+$(FUZZ_DIR)/fuzz_remote: fuzz/fuzz_remote.c $(LIBSRC) $(HDR)
+	@$(JSMN_CHECK)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_BUILD) -o $@ fuzz/fuzz_remote.c $(LIBSRC)
 
 fuzz: $(FUZZ_TARGETS)
 	sh fuzz/run.sh short "$(FUZZ_SECONDS)" $(FUZZ_DIR)
@@ -496,12 +540,13 @@ fuzz-long: $(FUZZ_TARGETS)
 # (tests/manlint.sh).  All run, whatever the first says.
 CPPCHECK ?= cppcheck
 ANALYZER_CC ?= gcc
-LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) tests/unit.c tests/mock-server.c \
+LINT_SRC = $(APPSRC) $(HTTP_1) $(SHARE_1) $(HTTP_0) $(SHARE_0) $(REMOTE_0) tests/unit.c tests/mock-server.c \
 	tests/http-echo.c example/example-server.c example/demo.c \
 	fuzz/fuzz_jsonrpc.c fuzz/fuzz_config.c fuzz/fuzz_toolname.c \
 	fuzz/fuzz_catalog.c fuzz/fuzz_http.c tests/unit-share.c \
 	tests/unit-session.c \
-	tests/share-probe.c fuzz/fuzz_share.c
+	tests/share-probe.c fuzz/fuzz_share.c $(REMOTESRC) \
+	tests/unit-remote.c tests/remote-probe.c fuzz/fuzz_remote.c
 
 # The manual pages, by reader: the command, its configuration, the concepts.
 MANPAGES = man/mcp-workbench.1 man/mcp-workbench-config.5 man/mcp-workbench.7

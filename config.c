@@ -638,6 +638,8 @@ server_strings_free(struct cfg_server *s)
 	free(s->cwd);
 	free(s->cwd_raw);
 	free(s->command);
+	free(s->url);
+	cfg_strings_free(s->headers);
 }
 
 static char **
@@ -679,6 +681,8 @@ cfg_server_dup(const struct cfg_server *s)
 	d->resource_filters = strings_dup(s->resource_filters);
 	d->cwd = str_dup(s->cwd);
 	d->cwd_raw = str_dup(s->cwd_raw);
+	d->url = str_dup(s->url);
+	d->headers = strings_dup(s->headers);
 	return d;
 }
 
@@ -785,6 +789,15 @@ cfg_server_digest(const struct cfg_server *s, const unsigned char *key,
 	feed_strings(&h, 't', s->filters, false);
 	feed_strings(&h, 'P', s->prompt_filters, false);
 	feed_strings(&h, 'r', s->resource_filters, false);
+	/*
+	 * A remote server: how, where, and with what (a key, often).  A
+	 * process's digest stays as it was (its catalogue entry too).
+	 */
+	if (s->url != NULL) {
+		feed(&h, 'T', s->type == TYPE_SSE ? "sse" : "http");
+		feed(&h, 'u', s->url);
+		feed_strings(&h, 'h', s->headers, false);
+	}
 	sip_final(&h, tag);
 }
 

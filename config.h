@@ -39,6 +39,13 @@ enum srv_protocol {		/* The era a server is spoken to in. */
 	PROTO_MODERN		/* 2026-07-28: _meta on every request. */
 };
 
+enum srv_type {		/* How a server is reached ("type"). */
+	TYPE_STDIO,		/* A process, on its stdin and stdout. */
+	TYPE_HTTP,		/* A URL, over Streamable HTTP, */
+	TYPE_STREAMABLE,	/* (the same, as some clients write it) */
+	TYPE_SSE		/* or over HTTP+SSE (2024-11-05). */
+};
+
 struct cfg_server {
 	char	 *name;
 	char	 *command;	/* As written: messages never show values. */
@@ -58,6 +65,9 @@ struct cfg_server {
 	int	  probe_ms;		/* How long auto waits for discover. */
 	bool	  share;		/* One process for the sessions alike. */
 	char	**base_env;	/* What it inherits; NULL: our environ. */
+	enum srv_type	  type;
+	char	 *url;		/* A remote server's, expanded; NULL: a process. */
+	char	**headers;	/* Its "name", "value", ..., NULL; never shown. */
 };
 
 struct cfg_toolbox {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config_int.h"
+#include "http.h"
 #include "share.h"
 
 #define NAME_RULE	"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$ (letters, " \
@@ -29,14 +30,17 @@ _Static_assert(sizeof(enum tool_mode) == sizeof(int), "toolMode");
 _Static_assert(sizeof(enum tool_detail) == sizeof(int), "toolDetail");
 _Static_assert(sizeof(enum wb_level) == sizeof(int), "logLevel");
 _Static_assert(sizeof(enum srv_protocol) == sizeof(int), "protocol");
+_Static_assert(sizeof(enum srv_type) == sizeof(int), "type");
 
 static cfg_set_fn set_toolboxes, set_dir, set_token, set_origins, set_hosts,
     set_servers, set_command, set_args, set_env, set_filters, set_transport,
-    set_cwd;
+    set_cwd, set_url, set_headers;
 
 static const char *const modes[] = { "proxy", "dynamic", NULL };
 static const char *const details[] = { "lean", "full", NULL };
 static const char *const protocols[] = { "auto", "legacy", "modern", NULL };
+static const char *const types[] = { "stdio", "http", "streamable-http",
+    "sse", NULL };
 
 /* Where a key is kept: in one object, or at the top level and servers. */
 #define TOP(f)	.in = CFG_IN(CFG_TOP), .at[CFG_TOP] = offsetof(struct cfg, f)
@@ -138,7 +142,7 @@ const struct cfg_key cfg_keys[] = {
 
 	/* A server (and the timeouts above). */
 	{ "command", ONLY(CFG_SERVER), OTHER(set_command),
-	    .flags = CFG_REQUIRED, .what = "the program to run",
+	    .what = "the program to run",
 	    .doc = "The program to run" },
 	{ "args", ONLY(CFG_SERVER), OTHER(set_args),
 	    .doc = "the arguments" },
@@ -154,6 +158,12 @@ const struct cfg_key cfg_keys[] = {
 	    .doc = "for resources and resource templates" },
 	{ "transport", ONLY(CFG_SERVER), OTHER(set_transport),
 	    .doc = "the only transport; any other value is an error" },
+	{ "type", SRV(type), ENUM(types), .dflt = TYPE_STDIO,
+	    .doc = "how the server is reached" },
+	{ "url", SRV(url), STRING, .set = set_url,
+	    .doc = "the address of a remote server" },
+	{ "headers", ONLY(CFG_SERVER), OTHER(set_headers),
+	    .doc = "header fields sent with every request to a remote server" },
 	{ "cwd", SRV(cwd), STRING, .set = set_cwd,
 	    .doc = "the server's working directory" },
 	{ "inheritEnv", SRV(inherit_env), BOOL(false), .doc =
@@ -175,6 +185,50 @@ check_name(struct loader *l, const char *what, const char *name)
 		    "match %s", what, name, NAME_RULE);
 }
 
+/*
+ * A server is a program to run or a URL to reach (as Claude Code writes
+ * it: "type": "http" or "sse" and "url"), never both; what only a
+ * process reads is ignored for a URL, with a warning.
+ */
+static void
+server_reach(struct loader *l, struct cfg_server *s, int t)
+{
+	static const char *const local[] = { "args", "env", "cwd",
+	    "inheritEnv" };
+	bool typed = json_get(&l->j, t, "type") >= 0;
+	size_t i;
+
+	if (!json_is(&l->j, t, JSMN_OBJECT))
+		return;
+	if (s->command != NULL && s->url != NULL) {
+		cfg_problem(l, true, "\"command\" and \"url\" together: a "
+		    "server is a program to run or a URL to reach, not both");
+		return;
+	}
+	if (s->url == NULL) {
+		if (s->type != TYPE_STDIO)
+			cfg_problem(l, true, "\"type\": \"%s\" needs a \"url\"",
+			    s->type == TYPE_SSE ? "sse" : "http");
+		else if (s->command == NULL)
+			cfg_problem(l, true, "missing \"command\" (the program "
+			    "to run) or \"url\" (a remote server)");
+		if (s->headers != NULL)
+			cfg_problem(l, false, "\"headers\" ignored: they go to "
+			    "a remote server (\"url\")");
+		return;
+	}
+	if (typed && s->type == TYPE_STDIO)
+		cfg_problem(l, true, "\"type\": \"stdio\" with a \"url\": "
+		    "use \"http\" or \"sse\", or a \"command\"");
+	if (s->type == TYPE_STDIO)
+		s->type = TYPE_HTTP;	/* A URL alone: Streamable HTTP. */
+	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if (json_get(&l->j, t, local[i]) >= 0)
+			cfg_problem(l, false, "\"%s\" ignored: it is for a "
+			    "server run as a process, not one at a \"url\"",
+			    local[i]);
+}
+
 /* A server, named by its key, read with its keys' defaults first. */
 static void
 server_entry(struct loader *l, const char *key, int t, void *arg)
@@ -190,8 +244,12 @@ server_entry(struct loader *l, const char *key, int t, void *arg)
 	s->name = xstrdup(key);
 	s->argv = xcalloc(2, sizeof(*s->argv));
 	cfg_read(l, &(struct cfg_obj){ s, CFG_SERVER }, t);
+	server_reach(l, s, t);
 	if (s->argv[0] == NULL)
 		s->argv[0] = xstrdup("");
+	/* What messages name it by: a URL as written, never expanded. */
+	if (s->command == NULL && s->url != NULL)
+		s->command = json_strdup(&l->j, json_get(&l->j, t, "url"));
 	if (s->command == NULL)
 		s->command = xstrdup(s->argv[0]);
 }
@@ -303,6 +361,76 @@ set_env(struct loader *l, const struct cfg_key *k,
 
 	(void)k;
 	cfg_each(l, t, env_member, &e);
+}
+
+/*
+ * A remote server's URL: http or https alone (remote.c reads the rest
+ * when it is opened, and --check).  Never quoted: a key may ride in it.
+ */
+static void
+set_url(struct loader *l, const struct cfg_key *k,
+    const struct cfg_obj *o, int t)
+{
+	struct cfg_server *s = o->base;
+	const char *u = s->url;
+	size_t i;
+
+	(void)k;
+	(void)t;
+	if (u == NULL)
+		return;
+	if (strncasecmp(u, "http://", 7) != 0 &&
+	    strncasecmp(u, "https://", 8) != 0) {
+		cfg_problem(l, true, "only http:// and https:// URLs are "
+		    "supported");
+		return;
+	}
+	for (i = 0; u[i] != '\0'; i++)
+		if ((unsigned char)u[i] <= ' ' || u[i] == 0x7f) {
+			cfg_problem(l, true, "the URL holds a space or a "
+			    "control character");
+			return;
+		}
+}
+
+/* A header field: a token for its name, a value of one line. */
+static void
+header_member(struct loader *l, const char *key, int t, void *arg)
+{
+	struct env_fill *e = arg;
+	struct cfg_server *s = e->s;
+	size_t i, n = strlen(key);
+	char *val;
+
+	for (i = 0; i < n && http_tchar((unsigned char)key[i]); i++)
+		;
+	if (n == 0 || i < n) {
+		cfg_problem(l, true, "invalid header name");
+		return;
+	}
+	if ((val = cfg_expanded(l, t)) == NULL)
+		return;
+	if (strpbrk(val, "\r\n") != NULL) {
+		cfg_problem(l, true, "a header value holds a line break");
+		free(val);
+		return;
+	}
+	s->headers = xrealloc(s->headers, (e->n + 3) * sizeof(*s->headers));
+	s->headers[e->n++] = xstrdup(key);
+	s->headers[e->n++] = val;
+	s->headers[e->n] = NULL;
+}
+
+static void
+set_headers(struct loader *l, const struct cfg_key *k,
+    const struct cfg_obj *o, int t)
+{
+	struct env_fill e = { o->base, 0 };
+
+	(void)k;
+	cfg_strings_free(e.s->headers);
+	e.s->headers = NULL;
+	cfg_each(l, t, header_member, &e);
 }
 
 /* toolFilters, promptFilters or resourceFilters: what keeps what. */

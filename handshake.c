@@ -258,6 +258,7 @@ on_initialize(struct server *s, const struct json *j, int result)
 		req_forget(s, REQ_DISCOVER);
 	}
 	s->caps = declared(j, json_get(j, result, "capabilities"));
+	srv_remote_ready(s, j, result);
 	srv_notify(s, MCP_NOTE_INITIALIZED);
 	relay_send_level(s);
 	fetch_lists(s);

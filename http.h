@@ -117,6 +117,19 @@ void	 http_request_of(const struct http_parser *, const char *,
 int	 http_field(const struct http_request *, const char *, int,
 	    struct http_str *);
 bool	 http_accepts(const struct http_request *, const char *);
+
+/*
+ * The words of HTTP that its server and its client (remote_http.c) both
+ * read, in http_word.c: a span of a text, a name or token in any case,
+ * RFC 9110's tchar, a hex digit, a token in a comma-separated list
+ * (Connection), a media type's essence.
+ */
+struct http_str	 http_str_at(const char *, size_t, size_t);
+bool	 http_ieq(const char *, size_t, const char *);
+bool	 http_tchar(unsigned char);
+int	 http_hexval(unsigned char);
+bool	 http_has_token(const char *, size_t, const char *);
+bool	 http_essence_is(const char *, size_t, const char *);
 bool	 http_media_is(const struct http_str *, const char *);
 
 /*

@@ -1,7 +1,6 @@
 /*
  * http_int.h: what http.c and http_out.c share of a connection and of
- * the server, and the two helpers http_parse.c lends http_rules.c; no
- * one outside the HTTP framing includes it.
+ * the server; no one outside the HTTP framing includes it.
  */
 #ifndef HTTP_INT_H
 #define HTTP_INT_H
@@ -20,10 +19,6 @@
 #define READ_CHUNK	(16 * 1024)
 #define HDRS_MAX	2048		/* Headers added to one answer. */
 #define ACCEPT_PAUSE_MS	1000		/* Out of descriptors: wait. */
-
-/* http_parse.c's: a span of a request's text, and a name in any case. */
-struct http_str	 http_str_at(const char *, size_t, size_t);
-bool		 http_ieq(const char *, size_t, const char *);
 
 enum cstate {
 	C_READ,			/* Reading a request. */

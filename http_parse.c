@@ -55,35 +55,6 @@ static const char *const hdr_names[HTTP_H_N] = {
 	"content-length", "transfer-encoding", "expect"
 };
 
-/* RFC 9110 tchar. */
-static bool
-tchar(unsigned char c)
-{
-	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z'))
-		return true;
-	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-/* Is s[0, n) the literal lit, in any case (names and tokens)? */
-bool
-http_ieq(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
-}
-
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void
 http_parser_reset(struct http_parser *p)
 {
@@ -104,7 +75,7 @@ method_byte(struct http_parser *p, unsigned char c)
 		p->mlen = -1;
 		return 0;
 	}
-	if (!tchar(c) || ++p->mlen > METHOD_MAX)
+	if (!http_tchar(c) || ++p->mlen > METHOD_MAX)
 		return 400;
 	return 0;
 }
@@ -248,24 +219,6 @@ known_field(const char *s, size_t n)
 	return -1;
 }
 
-/* Connection: a list of tokens; "close" ends the connection after. */
-static bool
-says_close(const char *s, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < n; i = j + 1) {
-		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
-			i++;
-		for (j = i; j < n && s[j] != ',' && s[j] != ' ' &&
-		    s[j] != '\t'; j++)
-			continue;
-		if (http_ieq(s + i, j - i, "close"))
-			return true;
-	}
-	return false;
-}
-
 /* name ":" OWS value OWS */
 static int
 field_line(struct http_parser *p, const char *b, size_t at, size_t n,
@@ -279,7 +232,7 @@ field_line(struct http_parser *p, const char *b, size_t at, size_t n,
 	if ((colon = memchr(s, ':', n)) == NULL || colon == s)
 		return 400;
 	for (i = 0; s + i < colon; i++)
-		if (!tchar((unsigned char)s[i]))
+		if (!http_tchar((unsigned char)s[i]))
 			return 400;	/* obs-fold, or space before ':'. */
 	if (p->nfields == HTTP_FIELDS_MAX)
 		return 431;
@@ -296,7 +249,8 @@ field_line(struct http_parser *p, const char *b, size_t at, size_t n,
 		if (p->hdr[k] >= 0)
 			return 400;	/* Two of a field that is one. */
 		p->hdr[k] = (int16_t)p->nfields;
-	} else if (http_ieq(s, i, "connection") && says_close(s + v, e - v))
+	} else if (http_ieq(s, i, "connection") &&
+	    http_has_token(s + v, e - v, "close"))
 		*close = true;
 	p->nfields++;
 	return 0;
@@ -404,7 +358,7 @@ chunk_size_byte(struct http_parser *p, unsigned char c, size_t max)
 
 	if (++p->line > HTTP_CHUNK_LINE_MAX)
 		return 400;
-	if (p->cs == CS_SIZE && (h = hexval(c)) >= 0) {
+	if (p->cs == CS_SIZE && (h = http_hexval(c)) >= 0) {
 		p->chunk = p->chunk * 16 + (unsigned)h;
 		if (p->chunk > max)
 			return 413;
@@ -457,7 +411,7 @@ trailer_byte(struct http_parser *p, unsigned char c)
 	case CS_TRAILER:
 		if (c == '\r')
 			p->cs = CS_END_LF;
-		else if (tchar(c))
+		else if (http_tchar(c))
 			p->cs = CS_TRAILER_LINE;
 		else
 			return 400;
@@ -592,17 +546,6 @@ http_parse(struct http_parser *p, char *b, size_t *len, size_t max)
 	default:
 		return HTTP_DONE;
 	}
-}
-
-/* The span [at, at + n) of the request's text b. */
-struct http_str
-http_str_at(const char *b, size_t at, size_t n)
-{
-	struct http_str s;
-
-	s.p = b + at;
-	s.n = n;
-	return s;
 }
 
 /* The length of an absolute target's "http://" or "https://", or 0. */

@@ -31,29 +31,6 @@ http_field(const struct http_request *r, const char *name, int nth,
 	return 0;
 }
 
-/* A media type's essence (before ';', trimmed) is type, in any case. */
-static bool
-essence_is(const char *s, size_t n, const char *type)
-{
-	const char *semi = memchr(s, ';', n);
-
-	if (semi != NULL)
-		n = (size_t)(semi - s);
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	return http_ieq(s, n, type);
-}
-
-bool
-http_media_is(const struct http_str *v, const char *type)
-{
-	return v->p != NULL && essence_is(v->p, v->n, type);
-}
-
 /*
  * Does the request accept type?  Each Accept field is a list of media
  * ranges; any-type and application-any count.  No Accept accepts all
@@ -75,9 +52,9 @@ http_accepts(const struct http_request *r, const char *type)
 		for (i = 0; i < v.n; i = j + 1) {
 			for (j = i; j < v.n && v.p[j] != ','; j++)
 				continue;
-			if (essence_is(v.p + i, j - i, type) ||
-			    essence_is(v.p + i, j - i, "*/*") ||
-			    essence_is(v.p + i, j - i, range))
+			if (http_essence_is(v.p + i, j - i, type) ||
+			    http_essence_is(v.p + i, j - i, "*/*") ||
+			    http_essence_is(v.p + i, j - i, range))
 				return true;
 		}
 	return false;

@@ -426,7 +426,7 @@ relay_answer(const struct session *se, const struct json *j, int id,
 		roots_take(se, j);
 	else if (u.key != NULL)
 		bridge_client_answer(u.srv, u.rid, u.key, u.keylen, j);
-	else if (u.srv->proc.io.wfd >= 0)
+	else if (srv_writable(u.srv))
 		rpc_splice_line(&u.srv->proc.io.out, line, n, raw, len, u.sid,
 		    u.sidlen);
 	free(u.sid);
@@ -625,7 +625,7 @@ relay_set_level(void)
 		return;
 	log_level = level;
 	SRV_EACH(s)
-		if (s->proc.pid > 0)
+		if (s->proc.pid > 0 || srv_writable(s))
 			relay_send_level(s);	/* If initialized. */
 }
 
@@ -656,7 +656,7 @@ relay_session_gone(const struct session *se)
 		if (ups[i].sess != se)
 			continue;
 		if (ups[i].srv != NULL && ups[i].key == NULL &&
-		    ups[i].srv->proc.io.wfd >= 0)
+		    srv_writable(ups[i].srv))
 			relay_refuse(ups[i].srv, ups[i].sid, ups[i].sidlen,
 			    RPC_INTERNAL_ERROR, "the client session ended");
 		up_remove(i);

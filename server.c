@@ -14,10 +14,9 @@
  * handshake).  While it starts, its tools may be known from the
  * catalogue (catalog.c).
  *
- * Its lines are read here and handed to call.c (answers to calls),
- * relay.c (its requests and notifications) and stream.c (a large result
- * passed on as it arrives).  What is written to it, its descriptors, its
- * exit and its timers are in server_io.c.
+ * Its lines are read here and handed to call.c (answers), relay.c (its
+ * requests and notifications) and stream.c (a large result as it comes);
+ * what is written to it, its exit and its timers are in server_io.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -523,15 +522,16 @@ srv_start(struct server *s, bool modern)
 		wb_log_info("%s: starting again (it was stopped while idle)",
 		    s->label);
 	s->started_at = s->active_at = now;
-	if (proc_spawn(&s->proc, s->cfg, &why) < 0) {
+	if ((s->cfg->url != NULL ? srv_remote_open(s, &why) :
+	    proc_spawn(&s->proc, s->cfg, &why)) < 0) {
 		srv_fail(s, buf_cstr(&why));
 		buf_free(&why);
 		return;
 	}
-	/* The command's name as written: never its arguments or env. */
-	wb_log_debug("%s: process %ld started: %s", s->label,
-	    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
-	    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
+	if (s->remote == NULL)	/* Its command's name, never its arguments. */
+		wb_log_debug("%s: process %ld started: %s", s->label,
+		    (long)s->proc.pid, strrchr(s->cfg->command, '/') != NULL ?
+		    strrchr(s->cfg->command, '/') + 1 : s->cfg->command);
 	s->state = SRV_STARTING;
 	srv_live(s);
 	s->caps = 0;		/* Until this process's initialize says. */
@@ -683,6 +683,7 @@ srv_stop_process(struct server *s)
 	s->proc.reaped = false;
 	s->eof_at = 0;
 	proc_close(&s->proc);
+	srv_remote_close(s);
 	ghosts_clear(s);
 	handshake_over(s);
 }
@@ -994,6 +995,6 @@ srv_stop_all(void)
 	struct server *s;
 
 	SRV_EACH(s)
-		if (s->proc.pid > 0)
+		if (s->proc.pid > 0 || s->remote != NULL)
 			srv_stop(s);
 }

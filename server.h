@@ -204,6 +204,7 @@ bool	 srv_peers(bool (*)(struct peer *));
 void	 srv_pump(void);
 long long srv_deadline(const struct server *);
 void	 srv_check_timers(struct server *, long long);
+int	 srv_remote_check(const struct cfg_server *, struct buf *);
 void	 srv_exited(struct server *, int);
 bool	 stream_of(const struct server *);
 long long bridge_deadline(void);

@@ -150,6 +150,7 @@ struct server {
 	char			*label;		/* "toolbox/server" */
 	enum srv_state		 state;
 	struct proc		 proc;
+	struct remote		*remote;	/* Or reached over HTTP. */
 	long long		 next_id;
 	struct request		*req;
 	int			 nreq;
@@ -195,6 +196,7 @@ extern const struct peer_ops srv_ops;	/* Its stdout's lines. */
 void	 srv_fail(struct server *, const char *);
 bool	 srv_probe_ended(struct server *, const char *);
 void	 srv_stop(struct server *);
+bool	 srv_writable(const struct server *);
 void	 srv_send_listen(struct server *);
 bool	 srv_renames(enum list_kind);
 char	*srv_native(const struct server *, enum list_kind,
@@ -216,11 +218,7 @@ void	 catalog_told(struct server *, const struct buf *);
 void	 catalog_failed(struct server *);
 void	 catalog_store(struct server *);
 const char *catalog_entry_check(const char *, size_t, const char *);
-/*
- * call.c: requests in flight on a server: their ids and table, calls
- * routed there and their answers spliced back, cancellation, timeouts,
- * and ghosts (calls that ended before their answer came).
- */
+/* call.c: requests in flight, answers, cancellation, timeouts, ghosts. */
 struct request *req_add(struct server *, enum req_kind);
 int	 req_find(const struct server *, long long);
 int	 req_find_token(const struct server *, long long);
@@ -247,11 +245,7 @@ int	 ghost_find(const struct server *, long long);
 void	 ghost_remove(struct server *, int);
 void	 ghosts_clear(struct server *);
 
-/*
- * relay.c: what servers and the client say to each other beyond calls:
- * server requests (under upstream ids), progress, logging, cancellation
- * and other notifications.
- */
+/* relay.c: servers' requests and notifications, to clients and back. */
 void	 relay_request(struct server *, const struct json *, int, int,
 	    const char *, size_t);
 void	 relay_notification(struct server *, const struct json *, int,
@@ -262,10 +256,7 @@ void	 relay_ask(struct server *, long long, const struct json *, int);
 void	 relay_refuse(struct server *, const char *, size_t, int,
 	    const char *);
 
-/*
- * bridge.c: a server's need for input during a request, bridged across
- * the eras (MRTR for a modern client, requests for a 2025 one).
- */
+/* bridge.c: a server's need for input, bridged across the eras (MRTR). */
 bool	 bridge_server_request(struct server *, const struct json *, int,
 	    int);
 void	 bridge_answered(struct park *, const char *, size_t);
@@ -296,5 +287,11 @@ void	 stream_session_gone(const struct session *);
 /* server_loop.c: its descriptors and timers with the loop, while live. */
 void	 srv_live(struct server *);
 void	 srv_unwatch(struct server *);
+void	 srv_about(const struct server *);
+/* server_remote.c: a server reached over HTTP (remote.h). */
+int	 srv_remote_open(struct server *, struct buf *);
+void	 srv_remote_ready(struct server *, const struct json *, int);
+void	 srv_remote_close(struct server *);
+void	 srv_remote_send(struct server *);
 
 #endif /* SERVER_INT_H */

@@ -86,7 +86,7 @@ srv_put_request(struct server *s, long long id, const char *method,
 {
 	struct buf *b = &s->proc.io.out;
 
-	if (s->proc.io.wfd < 0)
+	if (!srv_writable(s))
 		return 0;
 	rpc_put_request(b, id, method);
 	buf_puts(b, ",\"params\":{");
@@ -105,7 +105,7 @@ srv_request(struct server *s, const char *method, const char *members,
 {
 	struct request *r;
 
-	if (s->proc.io.wfd < 0)
+	if (!srv_writable(s))
 		return;
 	r = req_add(s, REQ_QUIET);
 	r->sent = true;
@@ -129,7 +129,7 @@ srv_request_open(struct server *s, const char *method, const char *members,
 void
 srv_cancel(struct server *s, long long id, const char *reason)
 {
-	if (s->proc.io.wfd >= 0)
+	if (srv_writable(s))
 		call_tell_cancelled(s, id, reason);
 }
 
@@ -156,6 +156,13 @@ srv_send_listen(struct server *s)
 	if (s->caps & CAP_RESOURCES)
 		buf_puts(b, ",\"resourcesListChanged\":true");
 	buf_puts(b, "}}}\n");
+}
+
+/* Does it take messages: a process's stdin is open, or a remote? */
+bool
+srv_writable(const struct server *s)
+{
+	return s->remote != NULL || s->proc.io.wfd >= 0;
 }
 
 /*
@@ -345,7 +352,9 @@ srv_write_in(struct server *s, long long now)
 {
 	size_t before = peer_queued(&s->proc.io);
 
-	if (s->proc.io.wfd >= 0 && peer_flush(&s->proc.io) < 0)
+	if (s->remote != NULL)
+		srv_remote_send(s);
+	else if (s->proc.io.wfd >= 0 && peer_flush(&s->proc.io) < 0)
 		srv_write_error(s);
 	if (peer_queued(&s->proc.io) == 0 || peer_queued(&s->proc.io) < before)
 		s->drained_at = now;

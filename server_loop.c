@@ -27,7 +27,7 @@ srv_about_by(void (*fn)(const struct server *, const struct session *))
 	about = fn;
 }
 
-static void
+void
 srv_about(const struct server *s)
 {
 	if (about != NULL)
@@ -109,7 +109,8 @@ on_server_timer(void *arg)
 
 /*
  * Its descriptors and deadline as they are now (stdout only when read):
- * false once it has neither, and no request waits on it.
+ * false once it has neither, no request waits on it and nothing runs (a
+ * process, or a remote's session, whose queue is written here).
  */
 static bool
 watch_server(struct server *s, bool read)
@@ -135,7 +136,8 @@ watch_server(struct server *s, bool read)
 	}
 	at = srv_deadline(s);
 	loop_timer_set(&s->timer, at, on_server_timer, s);
-	return any || at >= 0 || s->nreq > 0 || s->proc.pid > 0;
+	return any || at >= 0 || s->nreq > 0 || s->proc.pid > 0 ||
+	    s->remote != NULL;
 }
 
 /*

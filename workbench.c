@@ -149,10 +149,53 @@ print_check(const struct cfg *c)
 		    b->nservers == 1 ? "" : "s", b->description[0] != '\0' ?
 		    ": " : "", b->description);
 		for (k = 0; k < b->nservers; k++)
-			printf("  %s: %s%s\n", b->servers[k].name,
-			    b->servers[k].command, c->share &&
-			    !b->servers[k].share ? " (one per session)" : "");
+			printf("  %s: %s%s%s\n", b->servers[k].name,
+			    b->servers[k].command, b->servers[k].url == NULL ?
+			    "" : b->servers[k].type == TYPE_SSE ? " (sse)" :
+			    " (http)", c->share && !b->servers[k].share ?
+			    " (one per session)" : "");
 	}
+}
+
+/*
+ * --check: can each remote server be reached in this build (the URL,
+ * its headers, the TLS library for https)?  One line for each that
+ * cannot; the URL is never quoted (a key may ride in it).
+ */
+static bool
+check_remotes(const struct cfg *c)
+{
+	struct buf why = { 0 };
+	const struct cfg_server *s;
+	bool ok = true;
+	int i, k;
+
+	for (i = 0; i < c->nboxes; i++)
+		for (k = 0; k < c->boxes[i].nservers; k++) {
+			s = &c->boxes[i].servers[k];
+			why.len = 0;
+			if (s->url == NULL || srv_remote_check(s, &why) == 0)
+				continue;
+			fprintf(stderr, "%s: toolboxes.%s.mcpServers.%s: %s\n",
+			    c->path, c->boxes[i].name, s->name,
+			    buf_cstr(&why));
+			ok = false;
+		}
+	buf_free(&why);
+	return ok;
+}
+
+/* --check: what was read, once every remote server can be reached. */
+static int
+check(const struct cfg *c)
+{
+	if (!check_remotes(c)) {
+		fprintf(stderr, WB_NAME ": %s: configuration is invalid\n",
+		    c->path);
+		return WB_EXIT_CONFIG;
+	}
+	print_check(c);
+	return 0;
 }
 
 /* What the command line asks for. */
@@ -415,10 +458,8 @@ main(int argc, char *argv[])
 	}
 	if (!configure(&o))
 		return WB_EXIT_CONFIG;
-	if (o.check) {
-		print_check(&wb.cfg);
-		return 0;
-	}
+	if (o.check)
+		return check(&wb.cfg);
 	listen = o.listen != NULL ? o.listen : wb.cfg.listen;
 	if (listen != NULL && !cfg_http_usable(&wb.cfg, stderr))
 		return WB_EXIT_CONFIG;

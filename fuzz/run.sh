@@ -4,7 +4,7 @@
 # usage: fuzz/run.sh short|long [SECONDS] [DIR]
 #
 # For each target (fuzz_jsonrpc, fuzz_config, fuzz_toolname, fuzz_catalog,
-# fuzz_http, fuzz_share):
+# fuzz_http, fuzz_share, fuzz_remote):
 #  1. replay every file of the committed corpus fuzz/corpus/NAME/ once: the
 #     seeds and the regression inputs of crashes found before;
 #  2. fuzz for SECONDS (short: default 20, long: default 600), starting
@@ -28,7 +28,7 @@ long) secs=${secs:-600} ;;
 esac
 
 status=0
-for name in jsonrpc config toolname catalog http share; do
+for name in jsonrpc config toolname catalog http share remote; do
 	bin=$dir/fuzz_$name
 	seeds=fuzz/corpus/$name
 	work=$dir/corpus/$name

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The minimal build (make HTTP=0 SHARE=0, make check-minimal): --listen,
-# "listen" and "share": true are refused with an error that names the
-# build, with the exit status of a usage error (the option) or of an
+# "listen", "share": true and a remote server ("url") are refused with an
+# error that names the build, with the exit status of a usage error (the option) or of an
 # invalid configuration (the keys); then the stdio end-to-end suites,
 # which need neither HTTP nor sharing, run against it.
 #
@@ -34,7 +34,10 @@ refused() {
 printf '{"toolboxes":{}}\n' > "$tmp/plain.json"
 printf '{"listen":"127.0.0.1:0","toolboxes":{}}\n' > "$tmp/listen.json"
 printf '{"share":true,"toolboxes":{}}\n' > "$tmp/share.json"
+printf '{"toolboxes":{"web":{"mcpServers":{"r":{"type":"http","url":"http://127.0.0.1:9/mcp"}}}}}\n' \
+    > "$tmp/remote.json"
 http='this build leaves out HTTP (make HTTP=0)'
+remote='this build leaves out remote servers'
 share='this build leaves out sharing (make SHARE=0)'
 
 refused "--listen" 2 "--listen: $http" -c "$tmp/plain.json" \
@@ -52,6 +55,16 @@ if "$bin" --help | grep -qxF -- "--listen: $http." &&
 else
 	fail "--help says what this build leaves out"
 	"$bin" --help | tail -4 | quote
+fi
+refused 'a "url" with --check' 1 "mcpServers.r: $remote" -c "$tmp/remote.json" \
+    --check
+if "$bin" -c "$tmp/remote.json" --probe > "$tmp/out" 2>&1; then
+	fail 'a "url" with --probe: the server fails'
+elif grep -qF -- "$remote" "$tmp/out"; then
+	ok "a \"url\" with --probe: the server fails, \"$remote\""
+else
+	fail 'a "url" with --probe: the server fails, naming the build'
+	quote "$tmp/out"
 fi
 if "$bin" -c "$tmp/plain.json" --check > "$tmp/out" 2>&1; then
 	ok "a configuration without them: --check passes"

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.." || exit 1
 dir=${1:-build-asan}
 logs=$dir/logs
 
-for f in "$dir/mcp-workbench" "$dir/unit" "$dir/http-echo" tests/mock-server; do
+for f in "$dir/mcp-workbench" "$dir/unit" "$dir/http-echo" \
+    "$dir/remote-probe" tests/mock-server; do
 	if [ ! -x "$f" ]; then
 		echo "sanitizers: $f is missing: run make asan" >&2
 		exit 1
@@ -25,11 +26,12 @@ status=0
 echo "sanitizers: unit tests ($dir/unit)"
 "$dir/unit" || status=1
 echo "sanitizers: end-to-end suite (WORKBENCH=$dir/mcp-workbench," \
-    "HTTP_ECHO=$dir/http-echo)"
+    "HTTP_ECHO=$dir/http-echo, REMOTE_PROBE=$dir/remote-probe)"
 # The suites may scale themselves down under a slow workbench.
 WB_TEST_SLOW=asan
 HTTP_ECHO=$dir/http-echo
-export WB_TEST_SLOW HTTP_ECHO
+REMOTE_PROBE=$dir/remote-probe
+export WB_TEST_SLOW HTTP_ECHO REMOTE_PROBE
 # shellcheck disable=SC2086
 WORKBENCH=$dir/mcp-workbench node --test \
     --test-concurrency="${SAN_CONCURRENCY:-2}" ${SAN_TESTS:-tests/e2e/} ||

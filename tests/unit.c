@@ -40,6 +40,7 @@ void	 check(int, const char *, const char *, int);
 void	 test_share(void);		/* unit-share.c */
 void	 test_sessions(void);		/* unit-session.c */
 void	 test_loop(void);		/* unit-loop.c */
+void	 test_remote(void);		/* unit-remote.c */
 
 void
 check(int ok, const char *what, const char *file, int line)
@@ -3309,6 +3310,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	test_sessions();
+	test_remote();
 	test_parse();
 	test_stream_check();
 	test_walk_checked();
