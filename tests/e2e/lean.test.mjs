@@ -272,6 +272,35 @@ describe('search_tools: ranking', () => {
 			assert.deepEqual((await names('list items')).slice(0, 2), ['list_items', 'show_items']);
 		});
 	});
+
+	const QUOTED = { toolboxes: { kit: box({ k: toolsServer([
+		tool('edit_text', 'Change a text.'),
+		tool('draft_mail', 'Write a mail.'),
+	]) }) } };
+
+	const NAMED = { toolboxes: { kit: box({ k: toolsServer([
+		tool('get_item_files', 'Get the files of an item.'),
+		tool('get_item', 'Get an item by its number, with every detail the store keeps about it and its history.'),
+	]) }) } };
+
+	test('a tool whose name the query has whole goes above one whose name says more', T, async () => {
+		await L.withWorkbench(NAMED, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
+			assert.deepEqual(await names('show me item 7'), ['get_item', 'get_item_files']);
+		});
+	});
+
+	test('quoted words are values, not what the tool does: they count less', T, async () => {
+		await L.withWorkbench(QUOTED, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
+			assert.deepEqual(await names("change it to 'draft'"), ['edit_text', 'draft_mail']);
+			assert.deepEqual(await names('change it to "draft"'), ['edit_text', 'draft_mail']);
+			assert.deepEqual(await names('change it to draft'), ['draft_mail', 'edit_text'], 'unquoted, the name weighs more');
+			assert.deepEqual(await names("draft's change"), ['draft_mail', 'edit_text'], "an apostrophe is no quote");
+		});
+	});
 });
 
 describe('openOnUse', () => {
