@@ -98,7 +98,7 @@ void	 dyn_notify(struct session *);
 /*
  * lean.c: a tool as a model needs it to call it.
  */
-void	 lean_put_tool(struct buf *, const struct item *, const struct buf *);
+void	 lean_put_tool(struct buf *, const struct item *);
 void	 lean_put_schema(struct buf *, const struct item *);
 
 /*

@@ -4,7 +4,8 @@
  * as its name, description and input schema alone (the members a client
  * wants, outputSchema, annotations, execution, title, are left to
  * "toolDetail": "full"), and the schema without the keywords that
- * constrain nothing: "$schema", "$comment" and "title".
+ * constrain nothing: "$schema", "$comment" and "title", and at its top
+ * "type": "object", which MCP makes every input schema.
  *
  * The schema is walked as JSON Schema, so that a property that happens
  * to be named "title" stays: the keywords are dropped only where a schema
@@ -75,7 +76,21 @@ put_each(struct buf *b, int t, int depth, bool named)
 	buf_putc(b, named ? '}' : ']');
 }
 
-/* A schema: its keywords, less the dropped, each value as it is. */
+/*
+ * Whether the key i of a schema at depth is left out: a keyword that
+ * constrains nothing, or the input schema's own "type": "object".
+ */
+static bool
+dropped_key(int i, int depth)
+{
+	return key_is(i, dropped) || (depth == 0 && json_eq(&tj, i, "type") &&
+	    json_eq(&tj, i + 1, "object"));
+}
+
+/*
+ * A schema: its keywords, less the dropped, each value as it is.  Depth
+ * 0 is the input schema itself.
+ */
 static void
 put_schema(struct buf *b, int t, int depth)
 {
@@ -89,7 +104,7 @@ put_schema(struct buf *b, int t, int depth)
 	n = tj.tok[t].size;
 	for (i = t + 1, k = 0; k < n; k++, i = json_next(&tj, v)) {
 		v = i + 1;
-		if (key_is(i, dropped))
+		if (dropped_key(i, depth))
 			continue;
 		if (written++ > 0)
 			buf_putc(b, ',');
@@ -115,15 +130,12 @@ put_input_schema(struct buf *b)
 	if (json_is(&tj, s, JSMN_OBJECT))
 		put_schema(b, s, 0);
 	else
-		buf_puts(b, "{\"type\":\"object\"}");
+		buf_puts(b, "{}");
 }
 
-/*
- * The tool t as {"name", "description", "inputSchema", then the members
- * of more, which ends with the closing brace}.
- */
+/* The tool t as {"name", "description", "inputSchema"}. */
 void
-lean_put_tool(struct buf *b, const struct item *t, const struct buf *more)
+lean_put_tool(struct buf *b, const struct item *t)
 {
 	int d;
 
@@ -139,8 +151,7 @@ lean_put_tool(struct buf *b, const struct item *t, const struct buf *more)
 		put_input_schema(b);
 	}
 	json_release(&tj);
-	buf_putc(b, ',');
-	buf_put(b, more->data, more->len);
+	buf_putc(b, '}');
 }
 
 /* The input schema of the tool t, lean. */
@@ -150,6 +161,6 @@ lean_put_schema(struct buf *b, const struct item *t)
 	if (json_parse(&tj, t->json, t->len) == JSON_OK)
 		put_input_schema(b);
 	else
-		buf_puts(b, "{\"type\":\"object\"}");
+		buf_puts(b, "{}");
 	json_release(&tj);
 }

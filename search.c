@@ -11,7 +11,8 @@
  * least), and a tool's length is its weighted count.  A query's terms
  * are made as a tool's are (terms.c), and each brings in the words
  * people use for the same thing (thesaurus.c), which count for less
- * than the words asked.
+ * than the words asked; so do quoted words.  A tool whose name the
+ * query explains ranks higher (rank).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,10 +26,12 @@
 #define QUERY_TERMS	16	/* Terms of a query looked at, */
 #define TERMS_MAX	64	/* with those the thesaurus adds. */
 #define RELATED_WEIGHT	0.5f	/* A related term's weight. */
+#define QUOTED_WEIGHT	0.2f	/* A quoted term's weight. */
+#define NAME_BONUS	0.5f	/* A name the query explains whole. */
 #define SLOTS		128	/* The query's hash table: > TERMS_MAX. */
 #define SUMMARY_MAX	240	/* A description's first sentence at most. */
 #define BM25_K1		1.2f
-#define BM25_B		0.75f
+#define BM25_B		0.5f
 
 /* Where a tool's term came from, and what that counts. */
 enum tool_field {
@@ -132,6 +135,18 @@ ln(double x)
 	for (k = 1, term = y; k < 40; k += 2, term *= y2)
 		sum += term / k;
 	return (float)(2 * sum + e * 0.69314718055994530942);
+}
+
+/* The square root, without libm. */
+static float
+root(double x)
+{
+	double r = x > 1 ? x : 1;
+	int k;
+
+	for (k = 0; k < 40 && x > 0; k++)
+		r = (r + x / r) / 2;
+	return x > 0 ? (float)r : 0;
 }
 
 static uint32_t
@@ -293,6 +308,64 @@ query_add_all(struct query *q, struct buf *words, float weight, int c)
 }
 
 /*
+ * Where the quoted text whose opening quote is s[i] ends (its closing
+ * quote), or 0 when s[i] opens none.  A double quote or a backquote
+ * pairs with the next; a single quote opens after a space or at the
+ * start and closes before a space, punctuation or the end, so that "it's"
+ * and "repo's" are words.
+ */
+static size_t
+quote_end(const char *s, size_t i)
+{
+	const char *e;
+
+	if (s[i] == '"' || s[i] == '`')
+		return (e = strchr(s + i + 1, s[i])) != NULL ?
+		    (size_t)(e - s) : 0;
+	if (s[i] != '\'' || (i > 0 && s[i - 1] != ' ' && s[i - 1] != '('))
+		return 0;
+	for (e = s + i + 1; (e = strchr(e, '\'')) != NULL; e++)
+		if (e[1] == '\0' || strchr(" .,;:!?)", e[1]) != NULL)
+			return (size_t)(e - s);
+	return 0;
+}
+
+/* The terms of s[0, n) to terms, weighing w each in weight[*k...]. */
+static void
+query_part(struct buf *terms, const char *s, size_t n, float w,
+    float *weight, int *k)
+{
+	size_t i = terms->len;
+
+	term_put(terms, s, n);
+	for (; i < terms->len; i++)
+		if (terms->data[i] == ' ' && *k < QUERY_TERMS)
+			weight[(*k)++] = w;
+}
+
+/*
+ * The query's terms and the weight of each: what is quoted is most
+ * often a value the tool is to be given ("click 'Sign in'", "rename
+ * 'draft' to 'final'"), not what the tool does, and counts less.
+ */
+static void
+query_terms(struct buf *terms, const char *query, float *weight)
+{
+	size_t i, from = 0, e;
+	int k = 0;
+
+	for (i = 0; query[i] != '\0'; i++) {
+		if ((e = quote_end(query, i)) == 0)
+			continue;
+		query_part(terms, query + from, i - from, 1, weight, &k);
+		query_part(terms, query + i + 1, e - i - 1, QUOTED_WEIGHT,
+		    weight, &k);
+		from = (i = e) + 1;
+	}
+	query_part(terms, query + from, i - from, 1, weight, &k);
+}
+
+/*
  * The query's terms, each a concept; then what the thesaurus has for
  * each of them and for each phrase of two or three of them in a row,
  * in the concept of the phrase's first: what means the same fully, what
@@ -303,17 +376,18 @@ query_make(struct query *q, const char *query)
 {
 	struct buf terms = { 0 }, same = { 0 }, near = { 0 };
 	const char *at[QUERY_TERMS + 1], *p;
+	float weight[QUERY_TERMS];
 	int concept[QUERY_TERMS], n = 0, i, w, c;
 
 	q->n = q->nconcepts = 0;
 	memset(q->slot, -1, sizeof(q->slot));
-	term_put(&terms, query, strlen(query));
+	query_terms(&terms, query, weight);
 	for (p = buf_cstr(&terms); *p != '\0' && n < QUERY_TERMS; n++) {
 		at[n] = p;
 		p = strchr(p, ' ') + 1;
 		c = query_find(q, term_hash(at[n], (size_t)(p - at[n])));
-		if (c < 0 && query_add(q, at[n], (size_t)(p - at[n]), 1,
-		    q->nconcepts))
+		if (c < 0 && query_add(q, at[n], (size_t)(p - at[n]),
+		    weight[n], q->nconcepts))
 			c = q->nconcepts++;
 		concept[n] = c >= 0 ? q->concept[c] : 0;
 	}
@@ -326,8 +400,9 @@ query_make(struct query *q, const char *query)
 			if (!term_related(at[i], (size_t)(at[i + w] - at[i]),
 			    &same, &near))
 				continue;
-			query_add_all(q, &same, 1, concept[i]);
-			query_add_all(q, &near, RELATED_WEIGHT, concept[i]);
+			query_add_all(q, &same, weight[i], concept[i]);
+			query_add_all(q, &near, weight[i] * RELATED_WEIGHT,
+			    concept[i]);
 			if (w > 1)
 				break;
 		}
@@ -378,26 +453,59 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 }
 
 /*
+ * What the query's concepts weigh in tool i: tf[c], by field and term
+ * weight; seen[c], the weight of the concept's heaviest term there, so
+ * that a tool with a related word alone counts half a tool in how common
+ * the concept is (a word asked stays rare though its synonyms are not).
+ * Returns how much of the tool's name the query has: its name's terms
+ * found, each by its weight, over its name's terms.
+ */
+static float
+weigh(const struct query *q, const struct tool_index *x, float *tf,
+    float *seen)
+{
+	float name = 0, named = 0, w;
+	int p, k, c;
+
+	for (p = 0; p < x->n; p++) {
+		named += x->p[p].field == F_NAME;
+		if ((k = query_find(q, x->p[p].hash)) < 0)
+			continue;
+		c = q->concept[k];
+		w = q->weight[k];
+		tf[c] += w * field_weight[x->p[p].field];
+		if (w > seen[c])
+			seen[c] = w;
+		if (x->p[p].field == F_NAME)
+			name += w;
+	}
+	return named > 0 ? name / named : 0;
+}
+
+/*
  * BM25 over the weighted terms: tf[i][c], what concept c weighs in tool
- * i; then every hit's score.
+ * i; then every hit's score.  The inverse document frequency is taken
+ * at its square root, so that a rare word met in a parameter's
+ * description alone does not outweigh a common one in a tool's name;
+ * and a tool whose name the query explains (get_pull_request, for "show
+ * me pull request 7") goes above those whose names say more
+ * (get_pull_request_files).
  */
 static void
 rank(struct hit *h, int n, const struct query *q)
 {
-	int i, c, p, k, nc = q->nconcepts, df[QUERY_TERMS] = { 0 };
+	int i, c, nc = q->nconcepts;
 	float *tf = xcalloc((size_t)n * (size_t)nc + 1, sizeof(*tf));
+	float *named = xcalloc((size_t)n + 1, sizeof(*named));
+	float seen[QUERY_TERMS], df[QUERY_TERMS] = { 0 };
 	float avglen = 0, idf, f, norm;
-	const struct tool_index *x;
 
 	for (i = 0; i < n; i++) {
-		x = h[i].tool->index;
-		for (p = 0; p < x->n; p++)
-			if ((k = query_find(q, x->p[p].hash)) >= 0)
-				tf[i * nc + q->concept[k]] += q->weight[k] *
-				    field_weight[x->p[p].field];
+		memset(seen, 0, sizeof(seen));
+		named[i] = weigh(q, h[i].tool->index, tf + i * nc, seen);
 		for (c = 0; c < nc; c++)
-			df[c] += tf[i * nc + c] > 0;
-		avglen += x->len;
+			df[c] += seen[c];
+		avglen += h[i].tool->index->len;
 	}
 	avglen = n > 0 && avglen > 0 ? avglen / n : 1;
 	for (i = 0; i < n; i++) {
@@ -407,11 +515,13 @@ rank(struct hit *h, int n, const struct query *q)
 		for (c = 0; c < nc; c++) {
 			if ((f = tf[i * nc + c]) == 0)
 				continue;
-			idf = ln((n - df[c] + 0.5) / (df[c] + 0.5) + 1);
+			idf = root(ln((n - df[c] + 0.5) / (df[c] + 0.5) + 1));
 			h[i].score += idf * f * (BM25_K1 + 1) / (f + norm);
 		}
+		h[i].score *= 1 + NAME_BONUS * named[i];
 	}
 	free(tf);
+	free(named);
 }
 
 static int

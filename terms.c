@@ -17,23 +17,27 @@
  * letter, each between spaces, so that a lookup, which every word of
  * every tool takes, reads a few bytes.
  */
-#define STOP_MAX	5
+#define STOP_MAX	6
 
 static const char *const stop_words['z' - 'a' + 1] = {
-	['a' - 'a'] = " a about an and any are as at ",
-	['b' - 'a'] = " be but by ",
-	['c' - 'a'] = " can ",
-	['d' - 'a'] = " do does ",
+	['a' - 'a'] = " a about also am an and any are as at ",
+	['b' - 'a'] = " be been but by ",
+	['c' - 'a'] = " can could ",
+	['d' - 'a'] = " did do does ",
 	['f' - 'a'] = " for from ",
-	['h' - 'a'] = " how ",
+	['h' - 'a'] = " had has have he her here him his how ",
 	['i' - 'a'] = " i if in into is it its ",
+	['j' - 'a'] = " just ",
 	['m' - 'a'] = " me my ",
+	['n' - 'a'] = " no nor not ",
 	['o' - 'a'] = " of on or our ",
-	['s' - 'a'] = " so some such ",
+	['p' - 'a'] = " please ",
+	['s' - 'a'] = " she should so some such ",
 	['t' - 'a'] = " than that the their them then there these they "
-	    "this those to ",
+	    "this those to too ",
 	['u' - 'a'] = " us ",
-	['w' - 'a'] = " was we were what when where which while who will "
+	['v' - 'a'] = " very ",
+	['w' - 'a'] = " was we were what when where which while who why will "
 	    "with would ",
 	['y' - 'a'] = " you your ",
 };
@@ -81,6 +85,22 @@ stem_ok(const char *w, size_t n)
 	return false;
 }
 
+/*
+ * Porter's measure of w[0, n): how many times a vowel is followed by a
+ * consonant ("review" 2, "brows" 1, "us" 1).
+ */
+static int
+measure(const char *w, size_t n)
+{
+	size_t i;
+	int m = 0;
+
+	for (i = 1; i < n; i++)
+		if (vowel(w[i - 1]) && !vowel(w[i]))
+			m++;
+	return m;
+}
+
 /* Replace the last k bytes of w[0, n) with rep; the new length. */
 static size_t
 swap(char *w, size_t n, size_t k, const char *rep)
@@ -104,6 +124,19 @@ stem_plural(char *w, size_t n)
 }
 
 /*
+ * Who or what does a thing: -er goes where Porter's measure of what is
+ * left is 2 or more (reviewer, review; container, contain), so that
+ * short words keep it (user, number, folder, browser, filter).
+ */
+static size_t
+stem_agent(char *w, size_t n)
+{
+	if (ends(w, n, "er") && measure(w, n - 2) >= 2)
+		return n - 2;
+	return n;
+}
+
+/*
  * One suffix: -ied to -y in a word of five letters or more; else -ation
  * to -ate, or -ing or -ed (but -eed) dropped, if the stem left passes
  * stem_ok; after -ing and -ed, a doubled last consonant but l, s and z is
@@ -123,14 +156,14 @@ stem_suffix(char *w, size_t n)
 	else if (ends(w, n, "ed") && !ends(w, n, "eed"))
 		k = 2;
 	else
-		return n;
+		return stem_agent(w, n);
 	if (!stem_ok(w, n - k))
 		return n;
 	n -= k;
 	if (n >= 4 && w[n - 1] == w[n - 2] && !vowel(w[n - 1]) &&
 	    w[n - 1] != 'l' && w[n - 1] != 's' && w[n - 1] != 'z')
 		n--;
-	return n;
+	return stem_agent(w, n);
 }
 
 /*

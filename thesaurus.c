@@ -31,6 +31,9 @@ static const char *const same[] = {
 	"id, identifier",
 	"update, up to date",
 	"doc, document",
+	"txt, text",
+	"md, markdown",
+	"jpg, jpeg",
 };
 
 /*
@@ -42,7 +45,7 @@ static const char *const related[] = {
 	"list, show, display, view, see, enumerate, browse",
 	"get, fetch, retrieve, read, show, open, load, view, look, tell, "
 	    "describe, pull up, peek, dump, grab, inspect",
-	"create, make, new, add, start, generate, build, file",
+	"create, make, new, add, start, generate, build, set up",
 	"delete, remove, forget, erase, destroy, discard, clear, drop, wipe, "
 	    "scratch, purge, get rid of",
 	"rename, move, relocate, shove",
@@ -76,7 +79,15 @@ static const char *const related[] = {
 	/* What a tool works on. */
 	"website, site, page, url, web, webpage, browser",
 	"file, document",
-	"picture, screenshot, snapshot, image, photo, capture",
+	"picture, image, photo, png, jpg, gif, svg, webp, icon, logo",
+	"screenshot, snapshot, capture, picture, image",
+	"content, inside, contain, body, text",
+	"compare, diff, difference",
+	"latest, recent, newest, last",
+	"label, tag, category",
+	"error, fail, failure, broken, exception",
+	"now, current, currently, present",
+	"api call, request, network",
 	"issue, bug, ticket, problem, crash, feature request",
 	"comment, reply, note, say, remark",
 	"person, people, someone, entity, contact, user",
@@ -94,7 +105,7 @@ static const char *const related[] = {
 	"job, task, operation, process",
 	"number, count",
 	"star, starred, popular",
-	"play, hear, listen, audio, sound, media",
+	"play, hear, listen, audio, sound, media, mp3, wav, music",
 	"permission, executable, mode, owner",
 };
 

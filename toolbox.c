@@ -30,9 +30,9 @@ static const char meta_tools[] =
 	"\"destructiveHint\":false,\"idempotentHint\":true,"
 	"\"openWorldHint\":false}},"
 	"{\"name\":\"use_tool\",\"title\":\"Use a tool of a toolbox\","
-	"\"description\":\"Call a tool found by search_tools or open_toolbox "
-	"(server: its source_server), with arguments matching its "
-	"inputSchema. Returns the tool's result.\","
+	"\"description\":\"Call a tool found by search_tools or open_toolbox, "
+	"with arguments matching its inputSchema. Returns the tool's "
+	"result.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 	"\"tool\":{\"type\":\"object\",\"properties\":{"
 	"\"toolbox\":{\"type\":\"string\",\"minLength\":1},"
@@ -251,33 +251,16 @@ box_target(const struct session *se, const char *box, size_t boxlen,
 }
 
 /*
- * The members open_toolbox adds to each tool of a server, and the closing
- * brace: written once per server, not escaped again for every tool.
+ * A tool object: lean (lean.c), or as its server gave it with
+ * "toolDetail": "full".  Its server is the group it is written in.
  */
 static void
-tool_origin(struct buf *b, const struct server *s)
+put_tool(struct buf *b, const struct item *t)
 {
-	b->len = 0;
-	buf_puts(b, "\"toolbox_name\":");
-	json_put_cstr(b, box_of(s)->cfg->name);
-	buf_puts(b, ",\"source_server\":");
-	json_put_cstr(b, srv_name(s));
-	buf_putc(b, '}');
-}
-
-/*
- * A tool object with its origin (tool_origin) added: lean (lean.c), or
- * as its server gave it with "toolDetail": "full".
- */
-static void
-put_tool(struct buf *b, const struct item *t, const struct buf *origin)
-{
-	if (wb.cfg.detail == DETAIL_LEAN) {
-		lean_put_tool(b, t, origin);
-		return;
-	}
-	json_add_members(b, t->json, t->len);
-	buf_put(b, origin->data, origin->len);
+	if (wb.cfg.detail == DETAIL_LEAN)
+		lean_put_tool(b, t);
+	else
+		buf_put(b, t->json, t->len);
 }
 
 /* Still starting, its tools known from the catalogue. */
@@ -311,18 +294,27 @@ put_failure(struct buf *out, const struct server *s)
 }
 
 /*
- * What each server offers the user besides tools: prompts and resources
- * are not in the model's tool list, so their counts say they exist.
+ * What a server offers the user besides tools, after its tools: prompts
+ * and resources are not in the model's tool list, so their counts say
+ * they exist.  A count of none is not written.
  */
 static void
 put_offers(struct buf *out, const struct server *s)
 {
-	buf_puts(out, "{\"server\":");
-	json_put_cstr(out, srv_name(s));
-	buf_printf(out, ",\"tools\":%d,\"prompts\":%d,\"resources\":%d,"
-	    "\"resource_templates\":%d}", list_count(s, LIST_TOOLS),
-	    list_count(s, LIST_PROMPTS), list_count(s, LIST_RESOURCES),
-	    list_count(s, LIST_TEMPLATES));
+	static const struct {
+		const char	*member;
+		enum list_kind	 kind;
+	} offers[] = {
+		{ "prompts", LIST_PROMPTS },
+		{ "resources", LIST_RESOURCES },
+		{ "resource_templates", LIST_TEMPLATES },
+	};
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++)
+		if ((n = list_count(s, offers[i].kind)) > 0)
+			buf_printf(out, ",\"%s\":%d", offers[i].member, n);
 }
 
 /*
@@ -358,20 +350,22 @@ put_servers(struct buf *out, const struct session *se,
 /*
  * The open_toolbox result object, for content and structuredContent,
  * written a piece at a time as the client reads it (reply_structured_by):
- * its head, the tools a few at a time, its tail.  What it says is fixed
- * when it begins: each server's list as it was then, which is kept until
- * the answer ends even if a new one replaces it (list_install).
+ * its head, each server whose tools are known with its tools (a few at a
+ * time), its tail.  A tool's server and toolbox are said once, for the
+ * group, not for each tool.  What it says is fixed when it begins: each
+ * server's list as it was then, which is kept until the answer ends even
+ * if a new one replaces it (list_install).
  */
 struct summary {
 	const struct toolbox	*b;
 	const struct session	*se;		/* Whose answer it is. */
 	int			 ready;		/* servers_connected: known */
 	const struct item	**items;	/* Each server's tools, */
-	int			*count;		/* so many of them. */
-	int			 total;
-	struct buf		 tail;		/* After the tools. */
-	struct buf		 origin;	/* tool_origin of a server: */
-	int			 origin_of;	/* this one. */
+	int			*count;		/* so many, or -1: unknown. */
+	int			 srv;		/* The server being written, */
+	int			 next;		/* its next tool. */
+	int			 groups;	/* Servers written so far. */
+	struct buf		 tail;		/* After the servers. */
 };
 
 static void
@@ -381,43 +375,65 @@ put_head(struct buf *out, const struct summary *m)
 	json_put_cstr(out, m->b->cfg->name);
 	buf_puts(out, ",\"description\":");
 	json_put_cstr(out, m->b->cfg->description);
-	buf_printf(out, ",\"servers_connected\":%d,\"tools\":[", m->ready);
+	buf_printf(out, ",\"servers_connected\":%d,\"servers\":[", m->ready);
 }
 
-/* Tools from the first'th on (0 for the first of all), a piece of them. */
+/* The first server from i on whose tools are known, or nservers. */
 static int
-put_tools(struct buf *out, struct summary *m, int first)
+next_known(const struct summary *m, int i)
 {
-	int i = 0, k = first, n = 0;
-
-	while (k >= m->count[i])
-		k -= m->count[i++];
-	for (; n < TOOLS_PER_PIECE && first + n < m->total; n++, k++) {
-		while (k >= m->count[i]) {
-			k = 0;
-			i++;
-		}
-		if (m->origin_of != i) {
-			tool_origin(&m->origin, box_srv(m->se, m->b, i));
-			m->origin_of = i;
-		}
-		if (first + n > 0)
-			buf_putc(out, ',');
-		put_tool(out, &m->items[i][k], &m->origin);
-	}
-	return n;
+	while (i < m->b->nservers && m->count[i] < 0)
+		i++;
+	return i;
 }
 
-/* Piece *at: 0 the head, then 1 + the next tool's index, then the tail. */
+/*
+ * A piece of the current server's group: its head before its first tool,
+ * then tools, then its offers once its tools are written; then on to the
+ * next server whose tools are known.
+ */
+static void
+put_group(struct buf *out, struct summary *m)
+{
+	const struct server *s = box_srv(m->se, m->b, m->srv);
+	int n;
+
+	if (m->next == 0) {
+		buf_puts(out, m->groups++ > 0 ? ",{\"server\":" :
+		    "{\"server\":");
+		json_put_cstr(out, srv_name(s));
+		buf_puts(out, ",\"tools\":[");
+	}
+	for (n = 0; n < TOOLS_PER_PIECE && m->next < m->count[m->srv]; n++) {
+		if (m->next > 0)
+			buf_putc(out, ',');
+		put_tool(out, &m->items[m->srv][m->next++]);
+	}
+	if (m->next < m->count[m->srv])
+		return;
+	buf_putc(out, ']');
+	put_offers(out, s);
+	buf_putc(out, '}');
+	m->next = 0;
+	m->srv = next_known(m, m->srv + 1);
+}
+
+/*
+ * Piece *at: 0 the head, then the servers' groups, then the tail.  The
+ * object is written twice, as text and as structuredContent: the head
+ * begins the walk over the servers anew.
+ */
 static bool
 put_summary(struct buf *out, const void *arg, size_t *at)
 {
 	struct summary *m = (struct summary *)arg;
 
-	if (*at == 0)
+	if (*at == 0) {
 		put_head(out, m);
-	else if (*at <= (size_t)m->total)
-		*at += (size_t)put_tools(out, m, (int)*at - 1) - 1;
+		m->srv = next_known(m, 0);
+		m->next = m->groups = 0;
+	} else if (m->srv < m->b->nservers)
+		put_group(out, m);
 	else {
 		buf_put(out, m->tail.data, m->tail.len);
 		return false;
@@ -437,17 +453,14 @@ summary_new(const struct session *se, const struct toolbox *b)
 	m->se = se;
 	m->items = xcalloc((size_t)b->nservers, sizeof(*m->items));
 	m->count = xcalloc((size_t)b->nservers, sizeof(*m->count));
-	m->origin_of = -1;
 	for (i = 0; i < b->nservers; i++) {
 		s = box_srv(se, b, i);
-		m->ready += srv_known(s);
 		m->items[i] = list_items(s, LIST_TOOLS, &m->count[i]);
 		if (!srv_known(s))
-			m->count[i] = 0;
-		m->total += m->count[i];
+			m->count[i] = -1;
+		m->ready += srv_known(s);
 	}
 	buf_putc(&m->tail, ']');
-	put_servers(&m->tail, se, b, "servers", srv_known, put_offers, true);
 	put_servers(&m->tail, se, b, "from_catalogue", from_catalogue,
 	    put_name, false);
 	put_servers(&m->tail, se, b, "servers_failed", unknown, put_failure,
@@ -464,7 +477,6 @@ summary_free(void *arg)
 	free(m->items);
 	free(m->count);
 	buf_free(&m->tail);
-	buf_free(&m->origin);
 	free(m);
 }
 

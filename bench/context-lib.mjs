@@ -208,11 +208,15 @@ function parsed(text) {
 }
 
 // The tools an open_toolbox answer lists, as {server, name}: from
-// {"tools": [{name, source_server | server}]}.
+// {"servers": [{server, "tools": [{name}]}]} (or, as it was before,
+// {"tools": [{name, source_server}]}).
 export function openedTools(text) {
 	const j = parsed(text);
-	return (Array.isArray(j?.tools) ? j.tools : []).map((t) =>
-	    ({ server: hitServer(t), name: hitName(t) }));
+	if (Array.isArray(j?.tools))
+		return j.tools.map((t) => ({ server: hitServer(t), name: hitName(t) }));
+	return (Array.isArray(j?.servers) ? j.servers : []).flatMap((s) =>
+	    (Array.isArray(s?.tools) ? s.tools : []).map((t) =>
+		({ server: s.server, name: hitName(t) })));
 }
 
 // Every tool of every server, listed directly: server -> tools.

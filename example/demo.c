@@ -641,6 +641,28 @@ print_failed_servers(const struct msg *m, int arr)
 }
 
 /*
+ * The tools of each server of an open_toolbox answer: its "servers",
+ * each a server's name and its tools.  Returns how many tools in all.
+ */
+static int
+print_servers(const struct msg *m, int arr)
+{
+	char label[128], *name;
+	int i, t, n = 0;
+
+	for (i = 0; (t = msg_at(m, arr, i)) != -1; i++) {
+		name = msg_string(m, msg_get(m, t, "server"));
+		snprintf(label, sizeof(label), "tools of server \"%s\"",
+		    name != NULL ? name : "?");
+		free(name);
+		n += print_names(m, msg_get(m, t, "tools"), label);
+	}
+	if (i == 0)
+		printf("    tools found in toolbox \"example\": (none)\n");
+	return n;
+}
+
+/*
  * open_toolbox answers with JSON both as text and as structuredContent;
  * the structured copy saves parsing the text a second time.
  */
@@ -658,8 +680,7 @@ step_open_toolbox(struct workbench *wb)
 		return 0;
 	if ((sc = msg_get(&m, res, "structuredContent")) == -1)
 		return failed(step, "no structuredContent in the result");
-	n = print_names(&m, msg_get(&m, sc, "tools"),
-	    "tools found in toolbox \"example\"");
+	n = print_servers(&m, msg_get(&m, sc, "servers"));
 	print_failed_servers(&m, msg_get(&m, sc, "servers_failed"));
 	if (n == 0)
 		return failed(step, "the toolbox offers no tools");

@@ -58,7 +58,7 @@ function assertTold(caps, what) {
 async function openUntil(wb, tool) {
 	let names = [];
 	return L.waitFor(async () => {
-		names = L.resultJson(await wb.openToolbox('box')).tools.map((t) => t.name);
+		names = L.openedTools(L.resultJson(await wb.openToolbox('box'))).map((t) => t.name);
 		return names.includes(tool) ? names : null;
 	}, 10000, `${tool} in open_toolbox (listed: ${names.join(' ')})`, 100);
 }
@@ -232,7 +232,7 @@ describe('a server slower to start than probeTimeoutMs, started by a 2026-07-28 
 				fs.writeFileSync(gate, '');
 				const opened = L.resultJson(await opening);
 				assert.equal(opened.servers_connected, 1, JSON.stringify(opened));
-				assert.ok(opened.tools.some((t) => t.name === 'echo'), JSON.stringify(opened).slice(0, 300));
+				assert.ok(L.openedTools(opened).some((t) => t.name === 'echo'), JSON.stringify(opened).slice(0, 300));
 				for (const message of ['first', 'next']) {
 					const r = await wb.useTool('box', 'v', 'echo', { message });
 					L.assertOk(r, message);

@@ -99,7 +99,7 @@ async function opensLive(cache, warning, config = BOX) {
 	const open = sc(await s.open('b'));
 	assert.equal(open.from_catalogue, undefined, 'not from the catalogue');
 	assert.equal(open.servers_connected, 1);
-	assert.ok(open.tools.length >= 3, JSON.stringify(open).slice(0, 300));
+	assert.ok(L.openedTools(open).length >= 3, JSON.stringify(open).slice(0, 300));
 	assert.equal(H.text(await s.useTool('b', 'm', 'echo', { message: 'fine' })), 'fine');
 	await finish(s);
 	assert.equal(count(s, warning), 1, `one warning matching ${warning}\n${s.stderrTail}`);
@@ -258,7 +258,7 @@ process.stdin.on('data', (d) => {
 		s = await session(config, cache);
 		const open = sc(await s.open('b'));
 		assert.deepEqual(open.from_catalogue, ['m'], s.stderrTail);
-		assert.deepEqual(open.tools.map((x) => x.name), ['cr_tool']);
+		assert.deepEqual(L.openedTools(open).map((x) => x.name), ['cr_tool']);
 		await finish(s);
 		assert.doesNotMatch(s.stderrTail, /catalogue: ignoring/);
 	});

@@ -79,7 +79,7 @@ describe('the catalogue', () => {
 		const took = Date.now() - t0;
 		assert.ok(took < 1000, `answered from the catalogue in ${took} ms`);
 		assert.deepEqual(second.from_catalogue, ['slow']);
-		assert.deepEqual(second.tools.map((x) => x.name), first.tools.map((x) => x.name));
+		assert.deepEqual(L.openedTools(second).map((x) => x.name), L.openedTools(first).map((x) => x.name));
 		assert.equal(second.servers_connected, 1, 'the server starting behind its entry counts');
 		// Its prompts and resources came from the catalogue too.
 		const prompts = await s.request('prompts/list', {});
@@ -101,7 +101,7 @@ describe('the catalogue', () => {
 		s = await session(config(4), cache);
 		const four = sc(await s.open('b'));
 		assert.equal(four.from_catalogue, undefined, 'not the other configuration\'s entry');
-		assert.equal(four.tools.length, two.tools.length + 2);
+		assert.equal(L.openedTools(four).length, L.openedTools(two).length + 2);
 		await finish(s);
 		assert.equal(entries(cache).length, 2, 'an entry per configuration');
 		for (const f of entries(cache))
@@ -109,7 +109,7 @@ describe('the catalogue', () => {
 		s = await session(config(4), cache);
 		const again = sc(await s.open('b'));
 		assert.equal(again.from_catalogue, undefined);
-		assert.equal(again.tools.length, four.tools.length);
+		assert.equal(L.openedTools(again).length, L.openedTools(four).length);
 		await finish(s);
 		assert.equal(s.stderrTail.match(/catalogue: ignoring .*: not valid JSON/g)?.length, 1, s.stderrTail);
 		// Rewritten whole by the server's own list.
@@ -160,9 +160,9 @@ describe('the catalogue', () => {
 			await s.initialize();
 			const open = sc(await s.open('b'));
 			assert.deepEqual(open.from_catalogue, ['m'], 'read from the read-only directory');
-			assert.ok(open.tools.some((x) => x.name === 'first_extra'), 'the entry\'s list');
+			assert.ok(L.openedTools(open).some((x) => x.name === 'first_extra'), 'the entry\'s list');
 			// The server's own list replaces it in memory.
-			await L.waitFor(async () => sc(await s.open('b')).tools.some((x) => x.name === 'second_extra'), T(5000), 'the server\'s list');
+			await L.waitFor(async () => L.openedTools(sc(await s.open('b'))).some((x) => x.name === 'second_extra'), T(5000), 'the server\'s list');
 			assert.match(H.text(await s.useTool('b', 'm', 'second_extra', { message: 'fine' })), /fine/, 'the server\'s tool is called');
 			await finish(s);
 		} finally {
@@ -191,7 +191,7 @@ describe('the catalogue', () => {
 		const others = [];
 		const open = await s.open('b');
 		assert.deepEqual(sc(open).from_catalogue, ['m']);
-		assert.ok(sc(open).tools.some((x) => x.name === 'first_extra'), 'the catalogue\'s list first');
+		assert.ok(L.openedTools(sc(open)).some((x) => x.name === 'first_extra'), 'the catalogue\'s list first');
 		const changed = await s.waitLine((l) => l.json?.method === 'notifications/tools/list_changed', T(5000), others);
 		assert.ok(changed, 'list_changed');
 		await L.waitFor(() => /second_extra/.test(fs.readFileSync(entries(cache)[0], 'utf8')), T(3000), 'the entry replaced');
@@ -285,7 +285,7 @@ describe('the catalogue as users meet it', () => {
 		assert.ok(!(again.from_catalogue ?? []).includes('m'), JSON.stringify(again).slice(0, 300));
 		assert.deepEqual(again.servers_failed?.map((x) => x.server), ['m'], JSON.stringify(again).slice(0, 300));
 		assert.match(again.servers_failed[0].error, /exited with status 3.*broken on purpose/);
-		assert.ok(!again.tools.some((x) => x.source_server === 'm'), 'none of its tools');
+		assert.ok(!L.openedTools(again).some((x) => x.server === 'm'), 'none of its tools');
 		const solo = await s.open('solo');
 		assert.equal(solo.json.result.isError, true, solo.text.slice(0, 300));
 		assert.match(H.text(solo), /^Failed to open toolbox 'solo': no server could be started\.\n- server 'only': exited with status 3/);
@@ -305,7 +305,7 @@ describe('the catalogue as users meet it', () => {
 		const env = withCache(cache);
 		const file = L.writeConfig({ toolboxes: { ev: { description: 'everything', mcpServers: { everything: L.everythingServer() } } } });
 		const GATED = ['trigger-elicitation-request', 'trigger-sampling-request', 'get-roots-list'];
-		const names = (open) => open.tools.map((x) => x.name);
+		const names = (open) => L.openedTools(open).map((x) => x.name);
 		let p = L.runCli(['--probe', '-c', file, 'ev'], { env, timeout: T(30000) });
 		assert.equal(p.status, 0, p.all);
 		let s = H.startSession(file, { env });
@@ -465,7 +465,7 @@ describe('search_tools', () => {
 		const o = await s.open('mem', T(20000));
 		const osc = o.json?.result?.structuredContent;
 		assert.deepEqual(osc?.from_catalogue, ['memory'], o.text.slice(0, 300));
-		assert.ok(osc.tools.some((t) => t.name === 'create_entities'));
+		assert.ok(L.openedTools(osc).some((t) => t.name === 'create_entities'));
 		await L.waitFor(async () => (await s.open('mem', T(20000))).json?.result?.structuredContent?.from_catalogue === undefined,
 		    T(20000), 'the server\'s own list');
 		await finish(s);

@@ -138,7 +138,7 @@ describe('mode selection and list_changed on open', () => {
 				await openOk(wb, 'other');
 				// A server's own list change does not reach the client either.
 				assert.equal(text(await wb.useTool('dev', 'server', 'notify_list_changed')), 'ok');
-				await L.waitFor(async () => L.resultJson(await wb.openToolbox('dev')).tools
+				await L.waitFor(async () => L.openedTools(L.resultJson(await wb.openToolbox('dev')))
 				    .some((t) => t.name === 'added_1'), 3000, 'added_1 in open_toolbox');
 				await L.sleep(QUIET_MS);
 				assert.equal(changed.count, 0, 'proxy mode sends no list_changed');
@@ -162,20 +162,20 @@ describe('native tool entries', () => {
 			const { tools } = await wb.client.listTools();
 			const expected = [
 				...META,
-				...dev.tools.map((t) => nativeName('dev', t.source_server, t.name)),
-				...other.tools.map((t) => nativeName('other', t.source_server, t.name)),
+				...L.openedTools(dev).map((t) => nativeName('dev', t.server, t.name)),
+				...L.openedTools(other).map((t) => nativeName('other', t.server, t.name)),
 			];
 			assert.deepEqual(tools.map((t) => t.name), expected);
 			assert.ok(tools.some((t) => t.name === `dev__server__${SPECIAL}`), 'a tool whose name contains __ is listed');
 
 			for (const [toolbox, json] of [['dev', dev], ['other', other]]) {
-				for (const src of json.tools) {
-					const name = nativeName(toolbox, src.source_server, src.name);
+				for (const src of L.openedTools(json)) {
+					const name = nativeName(toolbox, src.server, src.name);
 					const t = tools.find((x) => x.name === name);
 					assert.ok(t, name);
-					assert.equal(t.description, `[${toolbox}/${src.source_server}] ${src.description}`, name);
+					assert.equal(t.description, `[${toolbox}/${src.server}] ${src.description}`, name);
 					assert.deepEqual(t._meta, {
-						source_server: src.source_server,
+						source_server: src.server,
 						toolbox_name: toolbox,
 						original_name: src.name,
 					}, `${name} _meta`);
@@ -201,17 +201,17 @@ describe('native tool entries', () => {
 			const agree = async () => {
 				({ tools } = await wb.client.listTools());
 				json = await openOk(wb, 'ev');
-				return tools.length === META.length + json.tools.length;
+				return tools.length === META.length + L.openedTools(json).length;
 			};
 			await L.waitFor(agree, 10000, 'tools/list and open_toolbox to agree', 200);
 			await L.sleep(600);
 			await L.waitFor(agree, 10000, 'tools/list and open_toolbox to agree', 200);
-			assert.ok(json.tools.length >= 10, `tools: ${json.tools.map((t) => t.name)}`);
+			assert.ok(L.openedTools(json).length >= 10, `tools: ${L.openedTools(json).map((t) => t.name)}`);
 			assert.deepEqual(tools.map((t) => t.name),
-			    [...META, ...json.tools.map((t) => nativeName('ev', 'everything', t.name))]);
+			    [...META, ...L.openedTools(json).map((t) => nativeName('ev', 'everything', t.name))]);
 			let titled = 0;
 			let annotated = 0;
-			for (const src of json.tools) {
+			for (const src of L.openedTools(json)) {
 				const name = nativeName('ev', 'everything', src.name);
 				const t = tools.find((x) => x.name === name);
 				assert.ok(t, name);
@@ -409,7 +409,7 @@ describe('native calls', () => {
 		};
 		await withWorkbench(config, {}, async (wb) => {
 			const open = await openOk(wb, 'dev');
-			const twice = open.tools.filter((t) => t.source_server === 'twice').map((t) => t.name);
+			const twice = L.openedTools(open).filter((t) => t.server === 'twice').map((t) => t.name);
 			assert.deepEqual(twice, FIXED_TOOLS);
 			const names = await listNames(wb);
 			assert.equal(new Set(names).size, names.length, `a name twice: ${names}`);
@@ -421,7 +421,7 @@ describe('native calls', () => {
 			// Started again, the looping server's first list is freed.
 			assert.equal((await wb.useTool('dev', 'loop', 'crash', {})).isError, true);
 			const again = await openOk(wb, 'dev');
-			const loop = again.tools.filter((t) => t.source_server === 'loop').map((t) => t.name);
+			const loop = L.openedTools(again).filter((t) => t.server === 'loop').map((t) => t.name);
 			assert.equal(new Set(loop).size, loop.length, `a name twice: ${loop}`);
 		});
 	});
@@ -445,7 +445,7 @@ describe('native calls', () => {
 			assert.deepEqual(JSON.parse(text(a)), { fresh: true });
 			// open_toolbox sees it too, and re-opening sends nothing.
 			const json = await openOk(wb, 'dev');
-			assert.ok(json.tools.some((t) => t.name === 'added_1'));
+			assert.ok(L.openedTools(json).some((t) => t.name === 'added_1'));
 			await L.sleep(QUIET_MS);
 			assert.equal(changed.count, 1);
 		});

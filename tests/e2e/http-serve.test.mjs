@@ -398,7 +398,7 @@ describe('http: the curl session of the README and the manual', () => {
 			});
 			const lines = out.split('\n');
 			assert.match(lines[0], /"serverInfo":\{"name":"mcp-workbench"/, out);
-			assert.match(lines.find((l) => l.includes('"id":2,')) ?? '', /"result":.*"source_server":"filesystem"/, out);
+			assert.match(lines.find((l) => l.includes('"id":2,')) ?? '', /"result":.*"servers":\[\{"server":"filesystem","tools":\[/, out);
 			assert.match(out, /\[FILE\] hello\.txt/, out);
 			assert.match(out, /^DELETE: 200$/m, out);
 			const gone = await H.post(wb.url, H.rpc(9, 'ping'), { 'mcp-session-id': '0'.repeat(32) });

@@ -63,7 +63,8 @@ const WEATHER = {
 
 // What lean keeps of WEATHER's schema: "title" gone where a schema is,
 // kept as a parameter's name and from 16 levels below the input schema on,
-// copied whole.
+// copied whole; the input schema's own "type": "object" gone (MCP makes
+// every input schema one), a nested schema's kept.
 function leanDeep() {
 	const s = nested(20);
 	let at = s;
@@ -75,7 +76,6 @@ function leanDeep() {
 }
 
 const LEAN_WEATHER = {
-	type: 'object',
 	properties: {
 		city: { type: 'string', description: 'City name' },
 		title: { type: 'string', description: 'A parameter named title' },
@@ -92,25 +92,26 @@ function box(servers, description = 'A toolbox') {
 }
 
 describe('open_toolbox: lean tools', () => {
-	test('a tool is its name, description and input schema without $schema, $comment and schema titles, with its toolbox and server; "toolDetail": "full" keeps every member', T, async () => {
+	test('a tool is its name, description and input schema without $schema, $comment, schema titles and its own type, grouped under its server, the toolbox named once; "toolDetail": "full" keeps every member', T, async () => {
 		const w = toolsServer([WEATHER, tool('bare', 'No schema members.')]);
 		await L.withWorkbench({ toolboxes: { wx: box({ w }) } }, {}, async (wb) => {
 			const open = await L.openOk(wb, 'wx');
-			const t = open.tools.find((x) => x.name === 'get_weather');
-			assert.deepEqual(Object.keys(t), ['name', 'description', 'inputSchema', 'toolbox_name', 'source_server']);
+			assert.equal(open.toolbox, 'wx');
+			assert.deepEqual(open.servers.map((s) => Object.keys(s)), [['server', 'tools']], 'no offers: no counts');
+			assert.equal(open.servers[0].server, 'w');
+			const t = open.servers[0].tools.find((x) => x.name === 'get_weather');
+			assert.deepEqual(Object.keys(t), ['name', 'description', 'inputSchema']);
 			assert.equal(t.description, WEATHER.description);
 			assert.deepEqual(t.inputSchema, LEAN_WEATHER);
-			assert.equal(t.toolbox_name, 'wx');
-			assert.equal(t.source_server, 'w');
-			const bare = open.tools.find((x) => x.name === 'bare');
-			assert.deepEqual(bare.inputSchema, { type: 'object', properties: {} });
+			const bare = open.servers[0].tools.find((x) => x.name === 'bare');
+			assert.deepEqual(bare.inputSchema, { properties: {} });
 			// The call goes through as before.
 			const r = await wb.useTool('wx', 'w', 'get_weather', { city: 'Oslo' });
 			assert.equal(L.text(r), 'get_weather {"city":"Oslo"}');
 		});
 		await L.withWorkbench({ toolDetail: 'full', toolboxes: { wx: box({ w }) } }, {}, async (wb) => {
-			const t = (await L.openOk(wb, 'wx')).tools.find((x) => x.name === 'get_weather');
-			assert.deepEqual(t, { ...WEATHER, toolbox_name: 'wx', source_server: 'w' });
+			const t = (await L.openOk(wb, 'wx')).servers[0].tools.find((x) => x.name === 'get_weather');
+			assert.deepEqual(t, WEATHER);
 		});
 	});
 
@@ -118,14 +119,14 @@ describe('open_toolbox: lean tools', () => {
 		const ev = L.everythingServer();
 		const members = new Set();
 		await L.withWorkbench({ toolboxes: { ev: box({ ev }) } }, {}, async (wb) => {
-			for (const t of (await L.openOk(wb, 'ev')).tools) {
+			for (const t of (await L.openOk(wb, 'ev')).servers[0].tools) {
 				Object.keys(t).forEach((k) => members.add(k));
 				assert.equal(t.inputSchema.$schema, undefined, t.name);
 			}
 		});
-		assert.deepEqual([...members].sort(), ['description', 'inputSchema', 'name', 'source_server', 'toolbox_name']);
+		assert.deepEqual([...members].sort(), ['description', 'inputSchema', 'name']);
 		await L.withWorkbench({ toolDetail: 'full', toolboxes: { ev: box({ ev }) } }, {}, async (wb) => {
-			const tools = (await L.openOk(wb, 'ev')).tools;
+			const tools = L.openedTools(await L.openOk(wb, 'ev'));
 			assert.ok(tools.some((t) => t.outputSchema && t.annotations && t.title), JSON.stringify(tools[0]));
 		});
 	});
@@ -159,7 +160,7 @@ describe('search_tools: schemas and queries', () => {
 		const r = await searched({}, { query: 'weather' });
 		assert.equal(r.results.length, 5);
 		assert.deepEqual(r.results.map((h) => h.inputSchema !== undefined), [true, true, true, false, false]);
-		assert.deepEqual(r.results[0].inputSchema, { type: 'object', properties: { city: { type: 'string' } } });
+		assert.deepEqual(r.results[0].inputSchema, { properties: { city: { type: 'string' } } });
 		assert.deepEqual(Object.keys(r.results[0]), ['toolbox', 'server', 'name', 'description', 'inputSchema']);
 		const one = await searched({ searchSchemas: 1 }, { query: 'weather', limit: 2 });
 		assert.deepEqual(one.results.map((h) => h.inputSchema !== undefined), [true, false]);
@@ -269,6 +270,35 @@ describe('search_tools: ranking', () => {
 			assert.deepEqual((await names('keep')), [], 'one word of a phrase alone brings nothing in');
 			assert.deepEqual((await names('show items')).slice(0, 2), ['show_items', 'list_items']);
 			assert.deepEqual((await names('list items')).slice(0, 2), ['list_items', 'show_items']);
+		});
+	});
+
+	const QUOTED = { toolboxes: { kit: box({ k: toolsServer([
+		tool('edit_text', 'Change a text.'),
+		tool('draft_mail', 'Write a mail.'),
+	]) }) } };
+
+	const NAMED = { toolboxes: { kit: box({ k: toolsServer([
+		tool('get_item_files', 'Get the files of an item.'),
+		tool('get_item', 'Get an item by its number, with every detail the store keeps about it and its history.'),
+	]) }) } };
+
+	test('a tool whose name the query has whole goes above one whose name says more', T, async () => {
+		await L.withWorkbench(NAMED, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
+			assert.deepEqual(await names('show me item 7'), ['get_item', 'get_item_files']);
+		});
+	});
+
+	test('quoted words are values, not what the tool does: they count less', T, async () => {
+		await L.withWorkbench(QUOTED, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
+			assert.deepEqual(await names("change it to 'draft'"), ['edit_text', 'draft_mail']);
+			assert.deepEqual(await names('change it to "draft"'), ['edit_text', 'draft_mail']);
+			assert.deepEqual(await names('change it to draft'), ['draft_mail', 'edit_text'], 'unquoted, the name weighs more');
+			assert.deepEqual(await names("draft's change"), ['draft_mail', 'edit_text'], "an apostrophe is no quote");
 		});
 	});
 });

@@ -495,6 +495,14 @@ export function resultText(result) {
 	return c.text;
 }
 
+// The tools of an open_toolbox answer: each server's group's, in order,
+// each with that server as `server` (the answer names a server once, for
+// its tools).
+export function openedTools(json) {
+	return (json?.servers ?? []).flatMap((s) =>
+	    (s.tools ?? []).map((t) => ({ ...t, server: s.server })));
+}
+
 export function resultJson(result) {
 	const text = resultText(result);
 	try {

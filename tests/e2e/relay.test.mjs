@@ -43,7 +43,7 @@ function allText(result) {
 async function openUntil(wb, toolbox, tool, ms = 5000) {
 	return L.waitFor(async () => {
 		const json = await openOk(wb, toolbox);
-		return json.tools.some((t) => t.name === tool) ? json : null;
+		return L.openedTools(json).some((t) => t.name === tool) ? json : null;
 	}, ms, `${tool} in open_toolbox ${toolbox}`, 100);
 }
 
@@ -507,7 +507,7 @@ describe('server-to-client requests', () => {
 			await openUntil(wb, 'ev', 'echo');
 			await L.sleep(400);
 			const json = await openOk(wb, 'ev');
-			const names = json.tools.map((t) => t.name);
+			const names = L.openedTools(json).map((t) => t.name);
 			for (const n of ['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list']) {
 				assert.ok(!names.includes(n), `${n} offered without the capability`);
 				const r = await wb.useTool('ev', 'everything', n, {});
@@ -690,16 +690,16 @@ describe('tool list changes', () => {
 		await withWorkbench(config, {}, async (wb) => {
 			const gen = Array.from({ length: 5 }, (_, i) => `tool_${i}`);
 			let json = await openOk(wb, 'dev');
-			assert.deepEqual(json.tools.map((t) => t.name), [...FIXED_TOOLS, ...gen]);
+			assert.deepEqual(L.openedTools(json).map((t) => t.name), [...FIXED_TOOLS, ...gen]);
 			let r = await wb.useTool('dev', 'mock', 'added_1', {});
 			assert.equal(text(r), "Error executing tool: Tool 'added_1' not found in server 'mock'");
 
 			assert.equal(text(await wb.useTool('dev', 'mock', 'notify_list_changed', {})), 'ok');
 			json = await L.waitFor(async () => {
 				const j = await openOk(wb, 'dev');
-				return j.tools.some((t) => t.name === 'added_1') ? j : null;
+				return L.openedTools(j).some((t) => t.name === 'added_1') ? j : null;
 			}, 3000, 'added_1 in open_toolbox');
-			assert.deepEqual(json.tools.map((t) => t.name), [...FIXED_TOOLS, ...gen, 'added_1']);
+			assert.deepEqual(L.openedTools(json).map((t) => t.name), [...FIXED_TOOLS, ...gen, 'added_1']);
 			r = await wb.useTool('dev', 'mock', 'added_1', { hello: 'new tool' });
 			assertOk(r);
 			assert.deepEqual(JSON.parse(text(r)), { hello: 'new tool' });
@@ -707,7 +707,7 @@ describe('tool list changes', () => {
 			assert.equal(text(await wb.useTool('dev', 'mock', 'notify_list_changed', {})), 'ok');
 			await L.waitFor(async () => !(await wb.useTool('dev', 'mock', 'added_2', {})).isError, 3000, 'added_2 callable');
 			json = await openOk(wb, 'dev');
-			assert.deepEqual(json.tools.map((t) => t.name), [...FIXED_TOOLS, ...gen, 'added_1', 'added_2']);
+			assert.deepEqual(L.openedTools(json).map((t) => t.name), [...FIXED_TOOLS, ...gen, 'added_1', 'added_2']);
 		});
 	});
 });
@@ -716,11 +716,11 @@ describe('tool list changes', () => {
 describe('tool list changes, failing', () => {
 	test('fixture: an error answer to the tools/list after list_changed keeps the server and its previous tools', T, async () => {
 		await withWorkbench(FX_CONFIG, {}, async (wb) => {
-			const before = (await openOk(wb, 'box')).tools.map((t) => t.name);
+			const before = L.openedTools(await openOk(wb, 'box')).map((t) => t.name);
 			assert.equal(text(await wb.useTool('box', 'fx', 'relist_fails', {})), 'ok');
 			await L.waitFor(() => /box\/fx: tools\/list after tools\/list_changed failed \(fixture list failure\); keeping its previous tools/.test(wb.stderr),
 			    3000, 'the failure reported');
-			assert.deepEqual((await openOk(wb, 'box')).tools.map((t) => t.name), before);
+			assert.deepEqual(L.openedTools(await openOk(wb, 'box')).map((t) => t.name), before);
 			const r = await wb.useTool('box', 'fx', 'meta', {});
 			assertOk(r);
 			assert.equal(wb.stderr.match(/fixture-server: started/g).length, 1, 'not restarted');

@@ -1219,7 +1219,7 @@ describe('sharing: subscriptions are to an instance', () => {
 describe('sharing: the tool catalogue', () => {
 	test('a shared server is told every capability, and its entry is kept and found under that: a later session declaring none opens from it, capability-gated tools included (server-everything)', { timeout: T(120000) }, async () => {
 		const GATED = ['trigger-elicitation-request', 'trigger-sampling-request', 'get-roots-list'];
-		const names = (open) => open.tools.map((x) => x.name);
+		const names = (open) => L.openedTools(open).map((x) => x.name);
 		const cfg = shareConfig({ ev: { description: 'everything', mcpServers: { everything: L.everythingServer() } } },
 		    { shareLingerMs: 0, cacheDir: L.makeTempDir('wb-cat-') });
 		const a = await L.startWorkbench(cfg);

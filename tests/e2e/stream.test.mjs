@@ -539,9 +539,11 @@ describe('a streamed answer that breaks', () => {
 // ===========================================================================
 
 describe('a long open_toolbox answer is made as the client reads it', () => {
-	// 20,000 tools: a list of 2.1 MB, an answer of about 6 MB (the list as
+	// 20,000 tools: a list of 2.1 MB, an answer of about 4 MB (the list as
 	// text and as structuredContent), far more than the workbench keeps
-	// queued for the client.  5,000 under a wrapper (make valgrind), which
+	// queued for the client.  What holding the list costs is measured in
+	// a session that reads the answer as it comes (readingHwm); a client
+	// that does not read may add less than half an answer to it.  5,000 under a wrapper (make valgrind), which
 	// must still make the rest within the 1.9 s of a shutdown.
 	const NTOOLS = H.WRAPPED ? 5000 : 20000;
 	const BIGBOX = { toolboxes: { big: box({ a: L.mock('--tools', String(NTOOLS)) }, 'Many tools') } };
@@ -553,7 +555,7 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		const r = l.json.result;
 		assert.equal(r.isError, undefined, `${what}: ${l.text.slice(0, 300)}`);
 		assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, `${what}: text and structuredContent differ`);
-		return r.structuredContent.tools;
+		return L.openedTools(r.structuredContent);
 	}
 
 	// open_toolbox again until the server's own list answers it (not the
@@ -565,6 +567,18 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 			return l.json?.result?.structuredContent?.from_catalogue === undefined;
 		}, T(15000), 'an open answered from the server\'s own list', 100);
 		return l;
+	}
+
+	let reading = null;
+	async function readingHwm() {
+		if (reading === null) {
+			const s = H.startSession(BIGBOX);
+			await s.initialize();
+			answerTools(await s.open('big'), 'open_toolbox, read as it comes');
+			reading = H.hwmKb(s.pid);
+			await finish(s);
+		}
+		return reading;
 	}
 
 	async function openPaused(s) {
@@ -587,14 +601,16 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		assert.equal(first.json?.id, 'o', `the first line answers ${JSON.stringify(first.json?.id)}`);
 		const tools = answerTools(first, 'open_toolbox');
 		assert.ok(tools.length >= NTOOLS, `${tools.length} tools`);
-		assert.ok(tools.every((x) => x.toolbox_name === 'big' && x.source_server === 'a'), 'every tool has its origin');
+		assert.equal(first.json.result.structuredContent.toolbox, 'big');
+		assert.ok(tools.every((x) => x.server === 'a'), 'every tool has its server');
 		assert.equal(new Set(tools.map((x) => x.name)).size, tools.length, 'no tool twice');
 		const rest = [await s.readLine(T(5000)), await s.readLine(T(5000))];
 		assert.deepEqual(rest.map((l) => l.json?.id).sort(), ['c', 'p'], 'the ping and the call after it');
 		assert.equal(H.text(rest.find((l) => l.json.id === 'c')), 'after');
-		t.diagnostic(`answer ${first.buf.length} bytes; VmHWM while the client did not read: ${hwm} kB`);
+		const base = await readingHwm();
+		t.diagnostic(`answer ${first.buf.length} bytes; VmHWM while the client did not read: ${hwm} kB, while it did: ${base} kB`);
 		if (H.CHECK_RSS)
-			assert.ok(hwm * 1024 < first.buf.length, `peak RSS ${hwm} kB while the client did not read: the ${first.buf.length}-byte answer waited whole`);
+			assert.ok((hwm - base) * 1024 < first.buf.length / 2, `peak RSS ${hwm} kB while the client did not read, ${base} kB while it did: the ${first.buf.length}-byte answer waited whole`);
 		await finish(s);
 	});
 
@@ -614,9 +630,10 @@ describe('a long open_toolbox answer is made as the client reads it', () => {
 		assert.deepEqual(lines.map((l) => l.json?.id), ['o', 'o2', 'o3', 'p'], 'the order they were asked in');
 		for (const l of lines.slice(0, 3))
 			assert.ok(answerTools(l, `open_toolbox ${l.json.id}`).length >= NTOOLS);
-		t.diagnostic(`three answers of ${lines[0].buf.length} bytes; VmHWM while the client did not read: ${hwm} kB`);
+		const base = await readingHwm();
+		t.diagnostic(`three answers of ${lines[0].buf.length} bytes; VmHWM while the client did not read: ${hwm} kB, while it did: ${base} kB`);
 		if (H.CHECK_RSS)
-			assert.ok(hwm * 1024 < lines[0].buf.length, `peak RSS ${hwm} kB while the client did not read: an answer waited whole`);
+			assert.ok((hwm - base) * 1024 < lines[0].buf.length / 2, `peak RSS ${hwm} kB while the client did not read, ${base} kB while it did: an answer waited whole`);
 		await finish(s);
 	});
 

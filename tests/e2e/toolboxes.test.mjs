@@ -54,31 +54,31 @@ describe('open_toolbox', () => {
 			assert.equal(json.servers_connected, 2);
 			assert.ok(json.servers_failed === undefined || json.servers_failed.length === 0,
 			    `no failures expected: ${JSON.stringify(json.servers_failed)}`);
-			assert.ok(Array.isArray(json.tools));
-			for (const t of json.tools) {
-				assert.equal(t.toolbox_name, 'dev', JSON.stringify(t));
-				assert.ok(['alpha', 'beta'].includes(t.source_server), JSON.stringify(t));
-				assert.equal(t.inputSchema?.type, 'object', JSON.stringify(t));
+			assert.ok(Array.isArray(L.openedTools(json)));
+			assert.deepEqual(json.servers.map((s) => s.server), ['alpha', 'beta'], 'each server once, in config order');
+			for (const t of L.openedTools(json)) {
+				assert.equal(typeof t.inputSchema, 'object', JSON.stringify(t));
+				assert.equal(t.inputSchema.type, undefined, 'MCP makes every input schema an object');
 				assert.equal(typeof t.name, 'string');
 			}
-			const src = json.tools.map((t) => t.source_server);
+			const src = L.openedTools(json).map((t) => t.server);
 			assert.equal(src.lastIndexOf('alpha') < src.indexOf('beta'), true, 'config order of servers');
-			const alpha = json.tools.filter((t) => t.source_server === 'alpha').map((t) => t.name);
-			const beta = json.tools.filter((t) => t.source_server === 'beta').map((t) => t.name);
+			const alpha = L.openedTools(json).filter((t) => t.server === 'alpha').map((t) => t.name);
+			const beta = L.openedTools(json).filter((t) => t.server === 'beta').map((t) => t.name);
 			assert.deepEqual(alpha.slice(0, FIXED_TOOLS.length), FIXED_TOOLS, 'server order kept');
 			assert.ok(alpha.includes('only_alpha'));
 			assert.ok(!beta.includes('only_alpha'));
 			assert.deepEqual(beta, [...FIXED_TOOLS, 'tool_0', 'tool_1']);
 			// Lean: what a model needs to call it, no outputSchema.
-			const add = json.tools.find((t) => t.name === 'add' && t.source_server === 'alpha');
-			assert.deepEqual(Object.keys(add), ['name', 'description', 'inputSchema', 'toolbox_name', 'source_server']);
+			const add = json.servers[0].tools.find((t) => t.name === 'add');
+			assert.deepEqual(Object.keys(add), ['name', 'description', 'inputSchema']);
 			assert.equal(typeof add.description, 'string');
 		});
 		// "toolDetail": "full": the downstream Tool object comes through as
 		// sent (outputSchema of add).
 		await withWorkbench({ toolDetail: 'full', ...CONFIG }, {}, async (wb) => {
 			const json = await openOk(wb, 'dev');
-			const add = json.tools.find((t) => t.name === 'add' && t.source_server === 'alpha');
+			const add = L.openedTools(json).find((t) => t.name === 'add' && t.server === 'alpha');
 			assert.equal(add.outputSchema?.type, 'object', `add keeps its outputSchema: ${JSON.stringify(add)}`);
 		});
 	});
@@ -110,7 +110,7 @@ describe('open_toolbox', () => {
 		};
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'dev');
-			const names = (s) => json.tools.filter((t) => t.source_server === s).map((t) => t.name);
+			const names = (s) => L.openedTools(json).filter((t) => t.server === s).map((t) => t.name);
 			assert.deepEqual(names('mock'), ['echo', 'add', 'structured', 'tool_0', 'tool_1']);
 			assert.deepEqual(names('star'), FIXED_TOOLS);
 			assert.deepEqual(names('starlist'), FIXED_TOOLS);
@@ -126,7 +126,7 @@ describe('open_toolbox', () => {
 		const config = { toolboxes: { dev: box({ paged: L.mock('--tools', '25', '--page-size', '4') }) } };
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'dev');
-			const names = json.tools.map((t) => t.name);
+			const names = L.openedTools(json).map((t) => t.name);
 			const gen = Array.from({ length: 25 }, (_, i) => `tool_${i}`);
 			assert.deepEqual(names, [...FIXED_TOOLS, ...gen]);
 		});
@@ -137,9 +137,9 @@ describe('open_toolbox', () => {
 		await withWorkbench(config, {}, async (wb) => {
 			const r = await wb.openToolbox('dev', { timeout: 10000 });
 			const json = L.resultJson(r);
-			const good = json.tools.filter((t) => t.source_server === 'good').map((t) => t.name);
+			const good = L.openedTools(json).filter((t) => t.server === 'good').map((t) => t.name);
 			assert.deepEqual(good, FIXED_TOOLS);
-			const broken = json.tools.filter((t) => t.source_server === 'broken').map((t) => t.name);
+			const broken = L.openedTools(json).filter((t) => t.server === 'broken').map((t) => t.name);
 			assert.equal(new Set(broken).size, broken.length, 'no duplicated tools');
 			await wb.client.ping();
 		});
@@ -172,7 +172,7 @@ describe('open_toolbox', () => {
 			assertOk(m);
 			const json = L.resultJson(m);
 			assert.equal(json.servers_connected, 1);
-			assert.ok(json.tools.every((t) => t.source_server === 'good'));
+			assert.ok(L.openedTools(json).every((t) => t.server === 'good'));
 			assert.equal(json.servers_failed?.length, 1, JSON.stringify(json));
 			assert.equal(json.servers_failed[0].server, 'hang');
 			assert.match(json.servers_failed[0].error, /time/i);
@@ -216,7 +216,7 @@ describe('open_toolbox', () => {
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'dev');
 			assert.equal(json.servers_connected, 1);
-			assert.deepEqual(json.tools.map((t) => t.name), FIXED_TOOLS);
+			assert.deepEqual(L.openedTools(json).map((t) => t.name), FIXED_TOOLS);
 			assert.equal(json.servers_failed.length, 1);
 			assert.equal(json.servers_failed[0].server, 'missing');
 			assert.match(json.servers_failed[0].error, /No such file or directory|ENOENT/i);
@@ -229,9 +229,9 @@ describe('open_toolbox', () => {
 			const [a, b] = await Promise.all([wb.openToolbox('dev'), wb.openToolbox('dev')]);
 			assertOk(a);
 			assertOk(b);
-			assert.deepEqual(L.resultJson(a).tools, L.resultJson(b).tools);
+			assert.deepEqual(L.openedTools(L.resultJson(a)), L.openedTools(L.resultJson(b)));
 			const c = await openOk(wb, 'dev');
-			assert.deepEqual(c.tools, L.resultJson(a).tools);
+			assert.deepEqual(L.openedTools(c), L.openedTools(L.resultJson(a)));
 			await L.waitFor(() => starts(wb, 'dev', 'beta').length > 0 && starts(wb, 'dev', 'alpha').length > 0, 5000, 'the starts on stderr');
 			await L.sleep(300);
 			assert.equal(starts(wb, 'dev', 'alpha').length, 1, `one start of alpha:\n${wb.stderr}`);
@@ -808,11 +808,12 @@ describe('interop with the reference servers', () => {
 		const config = { toolDetail: 'full', toolboxes: { ev: box({ everything: L.everythingServer() }) } };
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'ev');
-			const names = json.tools.map((t) => t.name);
+			const names = L.openedTools(json).map((t) => t.name);
 			for (const n of ['echo', 'get-sum', 'get-structured-content', 'get-tiny-image'])
 				assert.ok(names.includes(n), `${n} in ${names}`);
-			assert.ok(json.tools.every((t) => t.source_server === 'everything' && t.toolbox_name === 'ev'));
-			const sc = json.tools.find((t) => t.name === 'get-structured-content');
+			assert.equal(json.toolbox, 'ev');
+			assert.ok(L.openedTools(json).every((t) => t.server === 'everything'));
+			const sc = L.openedTools(json).find((t) => t.name === 'get-structured-content');
 			assert.equal(sc.outputSchema?.type, 'object', 'outputSchema passed through');
 
 			let r = await wb.useTool('ev', 'everything', 'echo', { message: 'hi there' });
@@ -847,7 +848,7 @@ describe('interop with the reference servers', () => {
 		const config = { toolboxes: { mem: box({ memory: L.memoryServer(file) }) } };
 		await withWorkbench(config, {}, async (wb) => {
 			const json = await openOk(wb, 'mem');
-			const names = json.tools.map((t) => t.name);
+			const names = L.openedTools(json).map((t) => t.name);
 			assert.ok(names.includes('create_entities') && names.includes('read_graph'), names.join());
 			let r = await wb.useTool('mem', 'memory', 'create_entities', {
 				entities: [{ name: 'Alice', entityType: 'person', observations: ['writes C'] }],
