@@ -77,7 +77,7 @@ function box(members, extra = {}) {
 	return { toolboxes: { web: { description: 'remote servers', mcpServers: members } }, ...extra };
 }
 
-const names = (r) => L.resultJson(r).tools.map((t) => `${t.source_server}/${t.name}`).sort();
+const names = (r) => L.openedTools(L.resultJson(r)).map((t) => `${t.server}/${t.name}`).sort();
 
 describe('remote members over Streamable HTTP and HTTP+SSE', () => {
 	test('open_toolbox lists their tools; calls, headers (${VAR} expanded), progress, elicitation, cancellation; DELETE at the end', T, async () => {
