@@ -425,6 +425,13 @@ srv_cwd(const struct server *s)
 	return s->cfg->cwd;
 }
 
+/* A remote server's URL as written (never expanded); NULL: a process. */
+const char *
+srv_url(const struct server *s)
+{
+	return s->cfg->url != NULL ? s->cfg->command : NULL;
+}
+
 /* Its toolbox's index in the configuration (and in box.h's toolboxes). */
 int
 srv_box(const struct server *s)

@@ -83,6 +83,7 @@ void	 srv_reclaim(bool);
 const char *srv_label(const struct server *);
 const char *srv_name(const struct server *);
 const char *srv_cwd(const struct server *);
+const char *srv_url(const struct server *);
 int	 srv_box(const struct server *);
 enum srv_state srv_state(const struct server *);
 const char *srv_error(const struct server *);

@@ -61,13 +61,28 @@ srv_remote_check(const struct cfg_server *c, struct buf *err)
 	return r;
 }
 
+/*
+ * A message longer than maxMessageBytes is dropped as a process's line
+ * would be: the call it answers (its id at the start or the end) fails.
+ */
 static void
 on_message(void *arg, char *line, size_t n)
 {
 	struct server *s = arg;
+	const char *id;
+	size_t idlen, tail = n < 64 ? n : 64;
+	char *copy = NULL;
 
 	srv_about(s);
-	srv_ops.line(s, line, n);
+	if (n <= wb.cfg.max_message) {
+		srv_ops.line(s, line, n);
+	} else {
+		if (rpc_scan_id(line, n, &id, &idlen) == 0 ||
+		    rpc_scan_id_tail(line + n - tail, tail, &id, &idlen) == 0)
+			copy = xstrndup(id, idlen);
+		srv_ops.oversize(s, n, copy);
+		free(copy);
+	}
 	srv_about(NULL);
 }
 

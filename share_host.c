@@ -295,6 +295,10 @@ status_server(struct buf *b, const struct server *s)
 		buf_printf(b, ",\"pid\":%ld", (long)srv_pid(s));
 	else
 		buf_puts(b, ",\"pid\":null");
+	if (srv_url(s) != NULL) {
+		buf_puts(b, ",\"url\":");
+		json_put_cstr(b, srv_url(s));
+	}
 	/*
 	 * What tells copies apart; never the env (values stay here).  A
 	 * first instance runs where the shared workbench began.

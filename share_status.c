@@ -105,8 +105,12 @@ text_server(const struct json *j, int first, int nv, int t, struct buf *f)
 		copies += same_server(j, t, u, false, f);
 		here += same_server(j, t, u, true, f);
 	}
-	printf("server %s/%s: pid %s", field(j, t, "toolbox", &f[0]),
-	    field(j, t, "server", &f[1]), field(j, t, "pid", &f[2]));
+	printf("server %s/%s: ", field(j, t, "toolbox", &f[0]),
+	    field(j, t, "server", &f[1]));
+	if (json_get(j, t, "url") >= 0)
+		printf("%s", field(j, t, "url", &f[2]));
+	else
+		printf("pid %s", field(j, t, "pid", &f[2]));
 	if (copies > 1)
 		printf(", in %s%s", field(j, t, "cwd", &f[0]),
 		    here > 1 ? ", env differs" : "");

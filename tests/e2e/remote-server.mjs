@@ -17,11 +17,21 @@
 // answers 302; /huge answers a head of 64 KiB.  ask {question} elicits
 // an answer from the client; wait {ms} waits, and counts a cancellation
 // (stats.cancelled).  --port N listens on N (a server started again).
+//
+// /mcp-x and /sse-x serve more (remote-relay.test.mjs): sample {prompt}
+// asks the client for a sampling/createMessage, roots lists the
+// client's roots, log {text} sends notifications/message (level info),
+// big {bytes} answers a text that long; a prompt greet {name} (its
+// name completed from Alice, Albert, Bob), a resource remote://note
+// and a template remote://item/{id} (id completed from 1, 12, 2).  A
+// call of stall, on any path, is answered with a JSON head and half a
+// body that never ends.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { McpServer as V2Server, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
@@ -36,8 +46,11 @@ const legacy = new Map();	// HTTP+SSE sessions: id -> transport
 const stats = { deletes: 0, gets: 0, sni: null, mcpMethod: null, mcpName: null, cancelled: 0, inits: 0 };
 let lastKey = null;
 
-function mcp() {
-	const s = new McpServer({ name: 'remote-fixture', version: '1.0.0' });
+function mcp(more = false) {
+	const s = new McpServer({ name: 'remote-fixture', version: '1.0.0' },
+	    more ? { capabilities: { logging: {} } } : undefined);
+	if (more)
+		extras(s);
 	s.registerTool('echo', { description: 'Echoes text.', inputSchema: { text: z.string() } },
 	    async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }));
 	s.registerTool('slow', { description: 'Reports progress.', inputSchema: { steps: z.number() } },
@@ -69,6 +82,38 @@ function mcp() {
 		});
 	}));
 	return s;
+}
+
+// What /mcp-x and /sse-x serve besides.
+function extras(s) {
+	const text = (t) => ({ content: [{ type: 'text', text: t }] });
+	s.registerTool('sample', { description: 'Asks the client to sample.', inputSchema: { prompt: z.string() } },
+	    async ({ prompt }) => {
+		const r = await s.server.createMessage({ maxTokens: 20,
+		    messages: [{ role: 'user', content: { type: 'text', text: prompt } }] });
+		return text(`sampled (${r.model}): ${r.content.text}`);
+	});
+	s.registerTool('roots', { description: 'Lists the client roots.', inputSchema: {} },
+	    async () => text(`roots: ${(await s.server.listRoots()).roots.map((r) => r.uri).join(' ')}`));
+	s.registerTool('log', { description: 'Logs a message.', inputSchema: { text: z.string() } },
+	    async ({ text: t }, extra) => {
+		await s.server.sendLoggingMessage({ level: 'info', logger: 'fixture', data: t }, extra.sessionId);
+		await s.server.sendLoggingMessage({ level: 'debug', logger: 'fixture', data: `debug ${t}` }, extra.sessionId);
+		return text(`logged ${t}`);
+	});
+	s.registerTool('big', { description: 'A long answer.', inputSchema: { bytes: z.number() } },
+	    async ({ bytes }) => text('x'.repeat(bytes)));
+	s.registerTool('stall', { description: 'Never answered (remote-server.mjs stalls it).', inputSchema: {} },
+	    async () => text('not stalled'));
+	s.registerPrompt('greet', { description: 'Greets someone.',
+	    argsSchema: { name: completable(z.string(), (v) => ['Alice', 'Albert', 'Bob'].filter((n) => n.startsWith(v))) } },
+	    ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }] }));
+	s.registerResource('note', 'remote://note', { description: 'A remote note.', mimeType: 'text/plain' },
+	    async (uri) => ({ contents: [{ uri: uri.href, text: 'a remote note' }] }));
+	s.registerResource('item', new ResourceTemplate('remote://item/{id}', { list: undefined,
+	    complete: { id: (v) => ['1', '12', '2'].filter((n) => n.startsWith(v)) } }),
+	    { description: 'An item.', mimeType: 'text/plain' },
+	    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `item ${id}` }] }));
 }
 
 // SDK v2, modern only (2026-07-28, stateless), behind a web-standard handler.
@@ -108,7 +153,7 @@ async function body(req) {
 	return text === '' ? undefined : JSON.parse(text);
 }
 
-async function streamable(req, res, json) {
+async function streamable(req, res, json, more = false) {
 	const sid = req.headers['mcp-session-id'];
 	if (req.method === 'DELETE')
 		stats.deletes++;
@@ -117,6 +162,11 @@ async function streamable(req, res, json) {
 	const parsed = req.method === 'POST' ? await body(req) : undefined;
 	if (parsed?.method === 'initialize')
 		stats.inits++;
+	if (parsed?.method === 'tools/call' && parsed.params?.name === 'stall') {
+		res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+		res.write('{"jsonrpc":"2.0","id":');
+		return;
+	}
 	let t = sid !== undefined ? streams.get(sid) : undefined;
 	if (sid !== undefined && t === undefined) {
 		res.writeHead(404, { 'content-type': 'application/json' });
@@ -131,7 +181,7 @@ async function streamable(req, res, json) {
 			if (t.sessionId !== undefined)
 				streams.delete(t.sessionId);
 		};
-		await mcp().connect(t);
+		await mcp(more).connect(t);
 	}
 	await t.handleRequest(req, res, parsed);
 }
@@ -146,13 +196,16 @@ async function handle(req, res) {
 		return streamable(req, res, false);
 	case '/mcp-json':
 		return streamable(req, res, true);
+	case '/mcp-x':
+		return streamable(req, res, false, true);
 	case '/v2':
 		return modern(req, res);
-	case '/sse': {
+	case '/sse':
+	case '/sse-x': {
 		const t = new SSEServerTransport('/messages', res);
 		legacy.set(t.sessionId, t);
 		t.onclose = () => legacy.delete(t.sessionId);
-		await mcp().connect(t);
+		await mcp(url.pathname === '/sse-x').connect(t);
 		return;
 	}
 	case '/messages': {
