@@ -138,15 +138,20 @@ describe('a remote member\'s prompts, resources and completions', () => {
 });
 
 describe('a hostile remote member through the workbench', () => {
-	test('an answer over maxMessageBytes fails its call saying so; the next call works', T, async () => {
+	test('an answer over maxMessageBytes fails its call saying so (Streamable HTTP and HTTP+SSE); the next call works', T, async () => {
 		const s = await startServer();
-		await L.withWorkbench(box({ h: { type: 'http', url: s.url('/mcp-x') } }, { maxMessageBytes: 65536 }), {}, async (wb) => {
+		const config = box({ h: { type: 'http', url: s.url('/mcp-x') }, s: { type: 'sse', url: s.url('/sse-x') } },
+		    { maxMessageBytes: 65536 });
+		await L.withWorkbench(config, {}, async (wb) => {
 			await L.openOk(wb, 'web');
-			assert.equal(L.text(await wb.useTool('web', 'h', 'big', { bytes: 1000 })).length, 1000);
-			const r = await wb.useTool('web', 'h', 'big', { bytes: 200000 });
-			assert.ok(r.isError, JSON.stringify(r).slice(0, 300));
-			assert.match(L.text(r), /the result is \d+ bytes, more than the 65536-byte limit \(maxMessageBytes\)/);
-			assert.equal(L.text(await wb.useTool('web', 'h', 'echo', { text: 'after' })), 'echo: after');
+			for (const m of ['h', 's']) {
+				assert.equal(L.text(await wb.useTool('web', m, 'big', { bytes: 1000 })), 'x'.repeat(1000));
+				const r = await wb.useTool('web', m, 'big', { bytes: 200000 });
+				assert.ok(r.isError, `${m}: ${JSON.stringify(r).slice(0, 300)}`);
+				assert.match(L.text(r), /the result is \d+ bytes, more than the 65536-byte limit \(maxMessageBytes\)/);
+				assert.equal(L.text(await wb.useTool('web', m, 'echo', { text: 'after' })), 'echo: after');
+			}
+			assert.match(wb.stderr, /web\/h: dropped a message of \d+ bytes \(limit 65536\)/);
 		});
 		await s.stop();
 	});
