@@ -24,6 +24,12 @@ export const WORKBENCH = process.env.WORKBENCH
 // valgrind` (WB_TEST_SLOW), for the raw sessions' default waits.
 export const SLOW = Number(process.env.WORKBENCH_SLOW ??
     ({ asan: 3, valgrind: 10 }[process.env.WB_TEST_SLOW] ?? 1));
+// Under valgrind a front cannot start the shared workbench: it executes
+// /proc/self/exe, which is valgrind's tool there (tests/valgrind.sh), so
+// each session would run alone. Tests of a shared workbench skip there,
+// saying so; they run plain and under make asan.
+export const NO_SHARING = process.env.WB_TEST_SLOW === 'valgrind' &&
+    'a front cannot start a shared workbench under valgrind';
 export const MOCK = process.env.MOCK_SERVER
     ? path.resolve(process.env.MOCK_SERVER)
     : path.join(TESTS_DIR, 'mock-server');

@@ -179,7 +179,7 @@ describe('log levels', () => {
 		}
 	});
 
-	test('shared: a session\'s front with -v hears debug lines of its own messages alone; one without hears none', T, async () => {
+	test('shared: a session\'s front with -v hears debug lines of its own messages alone; one without hears none', { ...T, skip: L.NO_SHARING }, async () => {
 		const dir = L.makeTempDir('wb-share-');
 		const file = L.writeConfig(config({ share: true, shareDir: dir, shareLingerMs: 300 }));
 		shared.add(fs.realpathSync(file));

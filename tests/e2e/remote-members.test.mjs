@@ -221,7 +221,7 @@ describe('supervision of a remote member', () => {
 });
 
 describe('a shared workbench', () => {
-	test('two sessions use one remote session of a member', T, async () => {
+	test('two sessions use one remote session of a member', { ...T, skip: L.NO_SHARING }, async () => {
 		const s = await startServer();
 		const dir = L.makeTempDir('wb-share-');
 		const file = L.writeConfig(box({ h: { type: 'http', url: s.url('/mcp') } },

@@ -174,7 +174,7 @@ describe('a hostile remote member through the workbench', () => {
 });
 
 describe('--status of a shared workbench', () => {
-	test('names a remote member by its URL as written, never a header value', T, async () => {
+	test('names a remote member by its URL as written, never a header value', { ...T, skip: L.NO_SHARING }, async () => {
 		const s = await startServer();
 		const dir = L.makeTempDir('wb-share-');
 		const url = s.url('/mcp-x');
