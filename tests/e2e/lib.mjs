@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -179,6 +180,19 @@ export async function withTimeout(promise, ms, what) {
 	if (r === null)
 		throw new Error(`timed out after ${ms} ms: ${what}`);
 	return r.value;
+}
+
+// The port a fixture server says it listens on ("listening PORT" on its
+// stdout), or an error if it exits first or says nothing within ms.
+export function listeningPort(proc, ms, what) {
+	return withTimeout(new Promise((resolve, reject) => {
+		readline.createInterface({ input: proc.stdout }).on('line', (l) => {
+			const m = /^listening (\d+)$/.exec(l);
+			if (m)
+				resolve(Number(m[1]));
+		});
+		proc.once('exit', () => reject(new Error(`${what} exited`)));
+	}), ms, `${what} listening`);
 }
 
 // A process's exit, { code, signal, at } timed when it came, told once

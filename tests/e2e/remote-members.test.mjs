@@ -15,7 +15,6 @@ import { spawn } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -36,14 +35,7 @@ after(() => {
 async function startServer(...args) {
 	const proc = spawn(L.NODE, [SERVER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 	children.add(proc);
-	const port = await L.withTimeout(new Promise((resolve, reject) => {
-		readline.createInterface({ input: proc.stdout }).on('line', (l) => {
-			const m = /^listening (\d+)$/.exec(l);
-			if (m)
-				resolve(Number(m[1]));
-		});
-		proc.once('exit', () => reject(new Error('remote-server exited')));
-	}), 10000 * L.SLOW, 'remote-server listening');
+	const port = await L.listeningPort(proc, 10000 * L.SLOW, 'remote-server');
 	const tls = args.includes('--tls');
 	const admin = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
 	return {

@@ -9,7 +9,6 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import readline from 'node:readline';
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -33,14 +32,7 @@ after(() => {
 async function startServer() {
 	const proc = spawn(L.NODE, [SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
 	children.add(proc);
-	const port = await L.withTimeout(new Promise((resolve, reject) => {
-		readline.createInterface({ input: proc.stdout }).on('line', (l) => {
-			const m = /^listening (\d+)$/.exec(l);
-			if (m)
-				resolve(Number(m[1]));
-		});
-		proc.once('exit', () => reject(new Error('remote-server exited')));
-	}), 10000 * L.SLOW, 'remote-server listening');
+	const port = await L.listeningPort(proc, 10000 * L.SLOW, 'remote-server');
 	return {
 		port,
 		url: (p) => `http://127.0.0.1:${port}${p}`,

@@ -44,14 +44,7 @@ const CALL = (id, name, args, meta) => JSON.stringify({ jsonrpc: '2.0', id, meth
 async function startServer(...args) {
 	const proc = spawn(L.NODE, [SERVER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 	children.add(proc);
-	const port = await L.withTimeout(new Promise((resolve, reject) => {
-		readline.createInterface({ input: proc.stdout }).on('line', (l) => {
-			const m = /^listening (\d+)$/.exec(l);
-			if (m)
-				resolve(Number(m[1]));
-		});
-		proc.once('exit', () => reject(new Error('remote-server exited')));
-	}), T(10000), 'remote-server listening');
+	const port = await L.listeningPort(proc, T(10000), 'remote-server');
 	const base = `http://127.0.0.1:${port}`;
 	return {
 		port, proc,
