@@ -69,6 +69,7 @@ client_input(void *arg, int fd, short revents)
 	host_about(NULL, se);
 	/* Held, it was watched for its hang-up alone: the client left. */
 	n = is_held(se) ? 0 : dispatch_read(se);
+	session_heard(se);
 	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
 		wb_log_error("the client's input cannot be read (%s); the "
 		    "session ends", strerror(errno));

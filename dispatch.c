@@ -610,7 +610,7 @@ no_client_left(struct session *se, bool gone)
 }
 
 static const struct session_io no_client = { "none", no_client_flush, NULL,
-    no_client_left };
+    no_client_left, NULL };
 
 /*
  * Sessions begin and end here, where every layer can be told: what the

@@ -570,12 +570,17 @@ join_locked(const struct share_dir *d, const struct share_id *id,
 		}
 		f->errfl = fcntl(STDERR_FILENO, F_GETFL);
 		sigprocmask(SIG_BLOCK, &stops, &f->mask);
+		/* Ours to watch while the session is parked (share_wait). */
+		f->in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 		if ((r = hand_over(fd, id, opts, pid, why)) == 0) {
 			f->sock = fd;
 			f->daemon = pid;
 			return 0;
 		}
 		sigprocmask(SIG_SETMASK, &f->mask, NULL);
+		if (f->in >= 0)
+			close(f->in);
+		f->in = -1;
 		close(fd);
 		if (r < 0)
 			return -1;
@@ -605,6 +610,7 @@ share_join(const struct share_dir *d, const struct share_id *id,
 
 	memset(f, 0, sizeof(*f));
 	f->sock = -1;
+	f->in = -1;
 	f->errfl = -1;
 	/* The lock file may be removed while we wait: then the new one. */
 	for (tries = 0; tries < 3; tries++) {
@@ -640,27 +646,181 @@ on_stop(int sig)
 }
 
 /*
- * Wait with nothing but the lifeline until the session ends: END gives
- * the status to exit with; end of file without it means the daemon
- * died, said in one line on stderr (SHARE_EXIT_LOST), whose flags the
- * daemon made non-blocking and could not put back.  END with
- * SHARE_EXIT_LOST (the daemon was stopped) is said likewise.  SIGTERM,
- * SIGINT or SIGHUP from the client close the lifeline, which ends the
- * session in the daemon: 0.  One ignored by whoever started us (nohup)
- * stays ignored.
+ * What a front waits with (share_wait): the lifeline's message being
+ * read, and the wake it owes the daemon while its session is parked.
+ */
+struct waiting {
+	struct share_front *f;
+	unsigned char	 m[SHARE_HDR + SHARE_WAKE_LEN];
+	size_t		 have;		/* Of m. */
+	unsigned char	 wake[SHARE_WAKE_LEN];
+	int		 wake_fd;	/* Where it goes; -1: none given. */
+	bool		 parked;	/* Watch the client's input, */
+	bool		 owed;		/* then write the wake. */
+	int		 status;	/* END's; -1: not yet. */
+};
+
+/* A descriptor that came with a message: the newest wake pipe. */
+static void
+take_wake_fd(struct waiting *w, struct msghdr *msg)
+{
+	struct cmsghdr *cm;
+	int fd, i, n;
+
+	for (cm = CMSG_FIRSTHDR(msg); cm != NULL; cm = CMSG_NXTHDR(msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			    sizeof(int));
+			if (w->wake_fd >= 0)
+				close(w->wake_fd);
+			w->wake_fd = fd;
+		}
+	}
+}
+
+/* A whole message: END's status, or PARK's wake.  False: not ours. */
+static bool
+message(struct waiting *w)
+{
+	uint32_t len = share_get32(w->m);
+	unsigned type = share_get16(w->m + 4);
+
+	w->have = 0;
+	if (type == MSG_END && len == 1)
+		w->status = w->m[SHARE_HDR];
+	else if (type == MSG_PARK && len == SHARE_WAKE_LEN) {
+		memcpy(w->wake, w->m + SHARE_HDR, SHARE_WAKE_LEN);
+		w->parked = true;
+		w->owed = false;
+	} else
+		return false;
+	return true;
+}
+
+/*
+ * Read the lifeline, a message at most, with what came with it: false
+ * at its end, on an error, or on a message a front cannot take.
+ */
+static bool
+lifeline_read(struct waiting *w)
+{
+	union {
+		struct cmsghdr	 align;
+		char		 buf[CMSG_SPACE(sizeof(int) * 4)];
+	} cmsg;
+	struct msghdr msg;
+	struct iovec iov;
+	size_t want = SHARE_HDR;
+	ssize_t n;
+
+	if (w->have >= SHARE_HDR) {
+		if (share_get32(w->m) > SHARE_WAKE_LEN)
+			return false;
+		want += share_get32(w->m);
+	}
+	iov.iov_base = w->m + w->have;
+	iov.iov_len = want - w->have;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cmsg.buf;
+	msg.msg_controllen = sizeof(cmsg.buf);
+	n = recvmsg(w->f->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR;
+	take_wake_fd(w, &msg);
+	if (n == 0)
+		return false;
+	w->have += (size_t)n;
+	if (w->have < SHARE_HDR || w->have < SHARE_HDR + share_get32(w->m))
+		return true;
+	return message(w);
+}
+
+/*
+ * The client's input moved while parked: the daemon is woken (a pipe
+ * full of wakes takes this one once it has room; a daemon gone is
+ * the lifeline's to tell).
+ */
+static void
+wake_send(struct waiting *w)
+{
+	ssize_t n;
+
+	if (w->wake_fd < 0) {
+		w->owed = false;
+		return;
+	}
+	do
+		n = write(w->wake_fd, w->wake, SHARE_WAKE_LEN);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		w->owed = false;
+}
+
+/*
+ * Wait on the lifeline until the session ends, watching the client's
+ * input while the daemon parked the session.  The status to exit with
+ * (END's), or -1 when the lifeline ended without one.
+ */
+static int
+wait_lifeline(struct waiting *w, const sigset_t *during)
+{
+	struct pollfd p[3];
+
+	while (stop_signal == 0 && w->status < 0) {
+		/* One without a copy of the input wakes the daemon at once. */
+		if (w->parked && w->f->in < 0) {
+			w->parked = false;
+			w->owed = true;
+		}
+		if (w->owed)
+			wake_send(w);
+		p[0].fd = w->f->sock;
+		p[0].events = POLLIN;
+		p[1].fd = w->parked ? w->f->in : -1;
+		p[1].events = POLLIN;
+		p[2].fd = w->owed ? w->wake_fd : -1;
+		p[2].events = POLLOUT;
+		if (ppoll(p, 3, NULL, during) < 0)
+			continue;
+		if (p[0].revents != 0 && !lifeline_read(w))
+			break;
+		if (p[1].revents != 0 && w->parked) {
+			w->parked = false;
+			w->owed = true;
+		}
+	}
+	return w->status;
+}
+
+/*
+ * Wait with the lifeline until the session ends: END gives the status
+ * to exit with; end of file without it means the daemon died, said in
+ * one line on stderr (SHARE_EXIT_LOST), whose flags the daemon made
+ * non-blocking and could not put back.  END with SHARE_EXIT_LOST (the
+ * daemon was stopped) is said likewise.  SIGTERM, SIGINT or SIGHUP from
+ * the client close the lifeline, which ends the session in the daemon:
+ * 0.  One ignored by whoever started us (nohup) stays ignored.  A wake
+ * written to a daemon gone must not kill us: SIGPIPE is ignored.
  */
 int
 share_wait(struct share_front *f)
 {
-	unsigned char m[SHARE_HDR + 1];
+	struct waiting w = { .f = f, .wake_fd = -1, .status = -1 };
 	struct sigaction sa, old;
 	sigset_t during;
-	struct pollfd p;
-	size_t have = 0, i;
-	ssize_t n;
-	bool ended;
+	size_t i;
+	int status;
 
 	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	/* Blocked since the handover but while in ppoll: none is lost. */
@@ -672,31 +832,22 @@ share_wait(struct share_front *f)
 		sigaction(stop_sigs[i], &sa, NULL);
 		sigdelset(&during, stop_sigs[i]);
 	}
-	p.fd = f->sock;
-	p.events = POLLIN;
-	while (stop_signal == 0 && have < sizeof(m)) {
-		if (ppoll(&p, 1, NULL, &during) < 0)
-			continue;
-		n = recv(f->sock, m + have, sizeof(m) - have, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-		    errno == EINTR))
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
+	status = wait_lifeline(&w, &during);
 	close(f->sock);
 	f->sock = -1;
+	if (f->in >= 0)
+		close(f->in);
+	f->in = -1;
+	if (w.wake_fd >= 0)
+		close(w.wake_fd);
 	if (stop_signal != 0)
 		return 0;
-	ended = have == sizeof(m) && share_get32(m) == 1 &&
-	    share_get16(m + 4) == MSG_END;
-	if (ended && m[SHARE_HDR] != SHARE_EXIT_LOST)
-		return m[SHARE_HDR];
+	if (status >= 0 && status != SHARE_EXIT_LOST)
+		return status;
 	if (f->errfl >= 0)
 		fcntl(STDERR_FILENO, F_SETFL, f->errfl);
 	wb_log_error("the shared workbench (pid %ld) %s; this session ended "
-	    "with it", (long)f->daemon, ended ? "stopped" : "is gone");
+	    "with it", (long)f->daemon, status >= 0 ? "stopped" : "is gone");
 	wb_log_flush();
 	return SHARE_EXIT_LOST;
 }

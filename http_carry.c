@@ -307,7 +307,7 @@ carry_left(struct session *se, bool gone)
 }
 
 const struct session_io hcarry_io = { "http", hcarry_flush, NULL,
-    carry_left };
+    carry_left, NULL };
 
 /* The loop's end: what carrying kept goes. */
 void

@@ -289,6 +289,12 @@ loop_timer_del(struct loop_timer *t)
 	}
 }
 
+bool
+loop_timer_on(const struct loop_timer *t)
+{
+	return t->slot > 0;
+}
+
 /* Run the timers due by now; one set again for now waits a turn. */
 static void
 timers_fire(long long now)

@@ -47,6 +47,7 @@ struct loop_timer {
 void	 loop_timer_set(struct loop_timer *, long long, loop_timer_fn *,
 	    void *);
 void	 loop_timer_del(struct loop_timer *);
+bool	 loop_timer_on(const struct loop_timer *);
 
 /*
  * A subsystem's steps; any may be NULL.  They run in the order of their

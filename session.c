@@ -128,6 +128,7 @@ session_free(struct session *se)
 		*p = se->pnext;
 	loop_io_del(&se->in_io);
 	loop_io_del(&se->out_io);
+	loop_timer_del(&se->park_timer);
 	session_hear(se, false);
 	pace_drop(se);
 	free(se->line);
@@ -200,20 +201,34 @@ session_next(const struct session *se)
 /*
  * The transport, for the loop.
  */
+static void	park_due(void *);
+
 void
 session_watch_input(struct session *se, loop_io_fn *fn, void *arg)
 {
-	if (se->peer.rfd >= 0)
-		loop_io_set(&se->in_io, se->peer.rfd, POLLIN, fn, arg);
+	if (se->peer.rfd < 0)
+		return;
+	loop_io_set(&se->in_io, se->peer.rfd, POLLIN, fn, arg);
+	se->want = true;
+	session_heard(se);
+}
+
+/* What the loop is to watch of its input. */
+static void
+input_events(struct session *se)
+{
+	if (se->unread || se->parked)
+		return;
+	loop_io_events(&se->in_io, se->peer.eof ? LOOP_OFF :
+	    se->want ? POLLIN : 0);
 }
 
 /* Read it or not; once it ended, it is not watched at all. */
 void
 session_want_input(struct session *se, bool on)
 {
-	if (se->unread)
-		return;
-	loop_io_events(&se->in_io, se->peer.eof ? LOOP_OFF : on ? POLLIN : 0);
+	se->want = on;
+	input_events(se);
 }
 
 /* Not read any more, nor watched: the workbench stops, or it leaves. */
@@ -221,7 +236,65 @@ void
 session_stop_input(struct session *se)
 {
 	se->unread = true;
+	se->parked = false;
 	loop_io_events(&se->in_io, LOOP_OFF);
+	loop_timer_del(&se->park_timer);
+}
+
+/*
+ * Parking.  A hundred idle sessions would make every poll() visit a
+ * hundred descriptors.  So an input quiet for SESSION_PARK_MS, read and
+ * wanted, is handed to its transport to watch (a shared workbench's
+ * front polls its client's pipe and wakes us through one descriptor
+ * for them all), and the loop polls it no more until session_wake.
+ * One timer a session, moved on once a quiet period, never a scan.
+ */
+void
+session_heard(struct session *se)
+{
+	se->heard = loop_ms();
+	if (se->io->park != NULL && !se->unread &&
+	    !loop_timer_on(&se->park_timer))
+		loop_timer_set(&se->park_timer, se->heard + SESSION_PARK_MS,
+		    park_due, se);
+}
+
+static void
+park_due(void *arg)
+{
+	struct session *se = arg;
+	long long due = se->heard + SESSION_PARK_MS;
+
+	if (se->unread || se->parked || se->peer.eof)
+		return;
+	if (loop_ms() < due || !se->want || se->peer.in.len > 0 ||
+	    !se->io->park(se)) {
+		if (due <= loop_ms())
+			due = loop_ms() + SESSION_PARK_MS;
+		loop_timer_set(&se->park_timer, due, park_due, se);
+		return;
+	}
+	se->parked = true;
+	loop_io_events(&se->in_io, LOOP_OFF);
+	wb_log_debug_for(se, "session %lu: quiet, its input parked",
+	    se->serial);
+}
+
+/* Its transport saw its input move: the loop watches it again. */
+void
+session_wake(struct session *se)
+{
+	if (!se->parked)
+		return;
+	se->parked = false;
+	input_events(se);
+	session_heard(se);
+}
+
+bool
+session_parked(const struct session *se)
+{
+	return se->parked;
 }
 
 /* It has bytes to write, or will have: the step before poll looks. */

@@ -29,14 +29,19 @@ struct session;
  * be written to), for the transport to end the session.  Pipes are
  * written by session_pipe_flush and session_pipe_wide; another
  * transport takes the queue's lines itself, its own data kept with the
- * session (session_carrier).
+ * session (session_carrier).  park (may be NULL) is asked to watch a
+ * pipe's input that stayed quiet for SESSION_PARK_MS, so that the loop
+ * polls it no more; true when it took it (session_wake gives it back).
  */
 struct session_io {
 	const char	*name;
 	int		(*flush)(struct session *);
 	void		(*wide)(struct session *);
 	void		(*left)(struct session *, bool);
+	bool		(*park)(struct session *);
 };
+
+#define SESSION_PARK_MS	1000	/* Quiet input, then parked. */
 
 int	 session_pipe_flush(struct session *);
 void	 session_pipe_wide(struct session *);
@@ -70,11 +75,16 @@ struct session *session_next_hearing(const struct session *);
 /*
  * A pipe's descriptors with the loop: its input is watched by the
  * handler the transport gives, wanted or not (while not: only for its
- * hang-up); its output while bytes wait (the loop then flushes).
+ * hang-up); its output while bytes wait (the loop then flushes).  The
+ * handler says when it read (session_heard): input quiet for
+ * SESSION_PARK_MS is parked with a transport that can watch it.
  */
 void	 session_watch_input(struct session *, loop_io_fn *, void *);
 void	 session_want_input(struct session *, bool);
 void	 session_stop_input(struct session *);
+void	 session_heard(struct session *);
+void	 session_wake(struct session *);
+bool	 session_parked(const struct session *);
 
 /*
  * The sessions with bytes to write or a paced reply under way, the only

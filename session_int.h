@@ -36,6 +36,10 @@ struct session {
 	struct loop_io		 in_io;		/* A pipe's, with the loop. */
 	struct loop_io		 out_io;
 	bool			 unread;	/* Its input is read no more. */
+	bool			 want;		/* Its input is to be read. */
+	bool			 parked;	/* Its transport watches it. */
+	long long		 heard;		/* Its input last read, loop_ms. */
+	struct loop_timer	 park_timer;	/* When it may be parked. */
 	unsigned long		 serial;	/* Its number, in the log. */
 	struct session		*hnext;		/* Those that can hear now, */
 	struct session		*hprev;

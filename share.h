@@ -92,8 +92,12 @@ void	 share_hello_free(struct share_hello *);
  * share.c: the daemon.  share_ready (FD from SHARE_OPT_READY, NULL once
  * listening, else why not); then each loop turn share_server_pollfds
  * before poll() and share_server_events after it; sessions that began
- * come from share_server_take and end with share_session_end.
+ * come from share_server_take and end with share_session_end.  A
+ * session whose input is quiet is parked (share_session_park): its
+ * front watches the client's input and, once it is readable, writes the
+ * SHARE_WAKE_LEN bytes it was given to the descriptor it was given.
  */
+#define SHARE_WAKE_LEN	8
 typedef void share_status_fn(struct buf *, void *);
 struct share_server;
 
@@ -109,6 +113,8 @@ long long share_server_deadline(const struct share_server *);
 struct share_hello *share_server_take(struct share_server *);
 bool	 share_session_gone(const struct share_hello *);
 void	 share_session_end(struct share_server *, struct share_hello *, int);
+int	 share_session_park(const struct share_hello *, int,
+	    const unsigned char *);
 long long share_server_linger(const struct share_server *, long long);
 void	 share_server_log(struct share_server *);
 void	 share_server_close(struct share_server *);
@@ -121,6 +127,7 @@ void	 share_server_close(struct share_server *);
  */
 struct share_front {
 	int		 sock;
+	int		 in;		/* The client's input, while parked. */
 	pid_t		 daemon;
 	bool		 started;	/* This front started it. */
 	int		 errfl;		/* fd 2's flags before the handover. */

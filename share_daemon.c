@@ -687,6 +687,49 @@ share_session_gone(const struct share_hello *h)
 }
 
 /*
+ * Park the session of h: its front is to watch the client's input and,
+ * once it is readable (or ended), write wake[0, SHARE_WAKE_LEN) to fd,
+ * once.  1: asked; 0: the lifeline takes nothing now; -1: the front
+ * is gone, or its lifeline holds a torn message and cannot be used.
+ */
+int
+share_session_park(const struct share_hello *h, int fd,
+    const unsigned char *wake)
+{
+	union {
+		struct cmsghdr	 align;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cmsg;
+	struct buf b = { 0 };
+	struct cmsghdr *cm;
+	struct msghdr msg;
+	struct iovec iov;
+	ssize_t n;
+
+	share_msg(&b, MSG_PARK, wake, SHARE_WAKE_LEN);
+	iov.iov_base = b.data;
+	iov.iov_len = b.len;
+	memset(&msg, 0, sizeof(msg));
+	memset(&cmsg, 0, sizeof(cmsg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cmsg.buf;
+	msg.msg_controllen = sizeof(cmsg.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	do
+		n = sendmsg(h->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	buf_free(&b);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	return n == (ssize_t)iov.iov_len ? 1 : -1;
+}
+
+/*
  * Put back the flags of s's descriptors, unless another session holds
  * the same file (two fronts started with one stderr): then that one
  * puts them back when it ends, with the flags s found.

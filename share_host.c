@@ -20,8 +20,10 @@
  * it was not configured for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -49,6 +51,8 @@ struct guest {
 	struct loop_io		 life_io;	/* Its front's lifeline. */
 	struct loop_io		 err_io;	/* Its stderr, while lines wait. */
 	enum wb_level		 level;		/* Of its log: its front's. */
+	int			 slot;		/* In slots; -1: none. */
+	uint32_t		 parks;		/* Times parked: the wake's. */
 	struct guest		*next;
 	struct guest		*enext;		/* Those leaving. */
 };
@@ -56,6 +60,9 @@ struct guest {
 static struct share_server *host;
 static struct guest *guests;
 static struct guest *ending;		/* Those whose client left. */
+static struct guest *slots[HOST_SESSIONS_MAX];	/* By a wake's slot. */
+static int wake_fd[2] = { -1, -1 };	/* Every parked front's wake. */
+static struct loop_io wake_io;
 static struct loop_io sock_io[SHARE_POLLFDS];	/* Handshakes, socket. */
 static struct pollfd sock_pfd[SHARE_POLLFDS];
 static struct loop_timer host_timer;
@@ -280,8 +287,9 @@ status_session(struct buf *b, const struct guest *g, long long now)
 				buf_putc(b, ',');
 			json_put_cstr(b, wb.cfg.boxes[i].name);
 		}
-	buf_printf(b, "],\"since_ms\":%lld,\"calls\":%d}", now - g->h->since,
-	    srv_session_calls(g->se));
+	buf_printf(b, "],\"since_ms\":%lld,\"calls\":%d,\"parked\":%s}",
+	    now - g->h->since, srv_session_calls(g->se),
+	    session_parked(g->se) ? "true" : "false");
 }
 
 static void
@@ -609,8 +617,94 @@ front_left(struct session *se, bool gone)
 	guest_leaving(session_carrier(se), gone);
 }
 
+/*
+ * Parking (session.c): a quiet session's front watches its client's
+ * input, and writes the wake it was given (its slot and park number)
+ * to the one pipe every parked front shares, whose reading end alone
+ * is polled here.  A wake that names no session parked now is one
+ * that came late, or a stray: nothing.
+ */
+static void
+wake_one(const unsigned char *w)
+{
+	uint32_t slot, parks;
+	struct guest *g;
+
+	memcpy(&slot, w, sizeof(slot));
+	memcpy(&parks, w + sizeof(slot), sizeof(parks));
+	if (slot < HOST_SESSIONS_MAX && (g = slots[slot]) != NULL &&
+	    g->parks == parks)
+		session_wake(g->se);
+}
+
+static void
+on_wake(void *arg, int fd, short revents)
+{
+	static unsigned char in[SHARE_WAKE_LEN * 64];
+	static size_t have;
+	size_t i;
+	ssize_t n;
+	int reads;
+
+	(void)arg;
+	(void)revents;
+	for (reads = 0; reads < 8; reads++) {
+		if ((n = read(fd, in + have, sizeof(in) - have)) <= 0)
+			break;
+		have += (size_t)n;
+		for (i = 0; i + SHARE_WAKE_LEN <= have; i += SHARE_WAKE_LEN)
+			wake_one(in + i);
+		memmove(in, in + i, have - i);
+		have -= i;
+	}
+}
+
+static bool
+wake_open(void)
+{
+	if (wake_fd[0] >= 0)
+		return true;
+	if (pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		wb_log_warn("sessions stay watched here: no pipe for their "
+		    "fronts to wake us: %s", strerror(errno));
+		wake_fd[0] = wake_fd[1] = -1;
+		return false;
+	}
+	loop_io_set(&wake_io, wake_fd[0], POLLIN, on_wake, NULL);
+	return true;
+}
+
+static void
+wake_close(void)
+{
+	loop_io_del(&wake_io);
+	if (wake_fd[0] >= 0) {
+		close(wake_fd[0]);
+		close(wake_fd[1]);
+	}
+	wake_fd[0] = wake_fd[1] = -1;
+}
+
+static bool
+front_park(struct session *se)
+{
+	struct guest *g = session_carrier(se);
+	unsigned char w[SHARE_WAKE_LEN];
+	uint32_t slot = (uint32_t)g->slot;
+	int r;
+
+	if (g->slot < 0 || g->leaving || !wake_open())
+		return false;
+	g->parks++;
+	memcpy(w, &slot, sizeof(slot));
+	memcpy(w + sizeof(slot), &g->parks, sizeof(g->parks));
+	if ((r = share_session_park(g->h, wake_fd[1], w)) < 0)
+		guest_leaving(g, true);
+	return r > 0;
+}
+
 static const struct session_io front_io = { "front", session_pipe_flush,
-    session_pipe_wide, front_left };
+    session_pipe_wide, front_left, front_park };
 
 /* The front's lifeline: readable when the front died or said bye. */
 static void
@@ -644,6 +738,12 @@ guest_new(struct share_hello *h)
 	loop_io_set(&g->life_io, h->sock, POLLIN, on_lifeline, g);
 	loop_io_lazy(&g->life_io);
 	loop_io_set(&g->err_io, h->fd[2], LOOP_OFF, on_err, g);
+	for (g->slot = 0; g->slot < HOST_SESSIONS_MAX && slots[g->slot];)
+		g->slot++;
+	if (g->slot < HOST_SESSIONS_MAX)
+		slots[g->slot] = g;
+	else
+		g->slot = -1;
 	nguests++;
 	for (p = &guests; *p != NULL; p = &(*p)->next)
 		;
@@ -671,6 +771,8 @@ guest_end(struct guest *g)
 	for (p = &guests; *p != g; p = &(*p)->next)
 		;
 	*p = g->next;
+	if (g->slot >= 0)
+		slots[g->slot] = NULL;
 	err_flush(g);
 	wb_log_info("session of pid %ld ended%s", (long)g->h->pid,
 	    g->gone ? ": its front or its output is gone" : "");
@@ -787,10 +889,13 @@ host_close(const char *why)
 		    SHARE_EXIT_LOST);
 		loop_io_del(&g->life_io);
 		loop_io_del(&g->err_io);
+		if (g->slot >= 0)
+			slots[g->slot] = NULL;
 		buf_free(&g->err);
 		free(g);
 	}
 	ending = NULL;
+	wake_close();
 	share_server_close(host);
 	host = NULL;
 }

@@ -26,7 +26,8 @@ enum share_type {
 	MSG_REFUSE = 3,		/* daemon: why not, as text */
 	MSG_GO = 4,		/* front: the stdio is yours */
 	MSG_STATUS = 5,		/* daemon: JSON */
-	MSG_END = 6		/* daemon: one byte, the exit status */
+	MSG_END = 6,		/* daemon: one byte, the exit status */
+	MSG_PARK = 7		/* daemon: SHARE_WAKE_LEN bytes, a fd */
 };
 
 static inline uint32_t

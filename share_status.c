@@ -68,9 +68,12 @@ text_session(const struct json *j, int t, struct buf *f)
 	long long calls = number(j, t, "calls");
 	int n, o;
 
-	printf("session pid %s, era %s, up %llds, %lld call%s in flight, "
+	bool parked = strcmp(field(j, t, "parked", &f[2]), "true") == 0;
+
+	printf("session pid %s, era %s, up %llds, %lld call%s in flight%s, "
 	    "open:", field(j, t, "pid", &f[0]), field(j, t, "era", &f[1]),
-	    number(j, t, "since_ms") / 1000, calls, plural(calls));
+	    number(j, t, "since_ms") / 1000, calls, plural(calls),
+	    parked ? ", parked" : "");
 	for (n = elements(j, t, "open", &o); n > 0; n--, o = json_next(j, o))
 		printf(" %s", json_str(j, o, &f[0]));
 	printf("\n");

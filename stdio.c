@@ -16,7 +16,7 @@ stdio_left(struct session *se, bool gone)
 }
 
 static const struct session_io stdio_io = { "stdio", session_pipe_flush,
-    session_pipe_wide, stdio_left };
+    session_pipe_wide, stdio_left, NULL };
 
 void
 stdio_open(void)

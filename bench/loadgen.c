@@ -17,7 +17,8 @@
  * -M the use_tool calls are a 2026-07-28 client's, with the _meta that
  * era puts on every request.  With -I N, N more sessions of the same
  * command are started first, each initialized and then left idle until
- * the test is over (with a shared workbench: N fronts attached to it).
+ * the test is over (with a shared workbench: N fronts attached to it);
+ * -P waits until the shared workbench has parked them (--status).
  *
  * Tests:
  *	init	  spawn to initialize answered (-r runs); peak RSS after it
@@ -1109,10 +1110,61 @@ test_shutdown(int reps)
 	free(t);
 }
 
+/*
+ * -P: how many sessions the shared workbench of cmd says are parked
+ * (its --status: ", parked" on a session's line).
+ */
+static int
+parked_count(void)
+{
+	char *argv[64], buf[65536];
+	size_t have = 0;
+	ssize_t r;
+	int i, n = 0, wfd, rfd, st;
+	pid_t pid;
+	const char *p;
+
+	for (i = 0; cmd[i] != NULL && i < 62; i++)
+		argv[i] = cmd[i];
+	argv[i++] = (char *)"--status";
+	argv[i] = NULL;
+	if (spawn_piped(argv, errfd, &pid, &wfd, &rfd) != 0)
+		return 0;
+	close(wfd);
+	fcntl(rfd, F_SETFL, 0);
+	while (have < sizeof(buf) - 1 &&
+	    (r = read(rfd, buf + have, sizeof(buf) - 1 - have)) > 0)
+		have += (size_t)r;
+	buf[have] = '\0';
+	close(rfd);
+	waitpid(pid, &st, 0);
+	for (p = buf; (p = strstr(p, ", parked")) != NULL; p++)
+		n++;
+	return n;
+}
+
+/*
+ * -P: an idle session is one the workbench parked (its input quiet for a
+ * second, watched by its front): wait until it says so of every idle
+ * session, at most 20 s, looking every 50 ms.
+ */
+static void
+idle_parked_wait(void)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	int i, n = 0;
+
+	for (i = 0; i < 400 && (n = parked_count()) < nidle; i++)
+		nanosleep(&ts, NULL);
+	if (n < nidle)
+		fprintf(stderr, "loadgen: %d of %d idle sessions parked after "
+		    "20 s; measured as they are\n", n, nidle);
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: loadgen [-wM] [-b toolbox] [-S servers] "
+	fprintf(stderr, "usage: loadgen [-wMP] [-b toolbox] [-S servers] "
 	    "[-n count] [-k inflight] [-W warmup] [-r runs] [-z bytes]\n"
 	    "               [-I idle-sessions] [-e stderr-file] [-m message] "
 	    "init|open|lat|rate|blob|list|search|shutdown -- command [arg ...]\n");
@@ -1125,8 +1177,9 @@ main(int argc, char *argv[])
 	const char *errpath = "/dev/null";
 	long n = 1000, warm = -1, bytes = 1000000;
 	int ch, k = 1, reps = 5, nidle_want = 0;
+	bool parked = false;
 
-	while ((ch = getopt(argc, argv, "wMb:S:n:k:W:r:z:e:m:I:")) != -1) {
+	while ((ch = getopt(argc, argv, "wMPb:S:n:k:W:r:z:e:m:I:")) != -1) {
 		switch (ch) {
 		case 'w':
 			wbmode = true;
@@ -1166,6 +1219,9 @@ main(int argc, char *argv[])
 		case 'I':
 			nidle_want = atoi(optarg);
 			break;
+		case 'P':
+			parked = true;
+			break;
 		default:
 			usage();
 		}
@@ -1198,6 +1254,8 @@ main(int argc, char *argv[])
 	fflush(stdout);
 	if (nidle_want > 0)
 		idle_start(nidle_want);
+	if (nidle_want > 0 && parked)
+		idle_parked_wait();
 	if (strcmp(testname, "init") == 0)
 		test_init(reps);
 	else if (strcmp(testname, "open") == 0)

@@ -1268,3 +1268,36 @@ describe('sharing: openOnUse (issue 37)', () => {
 		}
 	});
 });
+
+describe('sharing: quiet sessions are parked (issue 39)', () => {
+	test('a session quiet for a second is parked (its front watches its input, --status says so); a call wakes it, in either era, and a parked session whose client leaves ends', { timeout: T(60000) }, async () => {
+		const cfg = shareConfig(FX());
+		const a = await L.startWorkbench(cfg);
+		const c = await E.startV2(cfg, 'pin');
+		const parked = () => statusOk(cfg).sessions.filter((s) => s.parked).length;
+		try {
+			await L.openOk(a, 'fx');
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 1 })), 'waited 1');
+			await L.waitFor(() => parked() === 2, T(20000), 'both sessions parked');
+			assert.match(L.runCli(['-c', cfg, '--status']).stdout, /in flight, parked, open: fx/);
+			// Woken by what its client sends, and answered.
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 2 })), 'waited 2');
+			assert.equal(L.text(await c.useTool('fx', 'f', 'wait', { ms: 3 })), 'waited 3');
+			// Parked again, and again woken: each park has its own wake.
+			await L.waitFor(() => parked() === 2, T(20000), 'both parked again');
+			assert.equal(L.text(await a.useTool('fx', 'f', 'wait', { ms: 4 })), 'waited 4');
+			await L.waitFor(() => parked() === 2, T(20000), 'both parked a third time');
+		} finally {
+			await a.close();
+		}
+		// Its client left while parked: its front woke the shared
+		// workbench, which read the end of its input and ended it.
+		assert.equal((await a.exited).code, 0);
+		await L.waitFor(() => statusOk(cfg).sessions.length === 1, T(10000), 'one session left');
+		try {
+			assert.equal(L.text(await c.useTool('fx', 'f', 'wait', { ms: 5 })), 'waited 5');
+		} finally {
+			await c.close();
+		}
+	});
+});
