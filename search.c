@@ -11,8 +11,11 @@
  * least), and a tool's length is its weighted count.  A query's terms
  * are made as a tool's are (terms.c), and each brings in the words
  * people use for the same thing (thesaurus.c), which count for less
- * than the words asked; so do quoted words.  A tool whose name the
- * query explains ranks higher (rank).
+ * than the words asked; so do quoted words and the names of files
+ * ("notes.txt": a text file named notes).  A tool whose name the query
+ * explains ranks higher, the more so when the words agree in number
+ * ("which pull requests are open": list_pull_requests); and a question
+ * ("what did reviewers say") goes to the tools that only read (rank).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +30,12 @@
 #define TERMS_MAX	64	/* with those the thesaurus adds. */
 #define RELATED_WEIGHT	0.5f	/* A related term's weight. */
 #define QUOTED_WEIGHT	0.2f	/* A quoted term's weight. */
+#define EXT_WEIGHT	1.0f	/* A file name's kind ("txt", "png"). */
+#define KIND_WEIGHT	0.5f	/* "file" or "website", for a dotted name. */
 #define NAME_BONUS	0.5f	/* A name the query explains whole. */
+#define NUMBER_SAID	2	/* A concept's word was said (query.number); */
+#define NUMBER_OTHER	0.5f	/* a name's word in the other number counts. */
+#define QUESTION_CHANGES 0.5f	/* A question's score of a tool that changes. */
 #define SLOTS		128	/* The query's hash table: > TERMS_MAX. */
 #define SUMMARY_MAX	240	/* A description's first sentence at most. */
 #define BM25_K1		1.2f
@@ -58,10 +66,12 @@ static const float field_weight[F_COUNT] = {
 /* A tool's terms as hashes, each with its field: made once a tool. */
 struct tool_index {
 	float		 len;		/* Weighted count of terms. */
+	bool		 changes;	/* It changes things: no mere reader. */
 	int		 n;
 	struct posting {
 		uint32_t hash;
-		uint32_t field;
+		uint16_t field;
+		uint16_t mark;	/* TERM_PLURAL */
 	}		 p[];
 };
 
@@ -77,6 +87,8 @@ struct query {
 	uint32_t	 hash[TERMS_MAX];
 	float		 weight[TERMS_MAX];
 	signed char	 concept[TERMS_MAX];
+	unsigned char	 number[QUERY_TERMS];	/* NUMBER_SAID | TERM_PLURAL */
+	bool		 question;	/* It asks to be told something. */
 	signed char	 slot[SLOTS];	/* hash % SLOTS: a term, or -1. */
 };
 
@@ -106,7 +118,7 @@ static const char search_def[] =
 
 /* A tool object being read, and a string of it: kept between tools. */
 static struct json tj;
-static struct buf text, words;
+static struct buf text, words, marks;
 
 void
 search_put_tool(struct buf *b)
@@ -163,7 +175,7 @@ term_hash(const char *t, size_t n)
 static void
 add_text(const char *s, size_t n)
 {
-	term_put(&words, s, n);
+	term_put_marked(&words, &marks, s, n);
 }
 
 static void
@@ -209,6 +221,34 @@ add_params(size_t *from)
 	}
 }
 
+/*
+ * Whether the tool only reads (a question is answered by one): as its
+ * annotations say, else as the verb its name opens with (get_issue,
+ * list_commits), in words[0, name).
+ */
+static bool
+tool_reads(bool ok, size_t name)
+{
+	const char *sp;
+	bool reads;
+
+	if (ok && json_get_bool(&tj, json_path(&tj, 0,
+	    "annotations.readOnlyHint"), &reads) == 0)
+		return reads;
+	sp = memchr(words.data, ' ', name);
+	return sp != NULL && term_reads(words.data,
+	    (size_t)(sp - words.data + 1));
+}
+
+/* The title: the tool's, or as 2025-03-26 had it, its annotations'. */
+static void
+add_title(void)
+{
+	int t = json_get(&tj, 0, "title");
+
+	add_string(t >= 0 ? t : json_path(&tj, 0, "annotations.title"));
+}
+
 static struct tool_index *
 index_make(const size_t *from)
 {
@@ -225,7 +265,8 @@ index_make(const size_t *from)
 			f++;
 		sp = strchr(p, ' ');
 		x->p[x->n].hash = term_hash(p, (size_t)(sp - p + 1));
-		x->p[x->n++].field = (uint32_t)f;
+		x->p[x->n].mark = (uint16_t)marks.data[x->n];
+		x->p[x->n++].field = (uint16_t)f;
 		x->len += field_weight[f];
 	}
 	return x;
@@ -237,27 +278,31 @@ tool_index(const struct server *s, const struct item *t)
 {
 	const struct cfg_toolbox *box = box_of(s)->cfg;
 	size_t from[F_COUNT];
-	bool ok = json_parse(&tj, t->json, t->len) == JSON_OK;
+	bool ok = json_parse(&tj, t->json, t->len) == JSON_OK, reads;
+	struct tool_index *x;
 
-	words.len = 0;
+	words.len = marks.len = 0;
 	from[F_NAME] = 0;
 	add_text(t->key, strlen(t->key));
 	from[F_TITLE] = words.len;
 	if (ok)
-		add_string(json_get(&tj, 0, "title"));
+		add_title();
 	from[F_DESC] = words.len;
 	if (ok)
 		add_string(json_get(&tj, 0, "description"));
 	from[F_PARAM] = from[F_PDESC] = words.len;
 	if (ok)
 		add_params(from);
+	reads = tool_reads(ok, from[F_TITLE]);
 	json_release(&tj);
 	from[F_SERVER] = words.len;
 	add_text(srv_name(s), strlen(srv_name(s)));
 	from[F_BOX] = words.len;
 	add_text(box->name, strlen(box->name));
 	add_text(box->description, strlen(box->description));
-	return index_make(from);
+	x = index_make(from);
+	x->changes = !reads;
+	return x;
 }
 
 /*
@@ -330,85 +375,195 @@ quote_end(const char *s, size_t i)
 	return 0;
 }
 
-/* The terms of s[0, n) to terms, weighing w each in weight[*k...]. */
-static void
-query_part(struct buf *terms, const char *s, size_t n, float w,
-    float *weight, int *k)
-{
-	size_t i = terms->len;
+/* The terms of a query, as said: at[k] the k'th, at[n] their end. */
+struct said {
+	struct buf	 terms, marks;
+	const char	*at[QUERY_TERMS + 1];
+	float		 weight[QUERY_TERMS];
+	int		 concept[QUERY_TERMS];
+	int		 n;
+};
 
-	term_put(terms, s, n);
-	for (; i < terms->len; i++)
-		if (terms->data[i] == ' ' && *k < QUERY_TERMS)
-			weight[(*k)++] = w;
+/* The terms of t[0, n) to s, weighing w each. */
+static void
+query_part(struct said *s, const char *t, size_t n, float w)
+{
+	size_t i = s->terms.len;
+
+	term_put_marked(&s->terms, &s->marks, t, n);
+	for (; i < s->terms.len; i++)
+		if (s->terms.data[i] == ' ' && s->n < QUERY_TERMS)
+			s->weight[s->n++] = w;
+}
+
+/*
+ * How a web address ends: a dotted name that ends so is a site, any
+ * other a file ("notes.txt", "src/main.rs").
+ */
+static const char *const web_ends[] = {
+	"com", "org", "net", "io", "dev", "app", "edu", "gov",
+};
+
+static bool
+name_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || (c != '\0' && strchr("/_-~.", c));
+}
+
+/*
+ * Where the file name or web address at q[i] ends, and its last dot in
+ * *dot; 0 when q[i] starts none.  One is a word of letters, digits and
+ * "/_-~." with a dot that has a name before it and one to four letters
+ * or digits after it, a letter among them ("photo.png", "a/b.rs"), or
+ * that opens a name (".bashrc"); a final full stop is the sentence's.
+ */
+static size_t
+name_end(const char *q, size_t i, size_t *dot)
+{
+	size_t e, d, k;
+	bool letter = false;
+
+	if ((i > 0 && strchr(" \t(", q[i - 1]) == NULL) || !name_byte(q[i]))
+		return 0;
+	for (e = i; name_byte(q[e]); e++)
+		;
+	while (e > i && q[e - 1] == '.')
+		e--;
+	for (d = e; d > i && q[d - 1] != '.'; d--)
+		;
+	if (d == i || (k = e - d) == 0 || (d - 1 > i && k > 4))
+		return 0;
+	for (; d < e; d++)
+		letter |= (q[d] | 0x20) >= 'a' && (q[d] | 0x20) <= 'z';
+	*dot = e - k - 1;
+	return letter ? e : 0;
+}
+
+/*
+ * A file name or web address: its name is a value (as a quoted word
+ * is), what follows the dot says what kind of file ("notes.txt", a text;
+ * "photo.png", an image) and the whole is a file or a site.
+ */
+static void
+query_name(struct said *s, const char *q, size_t dot, size_t end)
+{
+	size_t i;
+	const char *kind = "file";
+
+	for (i = 0; i < sizeof(web_ends) / sizeof(web_ends[0]); i++)
+		if (strlen(web_ends[i]) == end - dot - 1 &&
+		    strncmp(q + dot + 1, web_ends[i], end - dot - 1) == 0)
+			kind = "website";
+	query_part(s, q, dot, QUOTED_WEIGHT);
+	query_part(s, q + dot + 1, end - dot - 1, EXT_WEIGHT);
+	query_part(s, kind, strlen(kind), KIND_WEIGHT);
 }
 
 /*
  * The query's terms and the weight of each: what is quoted is most
  * often a value the tool is to be given ("click 'Sign in'", "rename
- * 'draft' to 'final'"), not what the tool does, and counts less.
+ * 'draft' to 'final'"), not what the tool does, and counts less; so
+ * does a file's name.
  */
 static void
-query_terms(struct buf *terms, const char *query, float *weight)
+query_terms(struct said *s, const char *query)
 {
-	size_t i, from = 0, e;
-	int k = 0;
+	size_t i, from = 0, e, dot;
 
 	for (i = 0; query[i] != '\0'; i++) {
-		if ((e = quote_end(query, i)) == 0)
-			continue;
-		query_part(terms, query + from, i - from, 1, weight, &k);
-		query_part(terms, query + i + 1, e - i - 1, QUOTED_WEIGHT,
-		    weight, &k);
-		from = (i = e) + 1;
+		if ((e = quote_end(query, i)) > 0) {
+			query_part(s, query + from, i - from, 1);
+			query_part(s, query + i + 1, e - i - 1, QUOTED_WEIGHT);
+			from = (i = e) + 1;
+		} else if ((e = name_end(query, i, &dot)) > 0) {
+			query_part(s, query + from, i - from, 1);
+			query_name(s, query + i, dot - i, e - i);
+			from = e;
+			i = e - 1;
+		}
 	}
-	query_part(terms, query + from, i - from, 1, weight, &k);
+	query_part(s, query + from, i - from, 1);
 }
 
 /*
- * The query's terms, each a concept; then what the thesaurus has for
- * each of them and for each phrase of two or three of them in a row,
- * in the concept of the phrase's first: what means the same fully, what
- * is related less.
+ * The query's terms, each a concept of its own unless a word before
+ * it brought it in already; the number each concept was said in.
+ */
+static void
+query_said(struct query *q, struct said *s, const char *query)
+{
+	const char *p;
+	int c, n;
+
+	query_terms(s, query);
+	for (p = buf_cstr(&s->terms), n = 0; *p != '\0' && n < QUERY_TERMS;
+	    n++) {
+		s->at[n] = p;
+		p = strchr(p, ' ') + 1;
+		c = query_find(q, term_hash(s->at[n], (size_t)(p - s->at[n])));
+		if (c < 0 && query_add(q, s->at[n], (size_t)(p - s->at[n]),
+		    s->weight[n], q->nconcepts)) {
+			q->number[q->nconcepts] = s->weight[n] < 1 ? 0 :
+			    (unsigned char)(NUMBER_SAID | s->marks.data[n]);
+			c = q->nconcepts++;
+		}
+		s->concept[n] = c >= 0 ? q->concept[c] : 0;
+	}
+	s->at[n] = p;
+	s->n = n;
+}
+
+/*
+ * What the thesaurus has for each term and for each phrase of two or
+ * three terms in a row, in the concept of the phrase's first: what means
+ * the same fully, what is related less.  A phrase's number is its last
+ * word's ("pull requests").
+ */
+static void
+query_thesaurus(struct query *q, const struct said *s)
+{
+	struct buf same = { 0 }, near = { 0 };
+	int i, w, c;
+
+	for (i = 0; i < s->n; i++)
+		for (w = 3; w >= 1; w--) {
+			if (i + w > s->n)
+				continue;
+			same.len = near.len = 0;
+			if (!term_related(s->at[i], (size_t)(s->at[i + w] -
+			    s->at[i]), &same, &near))
+				continue;
+			c = s->concept[i];
+			query_add_all(q, &same, s->weight[i], c);
+			query_add_all(q, &near, s->weight[i] * RELATED_WEIGHT,
+			    c);
+			if (w > 1 && (q->number[c] & NUMBER_SAID))
+				q->number[c] = (unsigned char)(NUMBER_SAID |
+				    s->marks.data[i + w - 1]);
+			if (w > 1)
+				break;
+		}
+	buf_free(&same);
+	buf_free(&near);
+}
+
+/*
+ * The query: what was said and the thesaurus's words for it.  What was
+ * said is kept between queries, as a tool being read is.
  */
 static void
 query_make(struct query *q, const char *query)
 {
-	struct buf terms = { 0 }, same = { 0 }, near = { 0 };
-	const char *at[QUERY_TERMS + 1], *p;
-	float weight[QUERY_TERMS];
-	int concept[QUERY_TERMS], n = 0, i, w, c;
+	static struct said s;
 
+	s.terms.len = s.marks.len = 0;
+	s.n = 0;
 	q->n = q->nconcepts = 0;
+	q->question = term_question(query);
 	memset(q->slot, -1, sizeof(q->slot));
-	query_terms(&terms, query, weight);
-	for (p = buf_cstr(&terms); *p != '\0' && n < QUERY_TERMS; n++) {
-		at[n] = p;
-		p = strchr(p, ' ') + 1;
-		c = query_find(q, term_hash(at[n], (size_t)(p - at[n])));
-		if (c < 0 && query_add(q, at[n], (size_t)(p - at[n]),
-		    weight[n], q->nconcepts))
-			c = q->nconcepts++;
-		concept[n] = c >= 0 ? q->concept[c] : 0;
-	}
-	at[n] = p;
-	for (i = 0; i < n; i++)
-		for (w = 3; w >= 1; w--) {
-			if (i + w > n)
-				continue;
-			same.len = near.len = 0;
-			if (!term_related(at[i], (size_t)(at[i + w] - at[i]),
-			    &same, &near))
-				continue;
-			query_add_all(q, &same, weight[i], concept[i]);
-			query_add_all(q, &near, weight[i] * RELATED_WEIGHT,
-			    concept[i]);
-			if (w > 1)
-				break;
-		}
-	buf_free(&terms);
-	buf_free(&same);
-	buf_free(&near);
+	query_said(q, &s, query);
+	query_thesaurus(q, &s);
 }
 
 /* The tools searched: those of servers whose lists are known. */
@@ -453,12 +608,27 @@ collect(const struct session *se, const struct toolbox *only, int *nhits,
 }
 
 /*
+ * What a name's word counts for a concept: less when the query said it
+ * in the other number ("which pull requests are open": list_pull_requests,
+ * not get_pull_request; "show me pull request 7": the other way round).
+ */
+static float
+agree(unsigned char number, uint16_t mark)
+{
+	if (!(number & NUMBER_SAID))
+		return 1;
+	return (number & TERM_PLURAL) == (mark & TERM_PLURAL) ? 1 :
+	    NUMBER_OTHER;
+}
+
+/*
  * What the query's concepts weigh in tool i: tf[c], by field and term
  * weight; seen[c], the weight of the concept's heaviest term there, so
  * that a tool with a related word alone counts half a tool in how common
  * the concept is (a word asked stays rare though its synonyms are not).
  * Returns how much of the tool's name the query has: its name's terms
- * found, each by its weight, over its name's terms.
+ * found, each by its weight and how it agrees in number, over its
+ * name's terms.
  */
 static float
 weigh(const struct query *q, const struct tool_index *x, float *tf,
@@ -477,7 +647,7 @@ weigh(const struct query *q, const struct tool_index *x, float *tf,
 		if (w > seen[c])
 			seen[c] = w;
 		if (x->p[p].field == F_NAME)
-			name += w;
+			name += w * agree(q->number[c], x->p[p].mark);
 	}
 	return named > 0 ? name / named : 0;
 }
@@ -489,7 +659,8 @@ weigh(const struct query *q, const struct tool_index *x, float *tf,
  * description alone does not outweigh a common one in a tool's name;
  * and a tool whose name the query explains (get_pull_request, for "show
  * me pull request 7") goes above those whose names say more
- * (get_pull_request_files).
+ * (get_pull_request_files).  A question is not answered by changing
+ * things: those that do rank lower.
  */
 static void
 rank(struct hit *h, int n, const struct query *q)
@@ -519,6 +690,8 @@ rank(struct hit *h, int n, const struct query *q)
 			h[i].score += idf * f * (BM25_K1 + 1) / (f + norm);
 		}
 		h[i].score *= 1 + NAME_BONUS * named[i];
+		if (q->question && h[i].tool->index->changes)
+			h[i].score *= QUESTION_CHANGES;
 	}
 	free(tf);
 	free(named);

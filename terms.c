@@ -4,8 +4,11 @@
  * and its other forms ("entity", "entities") meet: words are split at
  * anything but letters and digits and where a lower-case letter meets an
  * upper-case one, lower-cased, English stop words dropped, and the rest
- * stemmed by a few suffix rules (term_stem).  The manual lists the rules
- * and the stop words; keep it in step.
+ * stemmed by a few suffix rules (term_stem).  A term is marked when its
+ * word was plural, so that "issues" can be told from "issue" after
+ * stemming (term_put_marked).  And whether a text asks a question, by
+ * how it opens (term_question).  The manual lists the rules and the stop
+ * words; keep it in step.
  */
 #include <string.h>
 
@@ -167,20 +170,33 @@ stem_suffix(char *w, size_t n)
 }
 
 /*
- * Stem the lower-case word w[0, n) in place; returns its new length.  A
+ * Stem the lower-case word w[0, n) in place; returns its new length,
+ * and in *plural whether the plural rule took something off.  A
  * word and its inflections get the same stem: files, file -> fil;
  * entities, entity -> entity; creating, created, creation, create ->
  * creat.  A final -e goes (but from -ee) so that the forms with and
  * without it meet.  Suffixes are ASCII, so a UTF-8 character is never
  * cut.
  */
-size_t
-term_stem(char *w, size_t n)
+static size_t
+stem(char *w, size_t n, bool *plural)
 {
-	n = stem_suffix(w, stem_plural(w, n));
+	size_t k = stem_plural(w, n);
+
+	*plural = k != n;
+	n = stem_suffix(w, k);
 	if (n >= 3 && w[n - 1] == 'e' && w[n - 2] != 'e')
 		n--;
 	return n;
+}
+
+/* Stem the lower-case word w[0, n) in place (stem); its new length. */
+size_t
+term_stem(char *w, size_t n)
+{
+	bool plural;
+
+	return stem(w, n, &plural);
 }
 
 static bool
@@ -203,12 +219,17 @@ word_end(const char *s, size_t n, size_t i)
 	return i;
 }
 
-/* Append the term of the word s[0, n) unless it is a stop word. */
-static void
+/*
+ * Append the term of the word s[0, n) unless it is a stop word; its
+ * marks (TERM_PLURAL), or -1 when none was put.  A plural is a word the
+ * plural rule shortened: "issues", "entities", not "status".
+ */
+static int
 put_word(struct buf *out, const char *s, size_t n)
 {
 	char w[TERM_MAX + 1];
 	size_t k;
+	bool plural;
 
 	if (n > TERM_MAX)
 		n = TERM_MAX;
@@ -217,19 +238,22 @@ put_word(struct buf *out, const char *s, size_t n)
 	w[n] = '\0';
 	/* A letter alone is what is left of "it's" or "repo's". */
 	if (n < 2 || term_stop(w, n))
-		return;
-	buf_put(out, w, term_stem(w, n));
+		return -1;
+	buf_put(out, w, stem(w, n, &plural));
 	buf_putc(out, ' ');
+	return plural ? TERM_PLURAL : 0;
 }
 
 /*
- * Append the terms of s[0, n) to out, each followed by a space.  A word
- * longer than TERM_MAX bytes is cut there first, the same on both sides.
+ * Append the terms of s[0, n) to out, each followed by a space, and the
+ * marks of each, a byte a term, to marks (unless NULL).  A word longer
+ * than TERM_MAX bytes is cut there first, the same on both sides.
  */
 void
-term_put(struct buf *out, const char *s, size_t n)
+term_put_marked(struct buf *out, struct buf *marks, const char *s, size_t n)
 {
 	size_t i = 0, end;
+	int m;
 
 	while (i < n) {
 		if (!word_char((unsigned char)s[i])) {
@@ -237,7 +261,61 @@ term_put(struct buf *out, const char *s, size_t n)
 			continue;
 		}
 		end = word_end(s, n, i);
-		put_word(out, s + i, end - i);
+		if ((m = put_word(out, s + i, end - i)) >= 0 && marks != NULL)
+			buf_putc(marks, (char)m);
 		i = end;
 	}
+}
+
+/* Append the terms of s[0, n) to out, each followed by a space. */
+void
+term_put(struct buf *out, const char *s, size_t n)
+{
+	term_put_marked(out, NULL, s, n);
+}
+
+/*
+ * How a question opens: a question asks to be told something, so the
+ * tools that only read answer it ("which pull requests are open", "what
+ * did reviewers say"), not those that change things.  "do" opens a
+ * question only before whom it asks about ("do you remember", not "do
+ * a search"); "can you" and "could you" ask for a thing to be done.
+ */
+static const char *const question_words[] = {
+	"what", "whats", "which", "who", "whose", "whom", "where", "when",
+	"how", "why", "is", "isn", "are", "aren", "was", "were", "does",
+	"doesn", "did", "didn", "has", "hasn", "have", "haven", "do you",
+	"do i", "do we", "do they", "any",
+};
+
+/* Whether s starts with the words w, case aside, then a non-letter. */
+static bool
+opens(const char *s, const char *w)
+{
+	size_t k;
+
+	for (k = 0; w[k] != '\0'; k++)
+		if ((s[k] >= 'A' && s[k] <= 'Z' ? s[k] - 'A' + 'a' : s[k]) !=
+		    w[k])
+			return false;
+	return !word_char((unsigned char)s[k]);
+}
+
+/* Whether the text s asks a question: by how it opens, or a final '?'. */
+bool
+term_question(const char *s)
+{
+	size_t i, n;
+
+	for (n = strlen(s); n > 0 && strchr(" \t\r\n", s[n - 1]); n--)
+		;
+	if (n > 0 && s[n - 1] == '?')
+		return true;
+	while (*s != '\0' && !word_char((unsigned char)*s))
+		s++;
+	for (i = 0; i < sizeof(question_words) / sizeof(question_words[0]);
+	    i++)
+		if (opens(s, question_words[i]))
+			return true;
+	return false;
 }

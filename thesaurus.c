@@ -11,7 +11,8 @@
  * request", "keep in mind": "in" is one, so "keep mind" is what a query
  * must have in a row); one word of it alone does not bring the group in.
  * Groups are not chained: "save" brings in what its own groups name,
- * not the groups of those words.
+ * not the groups of those words.  Last, the verbs of tools that only
+ * read (term_reads), for tools that do not say whether they do.
  */
 #include <string.h>
 
@@ -55,7 +56,7 @@ static const char *const related[] = {
 	    "knowledge, observation",
 	"note, observation, fact, remark",
 	"search, find, look, look up, lookup, query, locate, seek, grep, match, "
-	    "mention, contain, anywhere",
+	    "mention, contain, anywhere, anything",
 	"run, execute, evaluate, invoke, launch",
 	"go, navigate, visit, open, browse, load",
 	"close, quit, exit, shut",
@@ -78,7 +79,7 @@ static const char *const related[] = {
 	"select, pick, choose, option, dropdown",
 	/* What a tool works on. */
 	"website, site, page, url, web, webpage, browser",
-	"file, document",
+	"file, document, readme, changelog",
 	"picture, image, photo, png, jpg, gif, svg, webp, icon, logo",
 	"screenshot, snapshot, capture, picture, image",
 	"content, inside, contain, body, text",
@@ -89,9 +90,12 @@ static const char *const related[] = {
 	"now, current, currently, present",
 	"api call, request, network",
 	"issue, bug, ticket, problem, crash, feature request",
+	"create issue, file bug, file issue, report bug, report issue, "
+	    "raise issue, open ticket",
 	"comment, reply, note, say, remark",
 	"person, people, someone, entity, contact, user",
 	"relation, relationship, link, connection, connect",
+	"relation, married, marry, friend, sibling, spouse, partner, colleague",
 	"info, information, metadata, detail, stat",
 	"tree, structure, hierarchy",
 	"environment, variable, setting",
@@ -199,4 +203,33 @@ term_related(const char *t, size_t n, struct buf *same_out,
 			found = true;
 		}
 	return found;
+}
+
+/*
+ * The verbs of tools that only read, for a tool that does not say
+ * (annotations.readOnlyHint): a tool whose name opens with one of them
+ * answers questions (search.c).  Plain words, stemmed as every term is.
+ */
+static const char reading[] =
+    "get list search read find show view fetch open describe query lookup "
+    "check count inspect";
+
+static struct buf readers;
+
+/* Whether the term t (n bytes, with its space) is a verb of reading. */
+bool
+term_reads(const char *t, size_t n)
+{
+	char w[TERM_MAX + 3];
+
+	if (n == 0 || n > TERM_MAX + 1)
+		return false;
+	if (readers.len == 0) {
+		buf_putc(&readers, ' ');
+		term_put(&readers, reading, sizeof(reading) - 1);
+	}
+	w[0] = ' ';
+	memcpy(w + 1, t, n);
+	w[n + 1] = '\0';
+	return strstr(buf_cstr(&readers), w) != NULL;
 }

@@ -1647,8 +1647,37 @@ test_thesaurus(void)
 	CHECK(strcmp(buf_cstr(&near), "number ") == 0 && same.len == 0);
 	same.len = near.len = 0;
 	CHECK(!term_related("zebra ", 6, &same, &near));
+	/* The verbs of tools that only read, as terms. */
+	CHECK(term_reads("get ", 4) && term_reads("list ", 5) &&
+	    term_reads("describ ", 8));
+	CHECK(!term_reads("creat ", 6) && !term_reads("ge ", 3) &&
+	    !term_reads("", 0));
 	buf_free(&same);
 	buf_free(&near);
+}
+
+/* A term's marks: which words were plural; and what asks a question. */
+static void
+test_marks(void)
+{
+	static const char text[] = "list the issues and an issue's status, "
+	    "the entities";
+	struct buf t = { 0 }, m = { 0 };
+
+	term_put_marked(&t, &m, text, sizeof(text) - 1);
+	CHECK(strcmp(buf_cstr(&t), "list issu issu status entity ") == 0);
+	CHECK(m.len == 5 && memcmp(m.data, "\0\1\0\0\1", 5) == 0);
+	CHECK(term_question("what's in the repo") &&
+	    term_question("Which PRs are open") &&
+	    term_question("  is it done") && term_question("do you know") &&
+	    term_question("show me the issues?") &&
+	    term_question("show me the issues? "));
+	CHECK(!term_question("show me the issues") &&
+	    !term_question("do a search") && !term_question("whatever") &&
+	    !term_question("island maps") && !term_question("") &&
+	    !term_question("can you list them"));
+	buf_free(&t);
+	buf_free(&m);
 }
 
 static void
@@ -1751,6 +1780,7 @@ test_terms(void)
 	strcpy(expect + TERM_MAX - 5, "at ");
 	CHECK(strcmp(terms(long_word), expect) == 0);
 	test_thesaurus();
+	test_marks();
 }
 
 /*

@@ -215,6 +215,7 @@ describe('search_tools: ranking', () => {
 				keeper: toolsServer([
 					tool('zebra_tool', 'Does a thing.'),
 					tool('t_title', 'Does a thing.', {}, { title: 'Giraffe finder' }),
+					tool('t_atitle', 'Does a thing.', {}, { annotations: { title: 'Okapi finder' } }),
 					tool('t_desc', 'Counts the walrus population.'),
 					tool('t_param', 'Does a thing.', { penguin_id: { type: 'string' } }),
 					tool('t_pdesc', 'Does a thing.', { x: { type: 'string', description: 'The flamingo to feed' } }),
@@ -227,13 +228,14 @@ describe('search_tools: ranking', () => {
 		},
 	};
 
-	test('every field is searched: name, title, description, parameter names, their descriptions and values, server, toolbox and its description; a name weighs more than a description', T, async () => {
+	test('every field is searched: name, title (or annotations.title), description, parameter names, their descriptions and values, server, toolbox and its description; a name weighs more than a description', T, async () => {
 		await L.withWorkbench(FIELDS, {}, async (wb) => {
 			await L.openOk(wb, 'zoo');
 			await L.openOk(wb, 'narwhal');
 			const first = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results[0]?.name;
 			assert.equal(await first('zebra'), 'zebra_tool');
 			assert.equal(await first('giraffe'), 't_title');
+			assert.equal(await first('okapi'), 't_atitle');
 			assert.equal(await first('penguin'), 't_param');
 			assert.equal(await first('flamingo'), 't_pdesc');
 			assert.equal(await first('ocelot'), 't_enum');
@@ -288,6 +290,56 @@ describe('search_tools: ranking', () => {
 			await L.openOk(wb, 'kit');
 			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
 			assert.deepEqual(await names('show me item 7'), ['get_item', 'get_item_files']);
+		});
+	});
+
+	const NUMBER = { toolboxes: { kit: box({ k: toolsServer([
+		tool('get_item', 'Get an item.'),
+		tool('list_items', 'List the items.'),
+	]) }) } };
+
+	test('a name\'s words agree in number with the query\'s: the items are listed, an item is got', T, async () => {
+		await L.withWorkbench(NUMBER, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const names = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results.map((h) => h.name);
+			assert.deepEqual(await names('show me the items'), ['list_items', 'get_item']);
+			assert.deepEqual(await names('show me item 7'), ['get_item', 'list_items']);
+		});
+	});
+
+	// Alike but for what they do to things; the changing ones first.
+	const ASKED = { toolboxes: { kit: box({ k: toolsServer([
+		tool('create_note', 'A note about a person.'),
+		tool('get_note', 'A note about a person.'),
+		tool('jot_memo', 'A memo.', {}, { annotations: { readOnlyHint: false } }),
+		tool('memo_pad', 'A memo.', {}, { annotations: { readOnlyHint: true } }),
+	]) }) } };
+
+	test('a question goes to the tools that only read: by their annotations, else by their name\'s verb', T, async () => {
+		await L.withWorkbench(ASKED, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const first = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results[0]?.name;
+			assert.equal(await first('a note about Carol'), 'create_note', 'alike: in their order');
+			assert.equal(await first('what note is there about Carol'), 'get_note');
+			assert.equal(await first('a note about Carol?'), 'get_note');
+			assert.equal(await first('memo'), 'jot_memo');
+			assert.equal(await first('which memo'), 'memo_pad');
+		});
+	});
+
+	const FILES = { toolboxes: { kit: box({ k: toolsServer([
+		tool('notes', 'Take notes.'),
+		tool('open_file', 'Open a file.'),
+		tool('visit', 'Visit a website.'),
+	]) }) } };
+
+	test('a file name is a value and says a file; a web address says a website', T, async () => {
+		await L.withWorkbench(FILES, {}, async (wb) => {
+			await L.openOk(wb, 'kit');
+			const first = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results[0]?.name;
+			assert.equal(await first('notes'), 'notes');
+			assert.equal(await first('notes.txt'), 'open_file');
+			assert.equal(await first('example.com'), 'visit');
 		});
 	});
 
