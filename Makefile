@@ -133,8 +133,9 @@ obj/util.o: Makefile
 
 # One rule for each object (POSIX make has no rule from x.c to obj/x.o).
 # The files no call, list or search runs through (the configuration,
-# start-up, the shared workbench's set-up, --probe, --status, processes
-# and the catalogue's files, the guardian) are built for size: $(SMALL).
+# start-up, a server's handshake, open_toolbox's lean answers, the shared
+# workbench's set-up, --probe, --status, processes and the catalogue's
+# files, the guardian) are built for size: $(SMALL).
 COMPILE = $(CC) $(ALL_CFLAGS) -c -o $@
 obj/workbench.o: workbench.c; $(COMPILE) $(SMALL) workbench.c
 obj/dispatch.o: dispatch.c; $(COMPILE) dispatch.c
@@ -142,7 +143,7 @@ obj/clients.o: clients.c; $(COMPILE) clients.c
 obj/stdio.o: stdio.c; $(COMPILE) $(SMALL) stdio.c
 obj/probe.o: probe.c; $(COMPILE) $(SMALL) probe.c
 obj/toolbox.o: toolbox.c; $(COMPILE) toolbox.c
-obj/lean.o: lean.c; $(COMPILE) lean.c
+obj/lean.o: lean.c; $(COMPILE) $(SMALL) lean.c
 obj/resources.o: resources.c; $(COMPILE) $(SMALL) resources.c
 obj/dynamic.o: dynamic.c; $(COMPILE) dynamic.c
 obj/search.o: search.c; $(COMPILE) search.c
@@ -150,14 +151,14 @@ obj/listen.o: listen.c; $(COMPILE) $(SMALL) listen.c
 obj/server.o: server.c; $(COMPILE) server.c
 obj/server_io.o: server_io.c; $(COMPILE) server_io.c
 obj/server_loop.o: server_loop.c; $(COMPILE) server_loop.c
-obj/handshake.o: handshake.c; $(COMPILE) handshake.c
+obj/handshake.o: handshake.c; $(COMPILE) $(SMALL) handshake.c
 obj/call.o: call.c; $(COMPILE) call.c
 obj/stream.o: stream.c; $(COMPILE) stream.c
 obj/relay.o: relay.c; $(COMPILE) relay.c
 obj/bridge.o: bridge.c; $(COMPILE) $(SMALL) bridge.c
 obj/listing.o: listing.c; $(COMPILE) listing.c
 obj/server_remote.o: server_remote.c; $(COMPILE) $(SMALL) server_remote.c
-obj/catalog.o: catalog.c; $(COMPILE) catalog.c
+obj/catalog.o: catalog.c; $(COMPILE) $(SMALL) catalog.c
 obj/session.o: session.c; $(COMPILE) session.c
 obj/pace.o: pace.c; $(COMPILE) pace.c
 obj/era.o: era.c; $(COMPILE) era.c

@@ -4,8 +4,9 @@
  * query's term is searched for with the other words of its groups too
  * (search.c weighs them below the words the person used).
  *
- * The tables are for readers to extend: one group a line, its members
- * separated by commas, plain words as people write them (they are
+ * The tables are for readers to extend: one group a line (ending in
+ * "\n": one string, so that the program holds no pointer per group),
+ * its members separated by commas, plain words as people write them (they are
  * stemmed and lower-cased as every term is, terms.c).  A member may be
  * a phrase of two or three words that are not stop words ("pull
  * request", "keep in mind": "in" is one, so "keep mind" is what a query
@@ -22,133 +23,149 @@
  * Words that mean the same: abbreviations and other spellings.  A word
  * of a group stands for the others fully.
  */
-static const char *const same[] = {
-	"pr, pull request",
-	"repo, repository",
-	"dir, directory, folder",
-	"url, link, address",
-	"env, environment",
-	"js, javascript",
-	"id, identifier",
-	"update, up to date",
-	"doc, document",
-	"txt, text",
-	"md, markdown",
-	"jpg, jpeg",
-};
+static const char same[] =
+	"pr, pull request\n"
+	"repo, repository\n"
+	"dir, directory, folder\n"
+	"url, link, address\n"
+	"env, environment\n"
+	"js, javascript\n"
+	"id, identifier\n"
+	"update, up to date\n"
+	"doc, document\n"
+	"txt, text\n"
+	"md, markdown\n"
+	"jpg, jpeg\n";
 
 /*
  * Words people use for what tools do and what they work on: a word of a
  * group brings in the others, below the words asked.
  */
-static const char *const related[] = {
+static const char related[] =
 	/* What a tool does. */
-	"list, show, display, view, see, enumerate, browse",
+	"list, show, display, view, see, enumerate, browse\n"
 	"get, fetch, retrieve, read, show, open, load, view, look, tell, "
-	    "describe, pull up, peek, dump, grab, inspect",
-	"create, make, new, add, start, generate, build, set up",
+	    "describe, pull up, peek, dump, grab, inspect\n"
+	"create, make, new, add, start, generate, build, set up\n"
 	"delete, remove, forget, erase, destroy, discard, clear, drop, wipe, "
-	    "scratch, purge, get rid of",
-	"rename, move, relocate, shove",
-	"edit, change, modify, update, alter, replace, fix, patch",
-	"write, save, store, put, record",
+	    "scratch, purge, get rid of\n"
+	"rename, move, relocate, shove\n"
+	"edit, change, modify, update, alter, replace, fix, patch\n"
+	"write, save, store, put, record\n"
 	"remember, memorize, store, save, record, keep in mind, memory, "
-	    "knowledge, observation",
-	"note, observation, fact, remark",
+	    "knowledge, observation\n"
+	"note, observation, fact, remark\n"
 	"search, find, look, look up, lookup, query, locate, seek, grep, match, "
-	    "mention, contain, anywhere, anything",
-	"run, execute, evaluate, invoke, launch",
-	"go, navigate, visit, open, browse, load",
-	"close, quit, exit, shut",
-	"click, press, tap, hit, tick",
-	"type, enter, fill, input, write",
-	"key, keyboard, keystroke, press, hit, enter, escape",
-	"wait, pause, sleep, delay, until",
-	"back, go back, previous, return",
-	"copy, duplicate, clone, fork",
-	"merge, combine, join, land, ship",
-	"think, reason, plan, reflect, thought, step",
-	"upload, attach, push, send, publish",
-	"download, fetch, save",
-	"sum, add, plus, total, calculate",
-	"echo, repeat, say",
-	"toggle, turn, switch, enable, disable",
-	"approve, review, reviewer, accept",
-	"resize, size, dimension, width, height",
-	"size, big, large, space, bytes, info",
-	"select, pick, choose, option, dropdown",
+	    "mention, contain, anywhere, anything\n"
+	"run, execute, evaluate, invoke, launch\n"
+	"go, navigate, visit, open, browse, load\n"
+	"close, quit, exit, shut\n"
+	"click, press, tap, hit, tick\n"
+	"type, enter, fill, input, write\n"
+	"key, keyboard, keystroke, press, hit, enter, escape\n"
+	"wait, pause, sleep, delay, until\n"
+	"back, go back, previous, return\n"
+	"copy, duplicate, clone, fork\n"
+	"merge, combine, join, land, ship\n"
+	"think, reason, plan, reflect, thought, step\n"
+	"upload, attach, push, send, publish\n"
+	"download, fetch, save\n"
+	"sum, add, plus, total, calculate\n"
+	"echo, repeat, say\n"
+	"toggle, turn, switch, enable, disable\n"
+	"approve, review, reviewer, accept\n"
+	"resize, size, dimension, width, height\n"
+	"size, big, large, space, bytes, info\n"
+	"select, pick, choose, option, dropdown\n"
 	/* What a tool works on. */
-	"website, site, page, url, web, webpage, browser",
-	"file, document, readme, changelog",
-	"picture, image, photo, png, jpg, gif, svg, webp, icon, logo",
-	"screenshot, snapshot, capture, picture, image",
-	"content, inside, contain, body, text",
-	"compare, diff, difference",
-	"latest, recent, newest, last",
-	"label, tag, category",
-	"error, fail, failure, broken, exception",
-	"now, current, currently, present",
-	"api call, request, network",
-	"issue, bug, ticket, problem, crash, feature request",
+	"website, site, page, url, web, webpage, browser\n"
+	"file, document, readme, changelog\n"
+	"picture, image, photo, png, jpg, gif, svg, webp, icon, logo\n"
+	"screenshot, snapshot, capture, picture, image\n"
+	"content, inside, contain, body, text\n"
+	"compare, diff, difference\n"
+	"latest, recent, newest, last\n"
+	"label, tag, category\n"
+	"error, fail, failure, broken, exception\n"
+	"now, current, currently, present\n"
+	"api call, request, network\n"
+	"issue, bug, ticket, problem, crash, feature request\n"
 	"create issue, file bug, file issue, report bug, report issue, "
-	    "raise issue, open ticket",
-	"comment, reply, note, say, remark",
-	"person, people, someone, entity, contact, user",
-	"relation, relationship, link, connection, connect",
-	"relation, married, marry, friend, sibling, spouse, partner, colleague",
-	"info, information, metadata, detail, stat",
-	"tree, structure, hierarchy",
-	"environment, variable, setting",
-	"console, log, message, error, warning",
-	"dialog, alert, popup, prompt",
-	"mouse, pointer, cursor, hover",
-	"tab, window",
-	"code, source, function, class, method, symbol",
-	"fake, simulate, mock, pretend, dummy, sample, example",
-	"slow, long, lengthy",
-	"job, task, operation, process",
-	"number, count",
-	"star, starred, popular",
-	"play, hear, listen, audio, sound, media, mp3, wav, music",
-	"permission, executable, mode, owner",
-};
-
-#define NSAME		(sizeof(same) / sizeof(same[0]))
-#define GROUPS		(NSAME + sizeof(related) / sizeof(related[0]))
+	    "raise issue, open ticket\n"
+	"comment, reply, note, say, remark\n"
+	"person, people, someone, entity, contact, user\n"
+	"relation, relationship, link, connection, connect\n"
+	"relation, married, marry, friend, sibling, spouse, partner, colleague\n"
+	"info, information, metadata, detail, stat\n"
+	"tree, structure, hierarchy\n"
+	"environment, variable, setting\n"
+	"console, log, message, error, warning\n"
+	"dialog, alert, popup, prompt\n"
+	"mouse, pointer, cursor, hover\n"
+	"tab, window\n"
+	"code, source, function, class, method, symbol\n"
+	"fake, simulate, mock, pretend, dummy, sample, example\n"
+	"slow, long, lengthy\n"
+	"job, task, operation, process\n"
+	"number, count\n"
+	"star, starred, popular\n"
+	"play, hear, listen, audio, sound, media, mp3, wav, music\n"
+	"permission, executable, mode, owner\n";
 
 /*
  * Each group as terms, made once: ",a ,b c ," holds the members a and
- * "b c", each member's terms followed by a comma.
+ * "b c", each member's terms followed by a comma.  The groups of same
+ * come first (nsame of them).
  */
-static struct buf members[GROUPS];
+static struct buf *members;
+static size_t ngroups, nsame;
 
-static const char *
-group(size_t g)
+/* The group of text at p (up to its newline) as terms, to b. */
+static void
+load_group(struct buf *b, const char *p, const char *nl)
 {
-	return g < NSAME ? same[g] : related[g - NSAME];
+	struct buf one = { 0 };
+	const char *end;
+
+	buf_putc(b, ',');
+	for (; p < nl; p = end + 1) {
+		if ((end = memchr(p, ',', (size_t)(nl - p))) == NULL)
+			end = nl;
+		one.len = 0;
+		term_put(&one, p, (size_t)(end - p));
+		if (one.len == 0)
+			continue;
+		buf_put(b, one.data, one.len);
+		buf_putc(b, ',');
+	}
+	buf_free(&one);
+}
+
+static size_t
+lines(const char *p)
+{
+	size_t n = 0;
+
+	while ((p = strchr(p, '\n')) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
 }
 
 static void
 load(void)
 {
-	const char *p, *end;
-	struct buf one = { 0 };
-	size_t g;
+	const char *const tables[2] = { same, related }, *p, *nl;
+	int t;
 
-	for (g = 0; g < GROUPS; g++) {
-		buf_putc(&members[g], ',');
-		for (p = group(g); *p != '\0'; p = *end != '\0' ? end + 1 : end) {
-			if ((end = strchr(p, ',')) == NULL)
-				end = p + strlen(p);
-			one.len = 0;
-			term_put(&one, p, (size_t)(end - p));
-			if (one.len == 0)
-				continue;
-			buf_put(&members[g], one.data, one.len);
-			buf_putc(&members[g], ',');
-		}
-	}
-	buf_free(&one);
+	nsame = lines(same);
+	ngroups = nsame + lines(related);
+	members = xcalloc(ngroups, sizeof(*members));
+	ngroups = 0;
+	for (t = 0; t < 2; t++)
+		for (p = tables[t]; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+			load_group(&members[ngroups++], p, nl);
 }
 
 /* The member t (n bytes: its terms, each with its space) in group g. */
@@ -191,15 +208,15 @@ term_related(const char *t, size_t n, struct buf *same_out,
 	bool found = false;
 	size_t g;
 
-	if (members[0].len == 0)
+	if (members == NULL)
 		load();
 	if (strspn(t, "0123456789") == n - 1) {
 		buf_puts(near_out, "number ");
 		found = true;
 	}
-	for (g = 0; g < GROUPS; g++)
+	for (g = 0; g < ngroups; g++)
 		if ((m = member(g, t, n)) != NULL) {
-			put_others(g, m, g < NSAME ? same_out : near_out);
+			put_others(g, m, g < nsame ? same_out : near_out);
 			found = true;
 		}
 	return found;
