@@ -668,8 +668,8 @@ rank(struct hit *h, int n, const struct query *q)
 	int i, c, nc = q->nconcepts;
 	float *tf = xcalloc((size_t)n * (size_t)nc + 1, sizeof(*tf));
 	float *named = xcalloc((size_t)n + 1, sizeof(*named));
-	float seen[QUERY_TERMS], df[QUERY_TERMS] = { 0 };
-	float avglen = 0, idf, f, norm;
+	float seen[QUERY_TERMS], df[QUERY_TERMS] = { 0 }, idf[QUERY_TERMS];
+	float avglen = 0, f, norm;
 
 	for (i = 0; i < n; i++) {
 		memset(seen, 0, sizeof(seen));
@@ -679,6 +679,9 @@ rank(struct hit *h, int n, const struct query *q)
 		avglen += h[i].tool->index->len;
 	}
 	avglen = n > 0 && avglen > 0 ? avglen / n : 1;
+	/* Once a concept, not once a tool: a search of 10,000 tools. */
+	for (c = 0; c < nc; c++)
+		idf[c] = root(ln((n - df[c] + 0.5) / (df[c] + 0.5) + 1));
 	for (i = 0; i < n; i++) {
 		h[i].score = 0;
 		norm = BM25_K1 * (1 - BM25_B + BM25_B * h[i].tool->index->len /
@@ -686,8 +689,7 @@ rank(struct hit *h, int n, const struct query *q)
 		for (c = 0; c < nc; c++) {
 			if ((f = tf[i * nc + c]) == 0)
 				continue;
-			idf = root(ln((n - df[c] + 0.5) / (df[c] + 0.5) + 1));
-			h[i].score += idf * f * (BM25_K1 + 1) / (f + norm);
+			h[i].score += idf[c] * f * (BM25_K1 + 1) / (f + norm);
 		}
 		h[i].score *= 1 + NAME_BONUS * named[i];
 		if (q->question && h[i].tool->index->changes)
