@@ -162,7 +162,6 @@ send_all(int fd, const struct buf *b, const int *fds, int nfds,
 		struct cmsghdr	 align;
 		char		 buf[CMSG_SPACE(sizeof(int) * 3)];
 	} cmsg;
-	struct cmsghdr *cm;
 	struct msghdr msg;
 	struct iovec iov;
 	size_t off = 0;
@@ -174,17 +173,8 @@ send_all(int fd, const struct buf *b, const int *fds, int nfds,
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = &iov;
 		msg.msg_iovlen = 1;
-		if (off == 0 && nfds > 0) {
-			memset(&cmsg, 0, sizeof(cmsg));
-			msg.msg_control = cmsg.buf;
-			msg.msg_controllen = CMSG_SPACE(sizeof(int) *
-			    (size_t)nfds);
-			cm = CMSG_FIRSTHDR(&msg);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-			memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-		}
+		if (off == 0 && nfds > 0)
+			msg_put_fds(&msg, cmsg.buf, fds, nfds);
 		n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0)
 			off += (size_t)n;

@@ -374,22 +374,13 @@ guard_send(pid_t pid, enum guard_op op)
 	struct guard_msg m = { (int32_t)pid, (int32_t)op };
 	struct iovec iov = { &m, sizeof(m) };
 	struct msghdr mh = { 0 };
-	struct cmsghdr *c;
 	int pidfd = op == GUARD_ADD ? leader_pidfd(pid) : -1;
 	ssize_t r;
 
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	if (pidfd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-	}
+	if (pidfd >= 0)
+		msg_put_fds(&mh, ctl.buf, &pidfd, 1);
 	do
 		r = sendmsg(guard_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);

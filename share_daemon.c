@@ -701,7 +701,6 @@ share_session_park(const struct share_hello *h, int fd,
 		char		 buf[CMSG_SPACE(sizeof(int))];
 	} cmsg;
 	struct buf b = { 0 };
-	struct cmsghdr *cm;
 	struct msghdr msg;
 	struct iovec iov;
 	ssize_t n;
@@ -710,16 +709,9 @@ share_session_park(const struct share_hello *h, int fd,
 	iov.iov_base = b.data;
 	iov.iov_len = b.len;
 	memset(&msg, 0, sizeof(msg));
-	memset(&cmsg, 0, sizeof(cmsg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
-	msg.msg_control = cmsg.buf;
-	msg.msg_controllen = sizeof(cmsg.buf);
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	msg_put_fds(&msg, cmsg.buf, &fd, 1);
 	do
 		n = sendmsg(h->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

@@ -463,6 +463,22 @@ strp_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void
+msg_put_fds(struct msghdr *msg, void *ctl, const int *fds, int n)
+{
+	size_t len = sizeof(int) * (size_t)n;
+	struct cmsghdr *cm;
+
+	memset(ctl, 0, CMSG_SPACE(len));
+	msg->msg_control = ctl;
+	msg->msg_controllen = CMSG_SPACE(len);
+	cm = CMSG_FIRSTHDR(msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(cm), fds, len);
+}
+
 /*
  * Write what fd takes now of b, consuming it: 0 when all went or fd would
  * block (the rest waits in b), -1 when it fails (b as the last write that

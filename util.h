@@ -130,6 +130,12 @@ void	 sip_final(struct siphash *, unsigned char *);
 char	*fd_read_all(int, size_t, size_t *);
 int	 fd_write_all(int, const void *, size_t);
 int	 fd_write_some(int, struct buf *, bool);
+/*
+ * Descriptors to go with a message (SCM_RIGHTS): fds[0, n) into ctl,
+ * which holds CMSG_SPACE(n * sizeof(int)) bytes aligned for a cmsghdr.
+ */
+struct msghdr;
+void	 msg_put_fds(struct msghdr *, void *, const int *, int);
 void	 fd_close_from(int);
 char	*file_read(const char *, size_t, size_t *);
 int	 strp_cmp(const void *, const void *);
