@@ -672,7 +672,11 @@ take_wake_fd(struct waiting *w, struct msghdr *msg)
 	}
 }
 
-/* A whole message: END's status, or PARK's wake.  False: not ours. */
+/*
+ * A whole message: END's status, or PARK's wake.  False: not ours, or a
+ * PARK whose pipe did not come (we could never wake the daemon: the
+ * session ends, said, rather than hang).
+ */
 static bool
 message(struct waiting *w)
 {
@@ -682,7 +686,8 @@ message(struct waiting *w)
 	w->have = 0;
 	if (type == MSG_END && len == 1)
 		w->status = w->m[SHARE_HDR];
-	else if (type == MSG_PARK && len == SHARE_WAKE_LEN) {
+	else if (type == MSG_PARK && len == SHARE_WAKE_LEN &&
+	    w->wake_fd >= 0) {
 		memcpy(w->wake, w->m + SHARE_HDR, SHARE_WAKE_LEN);
 		w->parked = true;
 		w->owed = false;
@@ -724,7 +729,7 @@ lifeline_read(struct waiting *w)
 		return errno == EAGAIN || errno == EWOULDBLOCK ||
 		    errno == EINTR;
 	take_wake_fd(w, &msg);
-	if (n == 0)
+	if (n == 0 || (msg.msg_flags & MSG_CTRUNC))
 		return false;
 	w->have += (size_t)n;
 	if (w->have < SHARE_HDR || w->have < SHARE_HDR + share_get32(w->m))

@@ -20,12 +20,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "box.h"
 #include "terms.h"
 
 #define LIMIT_DEFAULT	5
 #define QUERIES_MAX	5	/* Queries of one call. */
+#define QUERY_BYTES	1024	/* Of a query, read: 16 terms fit. */
 #define QUERY_TERMS	16	/* Terms of a query looked at, */
 #define TERMS_MAX	64	/* with those the thesaurus adds. */
 #define RELATED_WEIGHT	0.5f	/* A related term's weight. */
@@ -235,6 +237,8 @@ tool_reads(bool ok, size_t name)
 	if (ok && json_get_bool(&tj, json_path(&tj, 0,
 	    "annotations.readOnlyHint"), &reads) == 0)
 		return reads;
+	if (name == 0)
+		return false;
 	sp = memchr(words.data, ' ', name);
 	return sp != NULL && term_reads(words.data,
 	    (size_t)(sp - words.data + 1));
@@ -453,7 +457,7 @@ query_name(struct said *s, const char *q, size_t dot, size_t end)
 
 	for (i = 0; i < sizeof(web_ends) / sizeof(web_ends[0]); i++)
 		if (strlen(web_ends[i]) == end - dot - 1 &&
-		    strncmp(q + dot + 1, web_ends[i], end - dot - 1) == 0)
+		    strncasecmp(q + dot + 1, web_ends[i], end - dot - 1) == 0)
 			kind = "website";
 	query_part(s, q, dot, QUOTED_WEIGHT);
 	query_part(s, q + dot + 1, end - dot - 1, EXT_WEIGHT);
@@ -550,19 +554,27 @@ query_thesaurus(struct query *q, const struct said *s)
 
 /*
  * The query: what was said and the thesaurus's words for it.  What was
- * said is kept between queries, as a tool being read is.
+ * said is kept between queries, as a tool being read is.  Only its first
+ * QUERY_BYTES are read, cut where a character begins: a query of
+ * megabytes (its quotes each looked for a match) costs no more.
  */
 static void
 query_make(struct query *q, const char *query)
 {
 	static struct said s;
+	char cut[QUERY_BYTES + 1];
+	size_t n = strnlen(query, QUERY_BYTES);
 
+	while (n > 0 && ((unsigned char)query[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(cut, query, n);
+	cut[n] = '\0';
 	s.terms.len = s.marks.len = 0;
 	s.n = 0;
 	q->n = q->nconcepts = 0;
-	q->question = term_question(query);
+	q->question = term_question(cut);
 	memset(q->slot, -1, sizeof(q->slot));
-	query_said(q, &s, query);
+	query_said(q, &s, cut);
 	query_thesaurus(q, &s);
 }
 

@@ -716,7 +716,9 @@ share_session_park(const struct share_hello *h, int fd,
 		n = sendmsg(h->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	buf_free(&b);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	/* Short of room or of descriptors in flight: another time. */
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == ENOBUFS || errno == ENOMEM || errno == ETOOMANYREFS))
 		return 0;
 	return n == (ssize_t)iov.iov_len ? 1 : -1;
 }

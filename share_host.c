@@ -52,7 +52,7 @@ struct guest {
 	struct loop_io		 err_io;	/* Its stderr, while lines wait. */
 	enum wb_level		 level;		/* Of its log: its front's. */
 	int			 slot;		/* In slots; -1: none. */
-	uint32_t		 parks;		/* Times parked: the wake's. */
+	uint32_t		 parks;		/* Its last park's number. */
 	struct guest		*next;
 	struct guest		*enext;		/* Those leaving. */
 };
@@ -63,6 +63,7 @@ static struct guest *ending;		/* Those whose client left. */
 static struct guest *slots[HOST_SESSIONS_MAX];	/* By a wake's slot. */
 static int wake_fd[2] = { -1, -1 };	/* Every parked front's wake. */
 static struct loop_io wake_io;
+static uint32_t nparks;			/* Parks so far: a wake's number. */
 static struct loop_io sock_io[SHARE_POLLFDS];	/* Handshakes, socket. */
 static struct pollfd sock_pfd[SHARE_POLLFDS];
 static struct loop_timer host_timer;
@@ -662,11 +663,15 @@ on_wake(void *arg, int fd, short revents)
 static bool
 wake_open(void)
 {
+	static bool warned;
+
 	if (wake_fd[0] >= 0)
 		return true;
 	if (pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		wb_log_warn("sessions stay watched here: no pipe for their "
-		    "fronts to wake us: %s", strerror(errno));
+		if (!warned)
+			wb_log_warn("quiet sessions stay watched here: no pipe "
+			    "for their fronts to wake us: %s", strerror(errno));
+		warned = true;
 		wake_fd[0] = wake_fd[1] = -1;
 		return false;
 	}
@@ -695,7 +700,9 @@ front_park(struct session *se)
 
 	if (g->slot < 0 || g->leaving || !wake_open())
 		return false;
-	g->parks++;
+	/* Numbered across guests: a late wake of a slot's last guest is
+	 * not this one's. */
+	g->parks = ++nparks;
 	memcpy(w, &slot, sizeof(slot));
 	memcpy(w + sizeof(slot), &g->parks, sizeof(g->parks));
 	if ((r = share_session_park(g->h, wake_fd[1], w)) < 0)

@@ -469,6 +469,8 @@ msg_put_fds(struct msghdr *msg, void *ctl, const int *fds, int n)
 	size_t len = sizeof(int) * (size_t)n;
 	struct cmsghdr *cm;
 
+	if (fds == NULL || n <= 0)
+		return;
 	memset(ctl, 0, CMSG_SPACE(len));
 	msg->msg_control = ctl;
 	msg->msg_controllen = CMSG_SPACE(len);

@@ -172,6 +172,20 @@ describe('search_tools: schemas and queries', () => {
 			assert.notEqual(L.runCli(['--check', '-c', L.writeConfig(config({ searchSchemas: bad }))]).status, 0, `searchSchemas ${bad}`);
 	});
 
+	test('a query is read up to its first 1,024 bytes, cut where a character begins: a word ending at byte 1,024 counts, one past it not, and a query of a megabyte of quotes answers at once', T, async () => {
+		await L.withWorkbench(config(), {}, async (wb) => {
+			await L.openOk(wb, 'wx');
+			const first = async (query) => L.resultJson(await wb.callTool('search_tools', { query })).results[0]?.name;
+			assert.equal(await first(`${' '.repeat(1019)}radar`), 'weather_radar', 'radar ends at byte 1,024');
+			assert.notEqual(await first(`${' '.repeat(1020)}radar`), 'weather_radar', 'radar cut to "rada"');
+			// The euro sign is bytes 1,022 to 1,024: cut before it.
+			assert.equal(await first(`radar${' '.repeat(1017)}\u20ac`), 'weather_radar');
+			// Each quote looked for its match: quadratic in the query.
+			assert.equal(typeof await first(" 'a".repeat(400000)), 'undefined');
+			assert.equal(await first('radar'), 'weather_radar', 'the workbench still answers');
+		});
+	});
+
 	test('"queries": up to 5 searches in one call, each with its query; more, or with "query", is refused', T, async () => {
 		const r = await searched({}, { queries: ['weather radar', 'alerts', 'history', 'forecast', 'now'] });
 		assert.deepEqual(r.searches.map((s) => s.query), ['weather radar', 'alerts', 'history', 'forecast', 'now']);
