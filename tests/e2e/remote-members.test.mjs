@@ -11,8 +11,6 @@
 // shared workbench whose two sessions use one remote session, an
 // untrusted certificate refused with the reason, and hostile remotes.
 
-import { spawn } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test, after } from 'node:test';
@@ -20,54 +18,16 @@ import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as L from './lib.mjs';
 import * as E from './eras-lib.mjs';
+import * as R from './remote-lib.mjs';
 
-const SERVER = path.join(L.E2E_DIR, 'remote-server.mjs');
 const T = { timeout: 60000 * L.SLOW };
-const children = new Set();
 
 after(() => {
-	for (const c of children)
-		c.kill('SIGKILL');
+	R.stopServers();
 	L.cleanup();
 });
 
-// A fixture server (remote-server.mjs args); { port, base, stats(), stop() }.
-async function startServer(...args) {
-	const proc = spawn(L.NODE, [SERVER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-	children.add(proc);
-	const port = await L.listeningPort(proc, 10000 * L.SLOW, 'remote-server');
-	const tls = args.includes('--tls');
-	const admin = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-	return {
-		port, proc,
-		url: (p, host = '127.0.0.1') => `${tls ? 'https' : 'http'}://${host}:${port}${p}`,
-		stats: async () => (tls ? adminTls(port) : (await fetch(`${admin}/admin/stats`)).json()),
-		forget: async () => fetch(`${admin}/admin/forget`),
-		stop: async () => {
-			const gone = L.exitOf(proc);
-			proc.kill('SIGKILL');
-			children.delete(proc);
-			await gone;
-		},
-	};
-}
-
-// The TLS fixture's stats, through curl's view of it not needed: node's
-// https with the certificate not checked (the test's own request).
-async function adminTls(port) {
-	const https = await import('node:https');
-	return new Promise((resolve, reject) => {
-		https.get({ host: '127.0.0.1', port, path: '/admin/stats', rejectUnauthorized: false }, (res) => {
-			let b = '';
-			res.on('data', (d) => { b += d; });
-			res.on('end', () => resolve(JSON.parse(b)));
-		}).on('error', reject);
-	});
-}
-
-function box(members, extra = {}) {
-	return { toolboxes: { web: { description: 'remote servers', mcpServers: members } }, ...extra };
-}
+const { startServer, box } = R;
 
 const names = (r) => L.openedTools(L.resultJson(r)).map((t) => `${t.server}/${t.name}`).sort();
 
@@ -244,18 +204,11 @@ describe('a shared workbench', () => {
 });
 
 describe('https', () => {
-	const openssl = spawnSync('openssl', ['version']).status === 0;
 	const dir = L.makeTempDir('wb-remote-tls-');
-	function cert(name, cn) {
-		const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-		    '-keyout', path.join(dir, `${name}.key`), '-out', path.join(dir, `${name}.pem`),
-		    '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`], { encoding: 'utf8' });
-		assert.equal(r.status, 0, r.stderr);
-		return [path.join(dir, `${name}.pem`), path.join(dir, `${name}.key`)];
-	}
+	const cert = (name, cn) => R.cert(dir, name, cn);
 
 	test('a certificate trusted through SSL_CERT_FILE: calls; untrusted, or for another name: refused with the reason',
-	    { ...T, skip: !openssl && 'no openssl' }, async () => {
+	    { ...T, skip: !R.haveOpenssl && 'no openssl' }, async () => {
 		const [pem, key] = cert('localhost', 'localhost');
 		const [wpem, wkey] = cert('wrong', 'wrong.example');
 		const s = await startServer('--tls', pem, key);

@@ -7,8 +7,6 @@
 // maxMessageBytes and a stalled answer fail the call alone; and --status
 // of a shared workbench names a remote member by its URL.
 
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -17,38 +15,16 @@ import {
 	LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as L from './lib.mjs';
+import * as R from './remote-lib.mjs';
 
-const SERVER = path.join(L.E2E_DIR, 'remote-server.mjs');
 const T = { timeout: 60000 * L.SLOW };
-const children = new Set();
 
 after(() => {
-	for (const c of children)
-		c.kill('SIGKILL');
+	R.stopServers();
 	L.cleanup();
 });
 
-// A fixture server; { port, url(path), stats(), stop() }.
-async function startServer() {
-	const proc = spawn(L.NODE, [SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-	children.add(proc);
-	const port = await L.listeningPort(proc, 10000 * L.SLOW, 'remote-server');
-	return {
-		port,
-		url: (p) => `http://127.0.0.1:${port}${p}`,
-		stats: async () => (await fetch(`http://127.0.0.1:${port}/admin/stats`)).json(),
-		stop: async () => {
-			const gone = L.exitOf(proc);
-			proc.kill('SIGKILL');
-			children.delete(proc);
-			await gone;
-		},
-	};
-}
-
-function box(members, extra = {}) {
-	return { toolboxes: { web: { description: 'remote servers', mcpServers: members } }, ...extra };
-}
+const { startServer, box } = R;
 
 const CAPS = { sampling: {}, roots: { listChanged: true } };
 

@@ -17,15 +17,16 @@ import readline from 'node:readline';
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as L from './lib.mjs';
+import * as R from './remote-lib.mjs';
 
 const PROBE = process.env.REMOTE_PROBE ? path.resolve(process.env.REMOTE_PROBE) :
     path.join(L.TESTS_DIR, 'remote-probe');
-const SERVER = path.join(L.E2E_DIR, 'remote-server.mjs');
 const T = (ms) => ms * L.SLOW;
 const children = new Set();
 const servers = new Set();	// Raw servers, closed after a failure too.
 
 after(() => {
+	R.stopServers();
 	for (const c of children)
 		c.kill('SIGKILL');
 	for (const s of servers) {
@@ -40,22 +41,7 @@ const INIT = (v = '2025-06-18') => JSON.stringify({ jsonrpc: '2.0', id: 1, metho
 const CALL = (id, name, args, meta) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
     params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
 
-// A fixture server; resolves to { port, proc, stats() }.
-async function startServer(...args) {
-	const proc = spawn(L.NODE, [SERVER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-	children.add(proc);
-	const port = await L.listeningPort(proc, T(10000), 'remote-server');
-	const base = `http://127.0.0.1:${port}`;
-	return {
-		port, proc,
-		stats: async () => (await fetch(`${base}/admin/stats`)).json(),
-		forget: async () => fetch(`${base}/admin/forget`),
-		stop: () => {
-			proc.kill('SIGKILL');
-			children.delete(proc);
-		}
-	};
-}
+const { startServer } = R;
 
 // The probe on url: send(line), next(pred) for the first line after the
 // last one taken that matches, close() for its exit and all it said.
@@ -444,17 +430,10 @@ describe('a hostile or absent server', () => {
 describe('https', () => {
 	const dir = L.makeTempDir('wb-remote-tls-');
 	// A certificate for localhost (a name only), one for another name.
-	function cert(name, cn) {
-		const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-		    '-keyout', path.join(dir, `${name}.key`), '-out', path.join(dir, `${name}.pem`),
-		    '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`], { encoding: 'utf8' });
-		assert.equal(r.status, 0, r.stderr);
-		return [path.join(dir, `${name}.pem`), path.join(dir, `${name}.key`)];
-	}
-	const openssl = spawnSync('openssl', ['version']).status === 0;
+	const cert = (name, cn) => R.cert(dir, name, cn);
 
 	test('trusted through SSL_CERT_FILE: a session, SNI sent; untrusted or another name: refused',
-	    { skip: !openssl && 'no openssl' }, async () => {
+	    { skip: !R.haveOpenssl && 'no openssl' }, async () => {
 		const [pem, key] = cert('localhost', 'localhost');
 		const [wpem, wkey] = cert('wrong', 'wrong.example');
 		const s = await startServer('--tls', pem, key);
