@@ -77,7 +77,8 @@ describe('the catalogue', () => {
 		t0 = Date.now();
 		const second = sc(await s.open('b', T(10000)));
 		const took = Date.now() - t0;
-		assert.ok(took < 1000, `answered from the catalogue in ${took} ms`);
+		// Before the server could have answered its initialize (2 s).
+		assert.ok(took < 1800, `answered from the catalogue in ${took} ms`);
 		assert.deepEqual(second.from_catalogue, ['slow']);
 		assert.deepEqual(L.openedTools(second).map((x) => x.name), L.openedTools(first).map((x) => x.name));
 		assert.equal(second.servers_connected, 1, 'the server starting behind its entry counts');

@@ -39,7 +39,7 @@ export async function startV2(config, mode, opts = {}) {
 	for (const [method, fn] of Object.entries(opts.handlers ?? {}))
 		client.setRequestHandler(method, fn);
 	try {
-		await L.withTimeout(client.connect(transport), 10000, 'v2 connect');
+		await L.withTimeout(client.connect(transport), 10000 * L.SLOW, 'v2 connect');
 	} catch (e) {
 		e.message += `\nworkbench stderr:\n${stderr}`;
 		await transport.close().catch(() => {});
@@ -50,7 +50,7 @@ export async function startV2(config, mode, opts = {}) {
 		get stderr() {
 			return stderr;
 		},
-		async waitStderr(re, ms = 5000) {
+		async waitStderr(re, ms = 5000 * L.SLOW) {
 			return L.waitFor(() => re.test(stderr), ms, `stderr matching ${re}\nstderr so far:\n${stderr}`);
 		},
 		callTool(name, args, options) {
@@ -66,7 +66,7 @@ export async function startV2(config, mode, opts = {}) {
 			return client.callTool({ name: 'use_tool', arguments: a }, options);
 		},
 		async close() {
-			await L.withTimeout(client.close(), 6000, 'v2 close').catch(() => {});
+			await L.withTimeout(client.close(), 6000 * L.SLOW, 'v2 close').catch(() => {});
 		},
 	};
 }

@@ -47,7 +47,7 @@ export function startListener(config, opts = {}) {
 			url: null,
 			get stderr() { return stderr; },
 			get stdout() { return stdout; },
-			async waitStderr(re, ms = 10000) {
+			async waitStderr(re, ms = 10000 * L.SLOW) {
 				return L.waitFor(() => re.test(stderr), ms, `stderr matching ${re}\nstderr so far:\n${stderr}`);
 			},
 			starts(re = /fixture-server: started pid=(\d+)/g) {
@@ -55,7 +55,7 @@ export function startListener(config, opts = {}) {
 			},
 			async stop() {
 				proc.kill('SIGTERM');
-				const r = await L.withTimeout(exited, 6000, 'exit after SIGTERM');
+				const r = await L.withTimeout(exited, 6000 * L.SLOW, 'exit after SIGTERM');
 				L.notePids(stderr);
 				return r;
 			},

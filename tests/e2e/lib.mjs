@@ -341,7 +341,7 @@ export function collectNotifications(client, schema) {
 		reset() {
 			c.list.length = 0;
 		},
-		waitCount(n, ms = 5000) {
+		waitCount(n, ms = 5000 * SLOW) {
 			return waitFor(() => c.list.length >= n, ms,
 			    `${n} notification(s) (got ${c.list.length})`);
 		},
@@ -451,7 +451,7 @@ export async function startWorkbench(config, opts = {}) {
 		{ capabilities: opts.capabilities ?? {} },
 	);
 	try {
-		await withTimeout(client.connect(transport), opts.connectTimeout ?? 10000, 'SDK connect/initialize');
+		await withTimeout(client.connect(transport), opts.connectTimeout ?? 10000 * SLOW, 'SDK connect/initialize');
 	} catch (e) {
 		const proc = transport._process;
 		try {
@@ -477,7 +477,7 @@ export async function startWorkbench(config, opts = {}) {
 		get stderr() {
 			return stderr;
 		},
-		async waitStderr(re, ms = 5000) {
+		async waitStderr(re, ms = 5000 * SLOW) {
 			return waitFor(() => re.test(stderr), ms, `stderr matching ${re}\nstderr so far:\n${stderr}`);
 		},
 		callTool(name, args, options) {
@@ -494,12 +494,12 @@ export async function startWorkbench(config, opts = {}) {
 		},
 		async close() {
 			try {
-				await withTimeout(client.close(), 6000, 'client.close');
+				await withTimeout(client.close(), 6000 * SLOW, 'client.close');
 			} catch {
 				// fall through to the kill
 			}
 			if (proc.exitCode === null && proc.signalCode === null)
-				killWorkbench(proc.pid, 'escalation: no exit within 6 s of client.close()');
+				killWorkbench(proc.pid, `escalation: no exit within ${6 * SLOW} s of client.close()`);
 			liveProcs.delete(proc);
 			notePids(stderr);
 		},
@@ -670,7 +670,7 @@ export function startRaw(config, opts = {}) {
 			raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 			return json.result;
 		},
-		async close(ms = 3000) {
+		async close(ms = 3000 * SLOW) {
 			try {
 				proc.stdin.end();
 			} catch {

@@ -286,8 +286,10 @@ describe('cancellation', () => {
 			// reports forwarded ones as progress for an unknown token.
 			await L.sleep(2300);
 			assert.equal(seen, 1, 'no progress callback after the cancel');
-			assert.deepEqual(errors.filter((e) => /unknown token/.test(String(e?.message))).map(String), [],
-			    'no progress forwarded for the cancelled call');
+			// One may have been on its way before the cancel came (one 200 ms
+			// step on a slow machine); the eight after it must not follow.
+			assert.ok(errors.filter((e) => /unknown token/.test(String(e?.message))).length <= 1,
+			    `progress forwarded for the cancelled call: ${errors.map(String)}`);
 			assert.deepEqual(unknownIdErrors(errors).map(String), [], 'no answer for the cancelled request');
 			const r = await wb.useTool('ev', 'everything', 'echo', { message: 'after cancel' });
 			assert.equal(text(r), 'Echo: after cancel');

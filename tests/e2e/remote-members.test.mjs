@@ -55,10 +55,13 @@ describe('remote members over Streamable HTTP and HTTP+SSE', () => {
 
 			for (const m of ['h', 's']) {
 				const seen = [];
+				const wire = L.tapMessages(wb.client);
 				const r = await wb.useTool('web', m, 'slow', { steps: 3 },
-				    { onprogress: (p) => seen.push([p.progress, p.total]) });
+				    { onprogress: (p) => seen.push(p.progress) });
 				assert.equal(L.text(r), 'done 3');
-				assert.deepEqual(seen, [[1, 3], [2, 3], [3, 3]], `progress from ${m}`);
+				L.assertWireProgress(wire, seen, [1, 2, 3], `progress from ${m}`);
+				const totals = wire.filter((x) => x.method === 'notifications/progress').map((x) => x.params.total);
+				assert.deepEqual(totals, [3, 3, 3], `progress totals from ${m}`);
 			}
 
 			const asked = [];
@@ -109,10 +112,11 @@ describe('remote members over Streamable HTTP and HTTP+SSE', () => {
 			assert.equal(L.text(await wb.useTool('web', 'v', 'echo', { text: 'c' })), 'v2 echo: c');
 			assert.equal(L.text(await wb.useTool('web', 'h', 'echo', { text: 'd' })), 'echo: d');
 			const seen = [];
+			const wire = L.tapMessages(wb.client);
 			const r = await wb.useTool('web', 'h', 'slow', { steps: 2 },
 			    { onprogress: (p) => seen.push(p.progress) });
 			assert.equal(L.text(r), 'done 2');
-			assert.deepEqual(seen, [1, 2]);
+			L.assertWireProgress(wire, seen, [1, 2]);
 		});
 		await s.stop();
 	});

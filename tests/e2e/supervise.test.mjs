@@ -121,8 +121,10 @@ describe('shutdown', () => {
 		const r = await L.within(s.exited, T(5000));
 		assert.ok(r !== null, 'the workbench exited');
 		assert.equal(r.code, 0);
-		// It did not wait for the server that ignores its stdin's end.
-		assert.ok(L.pidAlive(lingerer), 'the lingering server is still there when the workbench has exited');
+		// It did not wait for the server that ignores its stdin's end.  Under
+		// valgrind the exit itself (the leak check) can outlast the 0.5 s.
+		if (H.SLOW === 1)
+			assert.ok(L.pidAlive(lingerer), 'the lingering server is still there when the workbench has exited');
 		await L.waitFor(() => !L.pidAlive(lingerer), T(4000), 'the lingering server ended by the guardian', 10);
 		const lived = Date.now() - closed;
 		// Not at once (a parent-death signal would): after its 0.5 s.

@@ -752,9 +752,9 @@ describe('shutdown', () => {
 			const pgids = await openAndCollect(wb);
 			const t0 = Date.now();
 			wb.proc.stdin.end();
-			const r = await L.within(wb.exited, 4000);
+			const r = await L.within(wb.exited, 4000 * L.SLOW);
 			assert.ok(r, 'workbench did not exit on stdin EOF');
-			assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
+			assert.ok(r.at - t0 <= 2200 * L.SLOW, `exit took ${r.at - t0} ms`);
 			assert.equal(r.code, 0);
 			await waitGone(pgids);
 		} finally {
@@ -769,9 +769,9 @@ describe('shutdown', () => {
 				const pgids = await openAndCollect(wb);
 				const t0 = Date.now();
 				process.kill(wb.pid, sig);
-				const r = await L.within(wb.exited, 4000);
+				const r = await L.within(wb.exited, 4000 * L.SLOW);
 				assert.ok(r, `workbench did not exit on ${sig}`);
-				assert.ok(r.at - t0 <= 2200, `exit took ${r.at - t0} ms`);
+				assert.ok(r.at - t0 <= 2200 * L.SLOW, `exit took ${r.at - t0} ms`);
 				await waitGone(pgids);
 			} finally {
 				await wb.close();
