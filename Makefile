@@ -559,6 +559,7 @@ check-layers:
 lint:
 	@status=0; \
 	sh tests/layers.sh || status=1; \
+	sh tests/shape.sh || status=1; \
 	CPPCHECK="$(CPPCHECK)" ANALYZER_CC="$(ANALYZER_CC)" \
 	    JSMN_INCLUDE="$(JSMN_INCLUDE)" sh tests/lint.sh $(LINT_SRC) || \
 	    status=1; \

@@ -5,7 +5,11 @@
  * it passes the server's filters, and indexed by its key (a name, a URI
  * or a URI template).  The previous list serves until the new one is
  * complete; a fetch asked for while one is under way starts again when
- * it ends, so that the last change is always seen.
+ * it ends, so that the last change is always seen.  A list_changed the
+ * server sends starts such a fetch (list_changed); a page's answer comes
+ * here, read without the tokenizer (list_page) or tokenized
+ * (list_answered), and a complete list goes back to server.c
+ * (srv_listed), which moves the server's state on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,13 @@
 #define LIST_PAGES_MAX	1000
 #define TEMPLATES_MAX	1000	/* Resource templates kept per server. */
 #define PAGE_WHOLE	(64 * 1024)	/* A page this long may be kept whole. */
+
+enum list_status {
+	LIST_MORE,		/* The next page was asked for. */
+	LIST_DONE,		/* Complete: the new list is in place. */
+	LIST_FAILED,		/* The previous list stays; why says why. */
+	LIST_INVALID		/* Not a well-formed answer: nothing changed. */
+};
 
 static const struct kind {
 	const char	*method;
@@ -585,6 +596,22 @@ page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
 }
 
 /*
+ * A page that failed: the previous list stays.  why gets the server's
+ * message, or says that its result had no array of the kind.
+ */
+static int
+list_failed(struct server *s, enum list_kind k, bool result, const char *msg,
+    struct buf *why)
+{
+	if (result)
+		buf_printf(why, "no %s array", kinds[k].array);
+	else
+		buf_puts(why, msg != NULL ? msg : "no result");
+	list_abandon(s, k);
+	return LIST_FAILED;
+}
+
+/*
  * The answer to a page: the line text[0, n), its result object at
  * text[at].  With top (the members before the result, as rpc_scan_head
  * left them) the rest of the line is checked too; without, the line was
@@ -594,7 +621,7 @@ page_entries(struct server *s, enum list_kind k, const char *text, size_t n,
  * when the list is complete, LIST_FAILED with the reason in why, or
  * LIST_INVALID when the line is not a well-formed answer: nothing changed.
  */
-int
+static int
 list_answer(struct server *s, enum list_kind k, const char *text, size_t n,
     size_t at, bool checked, struct rpc_top *top, struct buf *why)
 {
@@ -656,22 +683,6 @@ list_take_entry(struct server *s, char *text, size_t n)
 	return taken;
 }
 
-/*
- * A page that failed: the previous list stays.  why gets the server's
- * message, or says that its result had no array of the kind.
- */
-int
-list_failed(struct server *s, enum list_kind k, bool result, const char *msg,
-    struct buf *why)
-{
-	if (result)
-		buf_printf(why, "no %s array", kinds[k].array);
-	else
-		buf_puts(why, msg != NULL ? msg : "no result");
-	list_abandon(s, k);
-	return LIST_FAILED;
-}
-
 /* Why a list that failed is not what the server offers; not fatal. */
 void
 list_warn(struct server *s, enum list_kind k, const char *reason,
@@ -683,4 +694,126 @@ list_warn(struct server *s, enum list_kind k, const char *reason,
 	else
 		srv_warn(s, "%s after %s failed (%s); keeping its previous %s",
 		    kinds[k].method, kinds[k].changed, reason, kinds[k].noun);
+}
+
+/* A list changed: fetch it again, serving the old one meanwhile. */
+static void
+refetch(struct server *s, enum list_kind k)
+{
+	if (!srv_serving(s))
+		return;
+	s->state = SRV_RELISTING;
+	list_fetch(s, k);
+}
+
+/*
+ * A list_changed of a list it declared, the method's token in j: that
+ * list is fetched again.  False when the method is no list_changed.
+ */
+bool
+list_changed(struct server *s, const struct json *j, int method)
+{
+	if (json_eq(j, method, MCP_NOTE_TOOLS_CHANGED))
+		refetch(s, LIST_TOOLS);
+	else if (json_eq(j, method, MCP_NOTE_PROMPTS_CHANGED)) {
+		if (s->caps & CAP_PROMPTS)
+			refetch(s, LIST_PROMPTS);
+	} else if (json_eq(j, method,
+	    MCP_NOTE_RESOURCES_CHANGED)) {
+		if (s->caps & CAP_RESOURCES) {
+			refetch(s, LIST_RESOURCES);
+			refetch(s, LIST_TEMPLATES);
+		}
+	} else
+		return false;
+	return true;
+}
+
+/*
+ * Tools the server cannot list fail its start; any other failed list
+ * leaves it what it had.
+ */
+bool
+list_fatal(const struct server *s, enum list_kind k)
+{
+	return k == LIST_TOOLS && s->state == SRV_STARTING;
+}
+
+/* After a page: the server fails, or its lists may be complete. */
+static void
+after_page(struct server *s, enum list_kind k, int st, struct buf *why)
+{
+	struct buf fail = { 0 };
+
+	if (st == LIST_FAILED && list_fatal(s, k)) {
+		buf_printf(&fail, MCP_TOOLS_LIST " failed: %s", buf_cstr(why));
+		srv_fail(s, buf_cstr(&fail));
+		buf_free(&fail);
+	} else if (st != LIST_MORE) {
+		if (st == LIST_FAILED)
+			list_warn(s, k, buf_cstr(why),
+			    s->state == SRV_STARTING);
+		srv_listed(s);
+	}
+}
+
+/* A page's answer by the general path, its tokens in j. */
+void
+list_answered(struct server *s, enum list_kind k, const struct json *j,
+    const char *line, size_t n)
+{
+	int result = json_get(j, 0, "result"), error = json_get(j, 0, "error");
+	struct buf why = { 0 };
+	char *msg;
+	int st = LIST_INVALID;
+
+	if (error < 0 && json_is(j, result, JSMN_OBJECT))
+		st = list_answer(s, k, line, n, (size_t)j->tok[result].start,
+		    true, NULL, &why);
+	if (st == LIST_INVALID) {
+		msg = json_strdup(j, json_get(j, error, "message"));
+		st = list_failed(s, k, error < 0 && result >= 0, msg, &why);
+		free(msg);
+	}
+	after_page(s, k, st, &why);
+	buf_free(&why);
+}
+
+/*
+ * A page is read without tokenizing the whole line (list_answer), its id
+ * found before its result or, as the TypeScript SDK writes it, as the
+ * last member (which list_answer then checks with the rest).  False for
+ * any other line, and for one that is not well-formed, which the general
+ * path then handles.
+ */
+bool
+list_page(struct server *s, const char *line, size_t n)
+{
+	struct rpc_top top;
+	struct request r;
+	struct buf why = { 0 };
+	enum list_kind k;
+	const char *id;
+	size_t idlen;
+	long long v;
+	int i, st;
+
+	if (rpc_scan_head(line, n, &top) != 1 || top.method != NULL ||
+	    top.error || line[top.at] != '{')
+		return false;
+	id = top.id;
+	idlen = top.idlen;
+	if ((id == NULL && rpc_scan_id_tail(line, n, &id, &idlen) < 0) ||
+	    !rpc_int_id(id, idlen, &v) || (i = req_find(s, v)) < 0 ||
+	    s->req[i].kind != REQ_LIST)
+		return false;
+	k = s->req[i].list;
+	if ((st = list_answer(s, k, line, n, top.at, false, &top, &why)) ==
+	    LIST_INVALID)
+		return false;
+	req_take(s, req_find(s, v), &r);
+	after_page(s, k, st, &why);
+	req_free(&r);
+	buf_free(&why);
+	return true;
 }

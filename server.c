@@ -748,14 +748,12 @@ srv_fail(struct server *s, const char *reason)
 }
 
 /*
- * Its lists.
+ * Its lists (listing.c fetches them).  A list is complete, or failed
+ * without failing the server: once none is being fetched, a starting
+ * server takes calls, a relisting one is ready again, and the client
+ * hears of what it now lists.
  */
-/*
- * A list is complete, or failed without failing the server: once none
- * is being fetched, a starting server takes calls, a relisting one is
- * ready again, and the client hears of what it now lists.
- */
-static void
+void
 srv_listed(struct server *s)
 {
 	/* Lists fetched together (resources and templates) tell once. */
@@ -774,128 +772,6 @@ srv_listed(struct server *s)
 	} else if (s->state == SRV_RELISTING)
 		s->state = SRV_READY;
 	changed = true;
-}
-
-/* A list changed: fetch it again, serving the old one meanwhile. */
-static void
-srv_relist(struct server *s, enum list_kind k)
-{
-	if (!srv_serving(s))
-		return;
-	s->state = SRV_RELISTING;
-	list_fetch(s, k);
-}
-
-/*
- * A list_changed of a list it declared: that list is fetched again.
- * False when the method is no list_changed.
- */
-static bool
-on_list_changed(struct server *s, int method)
-{
-	if (json_eq(&j, method, MCP_NOTE_TOOLS_CHANGED))
-		srv_relist(s, LIST_TOOLS);
-	else if (json_eq(&j, method, MCP_NOTE_PROMPTS_CHANGED)) {
-		if (s->caps & CAP_PROMPTS)
-			srv_relist(s, LIST_PROMPTS);
-	} else if (json_eq(&j, method,
-	    MCP_NOTE_RESOURCES_CHANGED)) {
-		if (s->caps & CAP_RESOURCES) {
-			srv_relist(s, LIST_RESOURCES);
-			srv_relist(s, LIST_TEMPLATES);
-		}
-	} else
-		return false;
-	return true;
-}
-
-/*
- * Tools the server cannot list fail its start; any other failed list
- * leaves it what it had.
- */
-static bool
-list_fatal(const struct server *s, enum list_kind k)
-{
-	return k == LIST_TOOLS && s->state == SRV_STARTING;
-}
-
-/* After a page: the server fails, or its lists may be complete. */
-static void
-on_list_status(struct server *s, enum list_kind k, int st, struct buf *why)
-{
-	struct buf fail = { 0 };
-
-	if (st == LIST_FAILED && list_fatal(s, k)) {
-		buf_printf(&fail, MCP_TOOLS_LIST " failed: %s", buf_cstr(why));
-		srv_fail(s, buf_cstr(&fail));
-		buf_free(&fail);
-	} else if (st != LIST_MORE) {
-		if (st == LIST_FAILED)
-			list_warn(s, k, buf_cstr(why),
-			    s->state == SRV_STARTING);
-		srv_listed(s);
-	}
-}
-
-/* A page's answer by the general path, its tokens in j. */
-static void
-on_list_answer(struct server *s, enum list_kind k, const char *line,
-    size_t n)
-{
-	int result = json_get(&j, 0, "result"), error = json_get(&j, 0, "error");
-	struct buf why = { 0 };
-	char *msg;
-	int st = LIST_INVALID;
-
-	if (error < 0 && json_is(&j, result, JSMN_OBJECT))
-		st = list_answer(s, k, line, n, (size_t)j.tok[result].start,
-		    true, NULL, &why);
-	if (st == LIST_INVALID) {
-		msg = json_strdup(&j, json_get(&j, error, "message"));
-		st = list_failed(s, k, error < 0 && result >= 0, msg, &why);
-		free(msg);
-	}
-	on_list_status(s, k, st, &why);
-	buf_free(&why);
-}
-
-/*
- * A page is read without tokenizing the whole line (list_answer), its id
- * found before its result or, as the TypeScript SDK writes it, as the
- * last member (which list_answer then checks with the rest).  False for
- * any other line, and for one that is not well-formed, which the general
- * path then handles.
- */
-static bool
-list_page(struct server *s, const char *line, size_t n)
-{
-	struct rpc_top top;
-	struct request r;
-	struct buf why = { 0 };
-	enum list_kind k;
-	const char *id;
-	size_t idlen;
-	long long v;
-	int i, st;
-
-	if (rpc_scan_head(line, n, &top) != 1 || top.method != NULL ||
-	    top.error || line[top.at] != '{')
-		return false;
-	id = top.id;
-	idlen = top.idlen;
-	if ((id == NULL && rpc_scan_id_tail(line, n, &id, &idlen) < 0) ||
-	    !rpc_int_id(id, idlen, &v) || (i = req_find(s, v)) < 0 ||
-	    s->req[i].kind != REQ_LIST)
-		return false;
-	k = s->req[i].list;
-	if ((st = list_answer(s, k, line, n, top.at, false, &top, &why)) ==
-	    LIST_INVALID)
-		return false;
-	req_take(s, req_find(s, v), &r);
-	on_list_status(s, k, st, &why);
-	req_free(&r);
-	buf_free(&why);
-	return true;
 }
 
 /*
@@ -923,7 +799,7 @@ on_response(struct server *s, int id, const char *line, size_t n)
 	else if (r.kind == REQ_INIT || r.kind == REQ_DISCOVER)
 		handshake_answer(s, r.kind, &j);
 	else if (r.kind == REQ_LIST)
-		on_list_answer(s, r.list, line, n);
+		list_answered(s, r.list, &j, line, n);
 	req_free(&r);
 }
 
@@ -954,7 +830,7 @@ srv_line(void *ctx, char *line, size_t n)
 	if (json_is(&j, method, JSMN_STRING) && rpc_valid_id(&j, id))
 		relay_request(s, &j, id, method, line, n);
 	else if (json_is(&j, method, JSMN_STRING)) {
-		if (!on_list_changed(s, method))
+		if (!list_changed(s, &j, method))
 			relay_notification(s, &j, method, line, n);
 	} else if (id >= 0)
 		on_response(s, id, line, n);

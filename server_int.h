@@ -31,19 +31,13 @@ struct listing {
 	bool		 full;		/* It kept all it may: said once. */
 };
 
-enum list_status {
-	LIST_MORE,		/* The next page was asked for. */
-	LIST_DONE,		/* Complete: the new list is in place. */
-	LIST_FAILED,		/* The previous list stays; why says why. */
-	LIST_INVALID		/* Not a well-formed answer: nothing changed. */
-};
-
 void	 list_fetch(struct server *, enum list_kind);
 bool	 list_take_entry(struct server *, char *, size_t);
-int	 list_answer(struct server *, enum list_kind, const char *, size_t,
-	    size_t, bool, struct rpc_top *, struct buf *);
-int	 list_failed(struct server *, enum list_kind, bool, const char *,
-	    struct buf *);
+bool	 list_page(struct server *, const char *, size_t);
+void	 list_answered(struct server *, enum list_kind, const struct json *,
+	    const char *, size_t);
+bool	 list_changed(struct server *, const struct json *, int);
+bool	 list_fatal(const struct server *, enum list_kind);
 bool	 list_paging(const struct server *);
 void	 list_stop(struct server *);
 void	 list_release(struct server *);
@@ -194,6 +188,7 @@ void	 srv_warn(struct server *, const char *, ...)
 
 extern const struct peer_ops srv_ops;	/* Its stdout's lines. */
 void	 srv_fail(struct server *, const char *);
+void	 srv_listed(struct server *);
 bool	 srv_probe_ended(struct server *, const char *);
 void	 srv_stop(struct server *);
 bool	 srv_writable(const struct server *);
